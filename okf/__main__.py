@@ -1,0 +1,3 @@
+from okf.cli import main
+
+main()

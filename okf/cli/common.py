@@ -1,0 +1,74 @@
+"""Shared CLI plumbing: error handling, JSON output, stderr notices, common options."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Callable, TypeVar
+
+import click
+from pydantic import BaseModel
+
+from okf.errors import ConfigError, OKFError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class OKFGroup(click.Group):
+    """A click group that turns OKFError into ``Error: ...`` on stderr and exit 1 (ConfigError: exit 2).
+
+    Unexpected exceptions re-raise when ``OKF_RAISE_ERRORS=1``; otherwise they too become one line on
+    stderr (exit 1), never a traceback.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ConfigError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(2)
+        except OKFError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(1)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            ctx.exit(130)
+        except Exception as exc:  # noqa: BLE001 - last line of defence for users; tests re-raise
+            if os.environ.get("OKF_RAISE_ERRORS") == "1" or "PYTEST_CURRENT_TEST" in os.environ:
+                raise
+            click.echo(f"Error: unexpected {type(exc).__name__}: {exc} "
+                       "(set OKF_RAISE_ERRORS=1 for a traceback and please report it)", err=True)
+            ctx.exit(1)
+
+
+def json_option(f: F) -> F:
+    """``--json``: print the whole result as JSON on stdout."""
+    return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")(f)
+
+
+def quiet_option(f: F) -> F:
+    """``--quiet``: no progress or notices on stderr."""
+    return click.option("--quiet", "-q", is_flag=True, help="No progress or notices on stderr.")(f)
+
+
+def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
+    """Write a result as JSON to stdout."""
+    if isinstance(value, BaseModel):
+        text = value.model_dump_json(indent=2)
+    else:
+        text = json.dumps(value, indent=2, default=str, ensure_ascii=False)
+    click.echo(text)
+
+
+def notice(message: str, *, quiet: bool = False) -> None:
+    """A line for people on stderr."""
+    if not quiet:
+        click.echo(message, err=True)
+
+
+def progress_enabled(quiet: bool) -> bool:
+    """Progress bars only when not quiet and stderr is a terminal or OKF_PROGRESS=1."""
+    return not quiet and (sys.stderr.isatty() or os.environ.get("OKF_PROGRESS") == "1")

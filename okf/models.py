@@ -1,0 +1,145 @@
+"""Result models shared by navigate, ask, eval, the CLI and the MCP server. Pure data, no I/O."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from okf.readers.base import Usage
+
+StopReason = Literal["bodies", "shortlist", "depth", "calls", "tokens", "deadline"]
+
+
+class Budgets(BaseModel):
+    """Limits on one navigation. Whichever is hit first ends the walk (``stopped_by`` names it)."""
+
+    max_bodies: int = Field(default=120, description="Concept bodies judged at most.")
+    max_shortlist: int = Field(default=12, description="Relevant concepts kept at most.")
+    max_depth: int = Field(default=8, description="Directory levels below the root descended at most.")
+    max_calls: int = Field(default=200, description="Model calls (all roles) at most.")
+    max_tokens: int = Field(default=400_000, description="Prompt plus completion tokens at most.")
+    deadline_s: float = Field(default=120.0, description="Wall-clock seconds for the whole walk.")
+    batch_size: int = Field(default=8, description="Documents per judge call.")
+    page_size: int = Field(default=60, description="Signposts per selector call; wider listings are paged.")
+    body_chars: int = Field(default=6000, description="Characters of a body shown to the judge.")
+
+    @model_validator(mode="after")
+    def _positive(self) -> Budgets:
+        for name in Budgets.model_fields:
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        return self
+
+
+class Receipt(BaseModel):
+    """Evidence of what was read, without the text: where it is and the hash of exactly what was used."""
+
+    evidence_id: str
+    path: str
+    start_line: int
+    end_line: int
+    sha256: str
+    truncated: bool = False
+
+
+class ShortlistEntry(BaseModel):
+    """A concept the judge found relevant, with its trust state and receipt."""
+
+    concept_id: str
+    path: str
+    title: str
+    type: str
+    status: str = "stable"
+    trust_tier: str = "unverified"
+    stale: bool = False
+    reason: str = ""
+    via: Literal["descent", "link"] = "descent"
+    receipt: Receipt
+
+
+class TraceEvent(BaseModel):
+    """One step of the walk, in order. ``kind`` is one of: ``offered``, ``selected``, ``collected``,
+    ``verdict``, ``link``, ``failure``, ``budget``, ``warning``, ``answer``."""
+
+    seq: int
+    t: float = Field(description="Seconds since the walk started.")
+    kind: str
+    path: str | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class NavigationStats(BaseModel):
+    """Counts and costs of one navigation."""
+
+    directories_opened: int = 0
+    signposts_offered: int = 0
+    candidates: int = 0
+    bodies_judged: int = 0
+    links_followed: int = 0
+    failures: int = 0
+    usage: dict[str, Usage] = Field(default_factory=dict, description="Per role: selector, judge, answerer.")
+    seconds: float = 0.0
+
+    @property
+    def total(self) -> Usage:
+        out = Usage()
+        for u in self.usage.values():
+            out = out + u
+        return out
+
+
+class NavigationResult(BaseModel):
+    """What ``navigate`` returns: the shortlist, why it stopped, what it cost, and every decision."""
+
+    question: str
+    bundle: str
+    corpus_id: str
+    reader: str
+    shortlist: list[ShortlistEntry] = Field(default_factory=list)
+    stopped_by: StopReason | None = None
+    stats: NavigationStats = Field(default_factory=NavigationStats)
+    warnings: list[str] = Field(default_factory=list)
+    trace: list[TraceEvent] = Field(default_factory=list)
+
+
+class Citation(BaseModel):
+    """A concept the answer cites, with the receipt of the evidence it rests on."""
+
+    concept_id: str
+    receipt: Receipt
+
+
+class SourceLine(BaseModel):
+    """One entry of the Sources ledger: the cited concept and its raw sources (never invented)."""
+
+    number: int
+    concept_id: str
+    title: str
+    sources: list[str] = Field(default_factory=list, description="'path:start-end' strings; empty = none recorded.")
+
+
+class Supporting(BaseModel):
+    """A supporting concept and one line on why it matters."""
+
+    concept_id: str
+    title: str
+    why: str
+
+
+class AnswerResult(BaseModel):
+    """What ``ask`` returns."""
+
+    question: str
+    status: Literal["answered", "partial", "abstained"]
+    answer: str
+    reason: str | None = Field(default=None, description="Why the answer abstained or is partial.")
+    citations: list[Citation] = Field(default_factory=list)
+    supporting: list[Supporting] = Field(default_factory=list)
+    caveats: list[str] = Field(default_factory=list)
+    sources: list[SourceLine] = Field(default_factory=list)
+    shortlist: list[ShortlistEntry] = Field(default_factory=list)
+    usage: dict[str, Usage] = Field(default_factory=dict)
+    reader: str = ""
+    corpus_id: str = ""
+    navigation: NavigationResult | None = None

@@ -1,0 +1,137 @@
+"""The reader protocol: the one seam between okf and any model.
+
+Navigation and answering talk only to a :class:`Reader`. It has three async operations:
+
+- ``select(question, signposts)``: which of the offered signposts are worth opening (indices into the offer).
+- ``judge(question, documents)``: one verdict per document, in order.
+- ``answer(question, evidence)``: a draft answer citing evidence ids.
+
+Every result carries the :class:`Usage` it cost. A reader never raises for a model failure: a failed
+selection or verdict is returned with ``failed=True`` and the error text, so callers record it as a failure
+and never mistake it for "not relevant". Readers may raise ``DeadlineExceeded`` only when their overall
+deadline has passed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, Sequence, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+Role = Literal["selector", "judge", "answerer"]
+
+
+class Usage(BaseModel):
+    """What a call (or a sum of calls) cost."""
+
+    calls: int = 0
+    retries: int = 0
+    failures: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in Usage.model_fields})
+
+
+class SignpostOffer(BaseModel):
+    """A signpost as offered to the selector; ``index`` is its position in the offer."""
+
+    index: int
+    path: str
+    title: str
+    description: str = ""
+    is_dir: bool = True
+
+
+class Choice(BaseModel):
+    """One kept signpost with the selector's short reason."""
+
+    index: int
+    reason: str = ""
+
+
+class Selection(BaseModel):
+    """The selector's reply: kept indices (validated: offered, in range, de-duplicated)."""
+
+    choices: list[Choice] = Field(default_factory=list)
+    failed: bool = False
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class Document(BaseModel):
+    """A concept body offered to the judge. ``sha256`` is of ``text`` as offered (the cache key)."""
+
+    id: str
+    title: str
+    text: str
+    sha256: str
+    headings: list[str] = Field(default_factory=list)
+
+
+class Verdict(BaseModel):
+    """The judge's decision on one document. ``relevant`` is None when the judgment failed."""
+
+    id: str
+    relevant: bool | None
+    reason: str = ""
+    failed: bool = False
+    error: str | None = None
+    cached: bool = False
+
+
+class Judgement(BaseModel):
+    """One verdict per document, in the order the documents were given."""
+
+    verdicts: list[Verdict]
+    usage: Usage = Field(default_factory=Usage)
+
+
+class Evidence(BaseModel):
+    """One item of evidence offered to the answerer."""
+
+    id: str
+    title: str
+    text: str
+    truncated: bool = False
+    status: str = "stable"
+    stale: bool = False
+
+
+class DraftAnswer(BaseModel):
+    """The answerer's reply before validation in code.
+
+    ``cited`` are evidence ids the model claims support the answer; ``missing`` says what the evidence does
+    not establish when ``partial`` is true. ``failed`` is set when no valid reply could be had.
+    """
+
+    text: str = ""
+    cited: list[str] = Field(default_factory=list)
+    partial: bool = False
+    missing: str = ""
+    failed: bool = False
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """Anything that can select signposts, judge documents and draft answers."""
+
+    @property
+    def name(self) -> str:
+        """Names the reader in every output, e.g. ``offline`` or ``openai:gpt-4o-mini@http://...``."""
+        ...
+
+    async def select(self, question: str, signposts: Sequence[SignpostOffer]) -> Selection: ...
+
+    async def judge(self, question: str, documents: Sequence[Document]) -> Judgement: ...
+
+    async def answer(self, question: str, evidence: Sequence[Evidence]) -> DraftAnswer: ...

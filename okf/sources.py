@@ -1,0 +1,47 @@
+"""Source documents as okf reads them: decoded text with stable line numbers, and span hashes.
+
+One definition of "the text of lines a..b" serves compile (which records ``sources[].lines`` and
+``sources[].sha256``), check (drift) and eval (gold overlap): lines are split on ``\\n`` only, 1-based, inclusive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class SourceText:
+    """A source document's text and the notices raised while reading it."""
+
+    text: str
+    notices: list[str] = field(default_factory=list)
+
+
+def decode(data: bytes, path: str = "") -> SourceText:
+    """UTF-8 (BOM tolerated) with undecodable bytes replaced, and a notice saying so; CRLF becomes LF."""
+    notices: list[str] = []
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8-sig", errors="replace")
+        notices.append(f"{path}: undecodable bytes replaced with U+FFFD (first at byte {exc.start})")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    return SourceText(text, notices)
+
+
+def read_source_text(path: Path) -> SourceText:
+    """The text of a source file as okf cites it (markdown and plain text as-is)."""
+    return decode(path.read_bytes(), str(path))
+
+
+def span_text(text: str, start_line: int, end_line: int) -> str:
+    """Lines ``start_line..end_line`` (1-based, inclusive) of ``text``, joined with ``\\n``."""
+    return "\n".join(text.split("\n")[start_line - 1:end_line])
+
+
+def span_sha256(text: str, start_line: int, end_line: int) -> str:
+    """sha256 hex of :func:`span_text`, UTF-8 encoded."""
+    return hashlib.sha256(span_text(text, start_line, end_line).encode("utf-8")).hexdigest()

@@ -1,0 +1,131 @@
+"""The reader options shared by every command that reads with a model (navigate, ask, eval, mcp)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from okf.errors import ConfigError
+from okf.readers.base import Reader
+from okf.readers.config import ReaderConfig, make_reader
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+READER_OPTION_NAMES = (
+    "model",
+    "selector_model",
+    "judge_model",
+    "answer_model",
+    "base_url",
+    "api_key_env",
+    "config",
+    "timeout",
+    "concurrency",
+    "no_cache",
+)
+
+_OPTIONS = [
+    click.option(
+        "--model",
+        metavar="NAME",
+        default=None,
+        help="Model for every role (env OKF_MODEL). With no model configured anywhere, okf uses the "
+        "offline reader, a deterministic stand-in for a model that matches the question's words.",
+    ),
+    click.option(
+        "--selector-model",
+        metavar="NAME",
+        default=None,
+        help="Model that picks signposts to open (env OKF_SELECTOR_MODEL).",
+    ),
+    click.option(
+        "--judge-model",
+        metavar="NAME",
+        default=None,
+        help="Model that judges concept bodies (env OKF_JUDGE_MODEL).",
+    ),
+    click.option(
+        "--answer-model",
+        metavar="NAME",
+        default=None,
+        help="Model that drafts answers (env OKF_ANSWER_MODEL).",
+    ),
+    click.option(
+        "--base-url",
+        metavar="URL",
+        default=None,
+        help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL).",
+    ),
+    click.option(
+        "--api-key-env",
+        metavar="VAR",
+        default=None,
+        help="Environment variable holding the API key (default OPENAI_API_KEY). Keys are never "
+        "taken on the command line.",
+    ),
+    click.option(
+        "--config",
+        "config",
+        metavar="FILE",
+        default=None,
+        type=click.Path(dir_okay=False, path_type=str),
+        help="TOML file with reader settings (env OKF_CONFIG); see docs/models.md.",
+    ),
+    click.option(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="Seconds per model call before it is retried (default 60).",
+    ),
+    click.option(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Model calls in flight at most, all roles together (default 4).",
+    ),
+    click.option(
+        "--no-cache",
+        is_flag=True,
+        default=False,
+        help="Do not reuse or store judgments in the judgment cache.",
+    ),
+]
+
+
+def reader_options(f: F) -> F:
+    """Add the reader options (--model, --base-url, ...) to a click command."""
+    for option in reversed(_OPTIONS):
+        f = option(f)
+    return f
+
+
+def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
+    """The reader configuration the options ask for (flags > environment > config file > defaults)."""
+    if kwargs.get("timeout") is not None and kwargs["timeout"] <= 0:
+        raise ConfigError(f"--timeout must be positive, got {kwargs['timeout']}", fix="e.g. --timeout 60")
+    if kwargs.get("concurrency") is not None and kwargs["concurrency"] < 1:
+        raise ConfigError(
+            f"--concurrency must be at least 1, got {kwargs['concurrency']}", fix="e.g. --concurrency 4"
+        )
+    flags: dict[str, Any] = {
+        "model": kwargs.get("model"),
+        "selector.model": kwargs.get("selector_model"),
+        "judge.model": kwargs.get("judge_model"),
+        "answerer.model": kwargs.get("answer_model"),
+        "base_url": kwargs.get("base_url"),
+        "api_key_env": kwargs.get("api_key_env"),
+        "config": kwargs.get("config"),
+        "timeout": kwargs.get("timeout"),
+        "concurrency": kwargs.get("concurrency"),
+        "cache": False if kwargs.get("no_cache") else None,
+    }
+    return ReaderConfig.load(flags)
+
+
+def reader_from_options(**kwargs: Any) -> Reader:
+    """The reader the options ask for; extra keyword arguments (other options) are ignored."""
+    return make_reader(reader_config_from_options(**kwargs))

@@ -1,0 +1,246 @@
+"""The wire format of a model conversation: versioned prompts, the JSON payloads okf sends, and the tolerant
+extraction and strict validation of the JSON objects models send back.
+
+Validation failures raise :class:`~okf.errors.ModelOutputError` whose message is written for the model: it
+is shown to the model verbatim in the repair retry.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from okf.errors import ModelOutputError
+from okf.readers.base import Choice, Document, DraftAnswer, Evidence, SignpostOffer, Verdict
+
+PROMPT_FILES = {
+    "selector": "select.v1.md",
+    "judge": "judge.v1.md",
+    "answerer": "answer.v1.md",
+    "repair": "repair.v1.md",
+}
+REASON_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A versioned prompt file: ``version`` is its file name without ``.md`` (``judge.v1``)."""
+
+    version: str
+    text: str
+
+
+@cache
+def prompt(role: str) -> Prompt:
+    """The prompt for a role (``selector``, ``judge``, ``answerer``, ``repair``), read from package data."""
+    name = PROMPT_FILES[role]
+    text = resources.files("okf.readers").joinpath("prompts", name).read_text(encoding="utf-8")
+    return Prompt(version=name.removesuffix(".md"), text=text.strip())
+
+
+def repair_message(error: str) -> str:
+    """The user message of a repair retry, naming what was wrong with the previous reply."""
+    return prompt("repair").text.replace("{error}", error)
+
+
+# --- payloads: what okf sends -------------------------------------------------------------------------
+
+
+def _dump(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, ensure_ascii=False, indent=1)
+
+
+def select_payload(question: str, signposts: Sequence[SignpostOffer]) -> str:
+    """The selector's user message."""
+    return _dump(
+        {
+            "task": "select",
+            "question": question,
+            "signposts": [
+                {
+                    "index": s.index,
+                    "kind": "directory" if s.is_dir else "document",
+                    "path": s.path,
+                    "title": s.title,
+                    "description": s.description,
+                }
+                for s in signposts
+            ],
+        }
+    )
+
+
+def judge_payload(question: str, documents: Sequence[Document]) -> str:
+    """The judge's user message; documents are indexed by position."""
+    return _dump(
+        {
+            "task": "judge",
+            "question": question,
+            "documents": [
+                {"index": i, "id": d.id, "title": d.title, "headings": d.headings, "text": d.text}
+                for i, d in enumerate(documents)
+            ],
+        }
+    )
+
+
+def answer_payload(question: str, evidence: Sequence[Evidence]) -> str:
+    """The answerer's user message."""
+    return _dump(
+        {
+            "task": "answer",
+            "question": question,
+            "evidence": [
+                {
+                    "id": e.id,
+                    "title": e.title,
+                    "text": e.text,
+                    "status": e.status,
+                    "stale": e.stale,
+                    "truncated": e.truncated,
+                }
+                for e in evidence
+            ],
+        }
+    )
+
+
+# --- replies: what models send back -------------------------------------------------------------------
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+def extract_json(text: str, role: str | None = None) -> dict[str, Any]:
+    """The JSON object in a reply: the whole text, a fenced block, or the first ``{...}`` in prose."""
+    candidates = [text.strip()]
+    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
+    decoder = json.JSONDecoder()
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    for start in (i for i, ch in enumerate(text) if ch == "{"):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    raise ModelOutputError("the reply contains no JSON object", raw=text, role=role)
+
+
+def _index(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():  # "3" is a harmless slip; accept it
+        return int(value.strip())
+    return None
+
+
+def _reason(value: Any) -> str:
+    return " ".join(str(value).split())[:REASON_CHARS] if value is not None else ""
+
+
+def parse_selection(text: str, signposts: Sequence[SignpostOffer]) -> list[Choice]:
+    """Kept signposts from a selector reply; any index that was not offered makes the reply invalid."""
+    obj = extract_json(text, "selector")
+    keep = obj.get("keep")
+    if not isinstance(keep, list):
+        raise ModelOutputError('the JSON object must have a "keep" list', raw=text, role="selector")
+    offered = {s.index for s in signposts}
+    choices: dict[int, Choice] = {}
+    bad: list[str] = []
+    for item in keep:
+        raw_index = item.get("index") if isinstance(item, dict) else item
+        index = _index(raw_index)
+        if index is None or index not in offered:
+            bad.append(json.dumps(raw_index))
+            continue
+        reason = _reason(item.get("reason")) if isinstance(item, dict) else ""
+        choices.setdefault(index, Choice(index=index, reason=reason))  # duplicates: first one wins
+    if bad:
+        valid = f"{min(offered)}..{max(offered)}" if offered else "none"
+        raise ModelOutputError(
+            f"indices not offered: {', '.join(bad)} (valid indices: {valid})", raw=text, role="selector"
+        )
+    return sorted(choices.values(), key=lambda c: c.index)
+
+
+def parse_verdicts(text: str, documents: Sequence[Document]) -> list[Verdict]:
+    """Exactly one verdict per document (matched by index or id), in document order; otherwise invalid."""
+    obj = extract_json(text, "judge")
+    items = obj.get("verdicts")
+    if not isinstance(items, list):
+        raise ModelOutputError('the JSON object must have a "verdicts" list', raw=text, role="judge")
+    by_id = {d.id: i for i, d in enumerate(documents)}
+    found: dict[int, Verdict] = {}
+    problems: list[str] = []
+    for item in items:
+        if not isinstance(item, dict):
+            problems.append(f"a verdict is not an object: {json.dumps(item)[:60]}")
+            continue
+        index = _index(item.get("index"))
+        if index is None and isinstance(item.get("id"), str):
+            index = by_id.get(item["id"])
+        if index is None or not 0 <= index < len(documents):
+            problems.append(f"a verdict names no offered document: index {json.dumps(item.get('index'))}")
+            continue
+        if index in found:
+            problems.append(f"two verdicts for index {index}")
+            continue
+        relevant = item.get("relevant")
+        if not isinstance(relevant, bool):
+            problems.append(f'index {index}: "relevant" must be true or false')
+            continue
+        found[index] = Verdict(id=documents[index].id, relevant=relevant, reason=_reason(item.get("reason")))
+    missing = [str(i) for i in range(len(documents)) if i not in found]
+    if missing and not problems:
+        problems.append(f"no verdict for index {', '.join(missing)}")
+    if problems:
+        raise ModelOutputError(
+            f"{'; '.join(problems)} (give exactly one verdict for each of the {len(documents)} documents)",
+            raw=text,
+            role="judge",
+        )
+    return [found[i] for i in range(len(documents))]
+
+
+def parse_answer(text: str, evidence: Sequence[Evidence]) -> DraftAnswer:
+    """A draft answer; cited ids must name evidence items given, and types must match the format."""
+    obj = extract_json(text, "answerer")
+    answer, cited = obj.get("answer"), obj.get("cited", [])
+    partial, missing = obj.get("partial", False), obj.get("missing", "")
+    problems = []
+    if not isinstance(answer, str):
+        problems.append('"answer" must be a string')
+    if not isinstance(cited, list) or not all(isinstance(c, str) for c in cited):
+        problems.append('"cited" must be a list of evidence id strings')
+    if not isinstance(partial, bool):
+        problems.append('"partial" must be true or false')
+    if missing is None:
+        missing = ""
+    if not isinstance(missing, str):
+        problems.append('"missing" must be a string')
+    if not problems:
+        ids = {e.id for e in evidence}
+        unknown = [c for c in cited if c not in ids]
+        if unknown:
+            problems.append(
+                f"cited ids not in the evidence: {', '.join(unknown)} "
+                f"(valid ids: {', '.join(sorted(ids)) or 'none'})"
+            )
+    if problems:
+        raise ModelOutputError("; ".join(problems), raw=text, role="answerer")
+    return DraftAnswer(
+        text=answer.strip(), cited=list(dict.fromkeys(cited)), partial=partial, missing=missing.strip()
+    )

@@ -1,0 +1,25 @@
+"""Test doubles shipped with okf: a loopback chat-completions server and a scripted reader. No network."""
+
+from __future__ import annotations
+
+from okf.testing.scripted import ScriptedReader
+from okf.testing.server import (
+    LoopbackServer,
+    RecordedRequest,
+    Reply,
+    loopback_only,
+    offline_rule,
+    out_of_range_rule,
+    wrong_count_rule,
+)
+
+__all__ = [
+    "LoopbackServer",
+    "RecordedRequest",
+    "Reply",
+    "ScriptedReader",
+    "loopback_only",
+    "offline_rule",
+    "out_of_range_rule",
+    "wrong_count_rule",
+]

@@ -1,0 +1,144 @@
+"""``okf navigate``: the shortlist of concepts that answer a question, with receipts and a decision trace."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import click
+
+from okf.bundle import Bundle
+from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.options import reader_from_options, reader_options
+from okf.models import NavigationResult, ShortlistEntry, TraceEvent
+from okf.navigate import make_budgets, navigate
+
+_POSITIVE = click.IntRange(min=1)
+_STOPS = {
+    "bodies": "the bodies budget (--max-bodies)",
+    "shortlist": "a full shortlist (--max-shortlist)",
+    "depth": "the depth bound (--max-depth)",
+    "calls": "the calls budget (--max-calls)",
+    "tokens": "the tokens budget (--max-tokens)",
+    "deadline": "the deadline (--deadline)",
+}
+
+
+class _LiveLine:
+    """One self-overwriting stderr line: directories opened, bodies judged, concepts shortlisted."""
+
+    def __init__(self) -> None:
+        self.opened = self.judged = self.relevant = 0
+        self._shown = 0.0
+
+    def __call__(self, event: TraceEvent) -> None:
+        if event.kind == "collected":
+            self.opened += 1
+        elif event.kind == "verdict":
+            self.judged += 1
+            self.relevant += bool(event.data.get("relevant"))
+        now = time.monotonic()
+        if now - self._shown >= 0.1:  # throttled: a redraw per event would cost more than the walk
+            self._shown = now
+            click.echo(f"\r  {self.opened} directories opened, {self.judged} bodies judged, "
+                       f"{self.relevant} relevant", err=True, nl=False)
+
+    def close(self) -> None:
+        click.echo(f"\r  {self.opened} directories opened, {self.judged} bodies judged, {self.relevant} relevant",
+                   err=True)
+
+
+def _flags(entry: ShortlistEntry) -> str:
+    flags = [entry.type or "concept"]
+    if entry.status != "stable":
+        flags.append(entry.status.upper() if entry.status == "deprecated" else entry.status)
+    if entry.stale:
+        flags.append("STALE")
+    flags.append(entry.trust_tier)
+    if entry.via == "link":
+        flags.append("via link")
+    return ", ".join(flags)
+
+
+def _render(result: NavigationResult, concepts: int) -> None:
+    if not result.shortlist:
+        click.echo("No relevant concept found.")
+    for n, entry in enumerate(result.shortlist, start=1):
+        r = entry.receipt
+        click.echo(f"{n}. {entry.title}  [{entry.concept_id}]  ({_flags(entry)})")
+        if entry.reason:
+            click.echo(f"   why: {entry.reason}")
+        truncated = ", truncated" if r.truncated else ""
+        click.echo(f"   {r.path}:{r.start_line}-{r.end_line}  ({r.evidence_id}{truncated})")
+    stats, total = result.stats, result.stats.total
+    stopped = f"stopped by {_STOPS[result.stopped_by]}" if result.stopped_by else "finished"
+    click.echo(f"{stats.bodies_judged}/{concepts} concept bodies judged ({stats.candidates} candidates), "
+               f"{total.calls} calls, {total.tokens} tokens, {stats.seconds:.2f}s, {stopped}, "
+               f"reader: {result.reader}")
+
+
+def _write_trace(path: str, result: NavigationResult) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(event.model_dump(mode="json"), ensure_ascii=False) + "\n" for event in result.trace)
+
+
+@click.command("navigate")
+@click.argument("bundle", type=click.Path(path_type=str))
+@click.argument("question")
+@json_option
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False, writable=True, path_type=str),
+              help="Write every decision of the walk to FILE as JSON lines.")
+@click.option("--max-bodies", type=_POSITIVE, help="Concept bodies judged at most (default 120).")
+@click.option("--max-shortlist", type=_POSITIVE, help="Relevant concepts kept at most (default 12).")
+@click.option("--max-depth", type=_POSITIVE,
+              help="Directory levels below the root descended at most (default 8).")
+@click.option("--max-calls", type=_POSITIVE, help="Model calls, all roles, at most (default 200).")
+@click.option("--max-tokens", type=_POSITIVE, help="Prompt plus completion tokens at most (default 400000).")
+@click.option("--deadline", "deadline_s", type=click.FloatRange(min=0, min_open=True),
+              help="Wall-clock seconds for the walk (default 120).")
+@click.option("--batch-size", type=_POSITIVE, help="Documents per judge call (default 8).")
+@reader_options
+@quiet_option
+def command(bundle: str, question: str, as_json: bool, trace_file: str | None, quiet: bool,
+            max_bodies: int | None, max_shortlist: int | None, max_depth: int | None, max_calls: int | None,
+            max_tokens: int | None, deadline_s: float | None, batch_size: int | None,
+            **reader_kw: Any) -> None:
+    """Find the concepts of BUNDLE that answer QUESTION, by reading signposts then bodies (no embeddings).
+
+    The selector reads directory signposts and opens the promising subtrees (siblings concurrently); the
+    judge reads the bodies of their concepts in parallel batches; links of relevant concepts are followed.
+    Prints the shortlist (title, id, type, status and trust flags, the judge's reason, path:lines of the
+    text judged) and a summary. Exit status 1 only when nothing could be judged (every judgment failed).
+    See docs/navigate.md.
+
+    \b
+    Examples:
+      okf navigate bundles/harbor "How many vacation days do new hires get?"
+      okf navigate bundles/harbor "Who approves refunds?" --max-bodies 40 --trace walk.jsonl
+      okf navigate bundles/harbor "Who approves refunds?" --json | jq '.shortlist[].concept_id'
+    """
+    budgets = make_budgets(None, max_bodies=max_bodies, max_shortlist=max_shortlist, max_depth=max_depth,
+                           max_calls=max_calls, max_tokens=max_tokens, deadline_s=deadline_s,
+                           batch_size=batch_size)
+    opened = Bundle.open(bundle)
+    reader = reader_from_options(**reader_kw)
+    live = _LiveLine() if progress_enabled(quiet) else None
+    try:
+        result = navigate(opened, question, reader=reader, budgets=budgets, progress=live)
+    finally:
+        if live is not None:
+            live.close()
+    if trace_file:
+        _write_trace(trace_file, result)
+    if as_json:
+        emit_json(result)
+    else:
+        _render(result, sum(1 for _ in opened.iter_concepts()))
+    for warning in result.warnings:
+        notice(f"warning: {warning}", quiet=quiet)
+    judged_any = any(e.kind == "verdict" and not e.data.get("failed") for e in result.trace)
+    if result.stats.failures and not judged_any:
+        notice("Error: nothing could be judged: every model call failed (see the warnings above; check the "
+               "model settings with --model/--base-url)", quiet=False)
+        raise SystemExit(1)

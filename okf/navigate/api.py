@@ -1,0 +1,74 @@
+"""The public entry points: check the inputs, pick the reader, run one :class:`~okf.navigate.walk.Walk`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from okf.bundle import Bundle
+from okf.errors import ConfigError
+from okf.models import Budgets, NavigationResult
+from okf.navigate.trace import Progress
+from okf.navigate.walk import Walk
+from okf.readers.base import Reader
+
+
+def make_budgets(budgets: Budgets | Mapping[str, Any] | None = None, **overrides: Any) -> Budgets:
+    """Validated budgets from a Budgets, a mapping and/or keyword overrides; ConfigError when one is bad."""
+    if isinstance(budgets, Budgets):
+        values: dict[str, Any] = budgets.model_dump()
+    else:
+        values = dict(budgets or {})
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    unknown = sorted(set(values) - set(Budgets.model_fields))
+    if unknown:
+        raise ConfigError(f"unknown budget(s): {', '.join(unknown)}",
+                          fix=f"use one of {', '.join(Budgets.model_fields)}")
+    try:
+        return Budgets.model_validate(values)
+    except ValidationError as exc:
+        problems = "; ".join(_describe(error) for error in exc.errors())
+        raise ConfigError(f"bad budgets: {problems}", fix="give every budget a positive number") from exc
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    where = ".".join(str(part) for part in error.get("loc", ()))
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+def _inputs(bundle: Bundle | str | Path, question: str, reader: Reader | None,
+            budgets: Budgets | Mapping[str, Any] | None) -> tuple[Bundle, str, Reader, Budgets]:
+    if not isinstance(question, str) or not question.strip():
+        raise ConfigError("the question is empty", fix="ask a question in words, e.g. \"How are refunds handled?\"")
+    checked = make_budgets(budgets)
+    opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
+    if reader is None:
+        from okf.readers import make_reader  # lazy: the configured reader may import a model client
+
+        reader = make_reader()
+    return opened, question.strip(), reader, checked
+
+
+async def navigate_async(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
+                         budgets: Budgets | Mapping[str, Any] | None = None,
+                         progress: Progress | None = None) -> NavigationResult:
+    """Find the concepts of ``bundle`` that answer ``question`` by progressive disclosure (no similarity)."""
+    opened, text, chosen, checked = _inputs(bundle, question, reader, budgets)
+    return await Walk(opened, text, chosen, checked, progress).run()
+
+
+def navigate(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
+             budgets: Budgets | Mapping[str, Any] | None = None,
+             progress: Progress | None = None) -> NavigationResult:
+    """Synchronous :func:`navigate_async`; call that one instead from inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(navigate_async(bundle, question, reader=reader, budgets=budgets, progress=progress))
+    raise ConfigError("navigate() was called inside a running event loop",
+                      fix="use `await okf.navigate.navigate_async(...)` there")

@@ -1,0 +1,79 @@
+"""What the judge is shown of a concept, and the receipt that proves it without carrying the text."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from okf.bundle.model import Concept
+from okf.models import Receipt
+from okf.readers.base import Document
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def heading_titles(text: str) -> list[str]:
+    """ATX heading texts of ``text``, outside fenced code.
+
+    A line scan rather than okf.markdown's full parse: headings are only a hint to the judge, and a full
+    markdown parse of every judged body cost more than the rest of the walk put together.
+    """
+    titles: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        opened = _FENCE.match(line)
+        if opened:
+            marker = opened.group(1)
+            if fence is None:
+                fence = marker[0] * len(marker)
+            elif marker.startswith(fence):
+                fence = None
+            continue
+        if fence is None and line.lstrip(" ").startswith("#"):
+            match = _ATX.match(line)
+            if match:
+                titles.append(match.group(2).strip())
+    return titles
+
+
+@dataclass(frozen=True)
+class Offered:
+    """A concept's body as offered to the judge: the document and the file lines it came from."""
+
+    document: Document
+    start_line: int
+    end_line: int
+    truncated: bool
+
+
+def judged_text(body: str, body_chars: int) -> tuple[str, bool]:
+    """The body cut to at most ``body_chars`` characters, at a line end when one exists, and whether it was cut.
+
+    Cutting at a line end keeps the text an exact run of file lines, so a receipt's sha256 can be checked
+    against the file with :func:`okf.sources.span_sha256`. Trailing newlines are dropped for the same reason.
+    """
+    text = body.rstrip("\n")
+    if len(text) <= body_chars:
+        return text, False
+    cut = text[:body_chars]
+    last_newline = cut.rfind("\n")
+    # A single line longer than the whole allowance is cut mid-line: some text beats none.
+    return (cut[:last_newline] if last_newline > 0 else cut).rstrip("\n"), True
+
+
+def offer(concept: Concept, body_chars: int) -> Offered:
+    """The document the judge sees for ``concept`` (id, title, truncated text, its sha256, headings)."""
+    text, truncated = judged_text(concept.body, body_chars)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    titles = heading_titles(text)
+    document = Document(id=concept.id, title=concept.title, text=text, sha256=digest, headings=titles)
+    end_line = concept.body_start_line + text.count("\n")
+    return Offered(document, concept.body_start_line, end_line, truncated)
+
+
+def receipt(evidence_id: str, path: str, offered: Offered) -> Receipt:
+    """The receipt of what the judge read: lines and hash, never the text."""
+    return Receipt(evidence_id=evidence_id, path=path, start_line=offered.start_line, end_line=offered.end_line,
+                   sha256=offered.document.sha256, truncated=offered.truncated)

@@ -1,0 +1,402 @@
+"""The walk: progressive disclosure over a bundle, with concurrent descent and a pool of judge batches.
+
+Two kinds of task run on one event loop and share the state below:
+
+- a *descent* per opened directory: it collects every concept of the directory as a candidate, offers the
+  selector only the subdirectory signposts (paged), and starts one descent per kept subdirectory at once, so
+  sibling subtrees are explored concurrently;
+- a *judge batch*: the pump takes up to ``batch_size`` candidates from the queue as soon as any exist (while
+  descents go on), admits them against the budgets and judges them as one call; batches run in parallel.
+
+A relevant concept joins the shortlist and its links join the queue (lateral expansion). Every candidate
+carries a key that encodes its place in the walk (listing positions along the tree, then link positions),
+so the shortlist order does not depend on which task happened to finish first (a concept reached by two
+routes is ordered by the earlier place).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from okf.bundle import Bundle
+from okf.bundle.model import Concept, Signpost
+from okf.errors import BundleError, DeadlineExceeded, OKFError
+from okf.models import Budgets, NavigationResult, NavigationStats, ShortlistEntry, StopReason
+from okf.navigate.receipts import Offered, offer, receipt
+from okf.navigate.trace import Progress, TraceRecorder
+from okf.readers.base import Judgement, Reader, Selection, SignpostOffer, Usage, Verdict
+
+# Judge batches admitted at once. The reader bounds the calls really in flight; this cap keeps candidates
+# queued (so later batches fill up to batch_size) instead of admitting many half-empty batches early.
+MAX_BATCHES_IN_FLIGHT = 16
+# Budgets whose stop lets admitted judge batches finish (they were within budget); the others cancel them.
+_DRAIN = {"bodies", "calls"}
+_RESERVED = {"index.md", "log.md"}
+
+Key = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A concept waiting to be judged, its walk-order key and how it was reached."""
+
+    path: str
+    key: Key
+    via: Literal["descent", "link"]
+
+
+@dataclass(frozen=True)
+class _Found:
+    entry: ShortlistEntry
+    offered: Offered
+
+
+class Walk:
+    """One navigation of ``bundle`` for ``question``; :meth:`run` returns the :class:`NavigationResult`."""
+
+    def __init__(self, bundle: Bundle, question: str, reader: Reader, budgets: Budgets,
+                 progress: Progress | None = None) -> None:
+        self.bundle = bundle
+        self.question = question
+        self.reader = reader
+        self.budgets = budgets
+        self.trace = TraceRecorder(progress)
+        self.stats = NavigationStats()
+        self.usage = {"selector": Usage(), "judge": Usage()}
+        self.stopped_by: StopReason | None = None
+        self.depth_blocked = False
+        self.now = datetime.now(UTC)
+        self.queue: deque[Candidate] = deque()
+        self.seen: set[str] = set()
+        self.keys: dict[str, Key] = {}
+        self.opened: set[str] = set()
+        self.found: list[_Found] = []
+        self.verdicts_ok = 0
+        self.descents: set[asyncio.Task[None]] = set()
+        self.judges: set[asyncio.Task[None]] = set()
+        self.calls_done = 0
+        self.calls_in_flight = 0
+        self._pump_scheduled = False
+        self._done = asyncio.Event()
+        self._error: BaseException | None = None
+
+    # -- the run ---------------------------------------------------------------------------------------
+
+    async def run(self) -> NavigationResult:
+        """Walk until the work runs out or a budget ends it; cancel what is left cleanly."""
+        self._spawn_descent("", 0, ())
+        try:
+            async with asyncio.timeout(self.budgets.deadline_s):
+                await self._done.wait()
+        except TimeoutError:
+            self._stop("deadline")
+        finally:
+            # Whatever ended the walk, no task outlives it (an outer cancellation included).
+            leftover = self.descents | self.judges
+            for task in leftover:
+                task.cancel()
+            if leftover:
+                await asyncio.gather(*leftover, return_exceptions=True)
+        if self._error is not None:
+            raise self._error
+        if self.stopped_by is None and self.depth_blocked:
+            self.stopped_by = "depth"
+            self.trace.add("budget", None, stopped_by="depth")
+        return self._result()
+
+    def _spawn_descent(self, directory: str, depth: int, key: Key) -> None:
+        if directory in self.opened:
+            return
+        self.opened.add(directory)
+        self._track(asyncio.create_task(self._descend(directory, depth, key)), self.descents)
+
+    def _track(self, task: asyncio.Task[None], group: set[asyncio.Task[None]]) -> None:
+        group.add(task)
+
+        def finished(done: asyncio.Task[None]) -> None:
+            group.discard(done)
+            if not done.cancelled() and done.exception() is not None and self._error is None:
+                self._error = done.exception()  # a bug or an unexpected I/O error: end the walk, re-raise it
+                self._done.set()
+            self._check_done()
+
+        task.add_done_callback(finished)
+
+    def _check_done(self) -> None:
+        if not self.descents and not self.judges and (not self.queue or self.stopped_by):
+            self._done.set()
+
+    def _stop(self, reason: StopReason) -> None:
+        """End the walk for ``reason`` (the first reason wins): no new work; cancel what is now pointless."""
+        if self.stopped_by is None:
+            self.stopped_by = reason
+            self.trace.add("budget", None, stopped_by=reason)
+        for task in list(self.descents):
+            task.cancel()
+        if reason not in _DRAIN:
+            for task in list(self.judges):
+                task.cancel()
+        self._check_done()
+
+    # -- model calls and their budgets ---------------------------------------------------------------
+
+    def _admit_call(self) -> bool:
+        """Reserve one model call, or stop the walk when the calls or tokens budget forbids it."""
+        if self.stopped_by is not None:
+            return False
+        if self.calls_done + self.calls_in_flight >= self.budgets.max_calls:
+            self._stop("calls")
+            return False
+        if self._tokens() >= self.budgets.max_tokens:
+            self._stop("tokens")
+            return False
+        self.calls_in_flight += 1
+        return True
+
+    def _settle_call(self, role: str, usage: Usage | None) -> None:
+        self.calls_in_flight -= 1
+        if usage is None:
+            return
+        self.usage[role] = self.usage[role] + usage
+        self.calls_done += usage.calls
+        if self._tokens() >= self.budgets.max_tokens and self._work_left(besides=asyncio.current_task()):
+            self._stop("tokens")
+
+    def _tokens(self) -> int:
+        return sum(u.tokens for u in self.usage.values())
+
+    def _work_left(self, besides: asyncio.Task[object] | None = None) -> bool:
+        """Whether anything but the ``besides`` task (the caller) is still to do."""
+        return bool(self.queue or (self.descents | self.judges) - {besides})
+
+    # -- descent ---------------------------------------------------------------------------------------
+
+    async def _descend(self, directory: str, depth: int, key: Key) -> None:
+        try:
+            listing = self.bundle.listing(directory)
+        except BundleError as exc:
+            self.trace.warn(f"{directory or '(root)'}: could not be listed: {exc}", directory)
+            return
+        for diag in listing.diagnostics:
+            where = f"{diag.path}:{diag.line}" if diag.line else diag.path
+            self.trace.warn(f"{where}: {diag.message}", diag.path)
+        self.stats.directories_opened += 1
+        signposts = listing.signposts
+        concepts = [(i, s) for i, s in enumerate(signposts) if not s.is_dir]
+        self.trace.add("collected", directory, concepts=[s.path for _, s in concepts])
+        for i, signpost in concepts:
+            self._enqueue(signpost.path, key + (i,), "descent")
+        subdirectories = [(i, s) for i, s in enumerate(signposts) if s.is_dir and s.path not in self.opened]
+        if not subdirectories or self.stopped_by is not None:
+            return
+        kept = await self._select(directory, [s for _, s in subdirectories])
+        for position in kept:
+            i, signpost = subdirectories[position]
+            if depth + 1 > self.budgets.max_depth:
+                self.depth_blocked = True  # the selector wanted it; only the depth bound kept it closed
+                continue
+            self._spawn_descent(signpost.path, depth + 1, key + (i,))
+
+    async def _select(self, directory: str, subdirectories: list[Signpost]) -> list[int]:
+        """Positions (into ``subdirectories``) the selector kept; pages of ``page_size`` are offered at once."""
+        size = self.budgets.page_size
+        pages = [subdirectories[start:start + size] for start in range(0, len(subdirectories), size)]
+        replies = await asyncio.gather(*(self._select_page(directory, n, page) for n, page in enumerate(pages)))
+        kept: list[int] = []
+        reasons: dict[str, str] = {}
+        answered = False
+        for n, selection in enumerate(replies):
+            if selection is None or selection.failed:
+                continue
+            answered = True
+            page = pages[n]
+            for choice in selection.choices:
+                if 0 <= choice.index < len(page) and n * size + choice.index not in kept:
+                    kept.append(n * size + choice.index)
+                    reasons[page[choice.index].path] = choice.reason
+        kept.sort()
+        if answered:
+            self.trace.add("selected", directory, kept=[subdirectories[p].path for p in kept], reasons=reasons)
+        return kept
+
+    async def _select_page(self, directory: str, page_no: int, page: list[Signpost]) -> Selection | None:
+        if not self._admit_call():
+            return None
+        offers = [SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=True)
+                  for k, s in enumerate(page)]
+        self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
+        self.stats.signposts_offered += len(page)
+        selection: Selection | None = None
+        try:
+            selection = await self.reader.select(self.question, offers)
+        except DeadlineExceeded:
+            self._stop("deadline")
+            return None
+        except OKFError as exc:  # readers report failures in the result; tolerate one that raises anyway
+            selection = Selection(failed=True, error=str(exc))
+        finally:
+            self._settle_call("selector", selection.usage if selection is not None else None)
+        assert selection is not None
+        if selection.failed:
+            self.stats.failures += 1
+            self.trace.add("failure", directory, role="selector", error=selection.error or "selection failed")
+            self.trace.warn(f"{directory or '(root)'}: the selector failed on page {page_no + 1} "
+                            f"({selection.error or 'no reason given'}); its {len(page)} subdirectories "
+                            "were not opened", directory)
+        return selection
+
+    # -- candidates and judging ------------------------------------------------------------------------
+
+    def _enqueue(self, path: str, key: Key, via: Literal["descent", "link"]) -> bool:
+        if path in self.seen:
+            # Reached again: order it by its earliest place in the walk, whichever route won the race.
+            self.keys[path] = min(self.keys[path], key)
+            return False
+        self.seen.add(path)
+        self.keys[path] = key
+        self.stats.candidates += 1
+        self.queue.append(Candidate(path, key, via))
+        if not self._pump_scheduled:
+            # Pump on the next loop turn, so candidates found in the same turn share batches.
+            self._pump_scheduled = True
+            asyncio.get_running_loop().call_soon(self._pump)
+        return True
+
+    def _pump(self) -> None:
+        """Start judge batches while candidates wait and the budgets allow."""
+        self._pump_scheduled = False
+        while self.queue and self.stopped_by is None and len(self.judges) < MAX_BATCHES_IN_FLIGHT:
+            room = self.budgets.max_bodies - self.stats.bodies_judged
+            if room <= 0:
+                self._stop("bodies")
+                break
+            if not self._admit_call():
+                break
+            batch = self._take_batch(min(room, self.budgets.batch_size))
+            if not batch:
+                self.calls_in_flight -= 1
+                continue
+            self.stats.bodies_judged += len(batch)
+            self._track(asyncio.create_task(self._judge(batch)), self.judges)
+        if (self.stopped_by is None and self.stats.bodies_judged >= self.budgets.max_bodies
+                and (self.queue or self.descents)):
+            self._stop("bodies")  # nothing more can be judged: further descent would only cost calls
+        self._check_done()
+
+    def _take_batch(self, size: int) -> list[tuple[Candidate, Concept, Offered]]:
+        batch: list[tuple[Candidate, Concept, Offered]] = []
+        while self.queue and len(batch) < size:
+            candidate = self.queue.popleft()
+            try:
+                concept = self.bundle.concept(candidate.path)
+            except BundleError as exc:  # unparseable frontmatter and the like: a warning, never a crash
+                self.trace.warn(f"{candidate.path}: skipped, could not be read: {exc}", candidate.path)
+                continue
+            batch.append((candidate, concept, offer(concept, self.budgets.body_chars)))
+        return batch
+
+    async def _judge(self, batch: list[tuple[Candidate, Concept, Offered]]) -> None:
+        documents = [offered.document for _, _, offered in batch]
+        judgement: Judgement | None = None
+        try:
+            judgement = await self.reader.judge(self.question, documents)
+        except DeadlineExceeded:
+            self._stop("deadline")
+            return
+        except OKFError as exc:
+            judgement = Judgement(verdicts=[Verdict(id=d.id, relevant=None, failed=True, error=str(exc))
+                                            for d in documents])
+        finally:
+            self._settle_call("judge", judgement.usage if judgement is not None else None)
+        verdicts = judgement.verdicts
+        for n, (candidate, concept, offered) in enumerate(batch):
+            verdict = verdicts[n] if n < len(verdicts) and verdicts[n].id == concept.id else None
+            self._record_verdict(candidate, concept, offered, verdict)
+        full = len(self.found) >= self.budgets.max_shortlist
+        if full and self.stopped_by is None and self._work_left(besides=asyncio.current_task()):
+            self._stop("shortlist")
+        self._pump()
+
+    def _record_verdict(self, candidate: Candidate, concept: Concept, offered: Offered,
+                        verdict: Verdict | None) -> None:
+        if verdict is None:
+            verdict = Verdict(id=concept.id, relevant=None, failed=True, error="the judge returned no verdict for it")
+        failed = verdict.failed or verdict.relevant is None
+        self.trace.add("verdict", candidate.path, relevant=None if failed else verdict.relevant,
+                       reason=verdict.reason, failed=failed, cached=verdict.cached, via=candidate.via)
+        if failed:
+            self.stats.failures += 1
+            self.trace.add("failure", candidate.path, role="judge", error=verdict.error or "no verdict")
+            return
+        self.verdicts_ok += 1
+        if verdict.relevant:
+            self._shortlist(candidate, concept, offered, verdict.reason)
+
+    def _shortlist(self, candidate: Candidate, concept: Concept, offered: Offered, reason: str) -> None:
+        meta = concept.meta
+        stale = meta.is_stale(self.now)
+        entry = ShortlistEntry(
+            concept_id=concept.id, path=concept.path, title=concept.title, type=meta.type,
+            status=meta.status.value, trust_tier=meta.trust_tier.value, stale=stale, reason=reason,
+            via=candidate.via, receipt=receipt("", concept.path, offered))
+        self.found.append(_Found(entry, offered))
+        if meta.status.value == "deprecated":
+            self.trace.warn(f"{concept.path}: shortlisted but deprecated; do not present it as current",
+                            concept.path)
+        if stale:
+            self.trace.warn(f"{concept.path}: shortlisted but stale since {meta.stale_after:%Y-%m-%d}; "
+                            "check it against a current source", concept.path)
+        self._expand_links(candidate, concept)
+
+    def _expand_links(self, candidate: Candidate, concept: Concept) -> None:
+        """Lateral expansion: every existing concept a relevant concept links to becomes a candidate."""
+        try:
+            links = self.bundle.links(concept)
+        except BundleError as exc:
+            self.trace.warn(f"{concept.path}: links could not be read: {exc}", concept.path)
+            return
+        for k, link in enumerate(links):
+            target = link.path
+            if link.external:
+                self.trace.add("link", concept.path, target=link.target, skipped="external")
+            elif target is None:
+                self.trace.add("link", concept.path, target=link.target, skipped="outside the bundle")
+                self.trace.warn(f"{concept.path}:{link.line}: link {link.target!r} leads outside the bundle",
+                                concept.path)
+            elif not link.exists:
+                self.trace.add("link", concept.path, target=target, skipped="broken")
+                self.trace.warn(f"{concept.path}:{link.line}: broken link to {link.target!r}", concept.path)
+            elif target == concept.path:
+                continue  # an anchor within the same concept
+            elif target.endswith("/") or not target.endswith(".md") or target.rsplit("/", 1)[-1] in _RESERVED:
+                self.trace.add("link", concept.path, target=target, skipped="not a concept")
+            elif self._enqueue(target, candidate.key + (k,), "link"):
+                self.stats.links_followed += 1
+                self.trace.add("link", concept.path, target=target)
+            else:
+                self.trace.add("link", concept.path, target=target, skipped="already a candidate")
+
+    # -- the result ------------------------------------------------------------------------------------
+
+    def _result(self) -> NavigationResult:
+        found = sorted(self.found, key=lambda f: self.keys[f.entry.path])
+        if len(found) > self.budgets.max_shortlist:
+            dropped = len(found) - self.budgets.max_shortlist
+            self.trace.warn(f"{dropped} further relevant concept(s) judged in the last batches were left out "
+                            f"by max_shortlist={self.budgets.max_shortlist}")
+            found = found[:self.budgets.max_shortlist]
+        shortlist = [f.entry.model_copy(update={"receipt": receipt(f"c{n}", f.entry.path, f.offered)})
+                     for n, f in enumerate(found, start=1)]
+        if self.stats.failures:
+            self.trace.warn(f"{self.stats.failures} model call result(s) failed; the shortlist may be incomplete "
+                            "(see the failure events in the trace)")
+        self.stats.usage = dict(self.usage)
+        self.stats.seconds = round(self.trace.elapsed, 6)
+        return NavigationResult(
+            question=self.question, bundle=str(self.bundle.root), corpus_id=self.bundle.corpus_id(),
+            reader=self.reader.name, shortlist=shortlist, stopped_by=self.stopped_by, stats=self.stats,
+            warnings=list(self.trace.warnings), trace=self.trace.events)

@@ -33,8 +33,20 @@ def decode(data: bytes, path: str = "") -> SourceText:
 
 
 def read_source_text(path: Path) -> SourceText:
-    """The text of a source file as okf cites it (markdown and plain text as-is)."""
-    return decode(path.read_bytes(), str(path))
+    """The text of a source file as okf cites it: markdown and plain text as-is, HTML converted to
+    markdown, PDF as its text layer (line numbers of HTML and PDF sources are of this converted text)."""
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        from okf.compile.extract import pdf_to_text  # lazy: pypdf only for PDF sources
+
+        text, notices = pdf_to_text(path)
+        return SourceText(text.replace("\r\n", "\n"), notices)
+    source = decode(path.read_bytes(), str(path))
+    if suffix in (".html", ".htm"):
+        from okf.compile.extract import html_to_markdown
+
+        return SourceText(html_to_markdown(source.text), source.notices)
+    return source
 
 
 def span_text(text: str, start_line: int, end_line: int) -> str:

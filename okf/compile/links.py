@@ -1,0 +1,143 @@
+"""Cross-links: source-to-source markdown links, section references and defined terms, as concept links."""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+from typing import Callable
+from urllib.parse import unquote
+
+from okf.compile.state import DocPlan, Node
+from okf.compile.structure import Section, roman
+
+_MD_LINK = re.compile(r"(\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
+_REF = re.compile(r"\b(Sections?|SECTIONS?|Articles?|ARTICLES?|Schedules?|SCHEDULES?|Exhibits?|EXHIBITS?|"
+                  r"Annex|ANNEX|Appendix|APPENDIX)\s+(\d{1,3}(?:\.\d{1,3})*|[IVXLC]+\b|[A-Z]\b)")
+_DEFINITION = re.compile(r"[\"\u201c]([A-Z][\w'&/\- ]{0,60}?)[\"\u201d]\s*,?\s*(?:shall\s+mean|means|mean|"
+                         r"shall\s+have\s+the\s+meanings?|has\s+the\s+meanings?)\b")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def ref_key(word: str, number: str) -> str:
+    """The lookup key of a reference like ``Section 5.2`` or ``ARTICLE IV``."""
+    kind = word.lower().rstrip("s")
+    if kind in ("article", "part", "chapter"):
+        value = str(roman(number)) if number.isalpha() else str(int(number)) if number.isdigit() else number
+        return f"{kind}:{value}"
+    if kind == "section":
+        return f"section:{number}"
+    return f"{kind}:{number}"
+
+
+def index_document(plan: DocPlan, sections: list[Section]) -> list[Node]:
+    """Fill the plan's anchor and key maps: which concept holds each heading; return its concepts in order."""
+    concepts = []
+    stack = [plan.node]
+    while stack:  # collect concepts (order fixed by sorting on their first line below)
+        node = stack.pop()
+        for child in node.children:
+            (stack.append(child) if child.is_dir else concepts.append(child))
+    concepts.sort(key=lambda n: n.lines[0] if n.lines else 0)
+    starts = [n.lines[0] for n in concepts if n.lines]
+
+    def holder(line: int) -> Node | None:
+        i = bisect.bisect_right(starts, line) - 1
+        node = concepts[i] if i >= 0 else None
+        return node if node and node.lines and node.lines[0] <= line <= node.lines[1] else None
+
+    for section in sections:
+        node = holder(section.start)
+        if node is None:
+            continue
+        if section.anchor:
+            plan.anchors.setdefault(section.anchor, node.path)
+        if section.number:
+            paths = plan.keys.setdefault(section.number, [])
+            if node.path not in paths:
+                paths.append(node.path)
+    if plan.source.kind in ("text", "pdf"):
+        for number, line in enumerate(plan.lines, 1):
+            if "mean" not in line:
+                continue
+            for m in _DEFINITION.finditer(line):
+                node = holder(number)
+                if node is not None and "[" not in m.group(1):
+                    plan.terms.setdefault(m.group(1), node.path)
+    return concepts
+
+
+def rewrite_markdown_links(body: str, plan: DocPlan, resolve: Callable[[str, str], str | None]) -> str:
+    """Relative links to other source files (or to this one's anchors) become absolute concept links."""
+    base = posixpath.dirname(plan.source.resource)
+
+    def sub(m: re.Match[str]) -> str:
+        target = m.group(2)
+        if _SCHEME.match(target) or target.startswith("/"):
+            return m.group(0)
+        path, _, anchor = target.partition("#")
+        if not path:
+            resource = plan.source.resource
+        else:
+            resource = posixpath.normpath(posixpath.join(base, unquote(path)))
+            plan.links_to.add(resource)
+        concept = resolve(resource, anchor)
+        return f"{m.group(1)}/{concept}{m.group(3)}" if concept else m.group(0)
+
+    return _MD_LINK.sub(sub, body)
+
+
+def link_text(body: str, plan: DocPlan, path: str) -> str:
+    """Rewrite section references and the first use of each defined term as links to their concepts."""
+    terms = plan.terms
+    spans: list[tuple[int, int, str, str]] = []
+    for m in _REF.finditer(body):
+        targets = plan.keys.get(ref_key(m.group(1), m.group(2)), [])
+        if len(targets) == 1 and targets[0] != path:
+            spans.append((m.start(), m.end(), m.group(0), targets[0]))
+    if terms:
+        spans.extend(_term_uses(body, plan, path))
+    if not spans:
+        return body
+    spans.sort()
+    out: list[str] = []
+    pos = 0
+    linked: set[str] = set()
+    for start, end, text, target in spans:
+        key = f"{text}\0{target}"
+        if start < pos or key in linked:
+            continue
+        linked.add(key)
+        out.append(body[pos:start])
+        out.append(f"[{text}](/{target})")
+        pos = end
+    out.append(body[pos:])
+    return "".join(out)
+
+
+_CAPITALISED = re.compile(r"(?<![\w\"\u201c\[])[A-Z][\w'&/\-]*")
+
+
+def _term_uses(body: str, plan: DocPlan, path: str) -> list[tuple[int, int, str, str]]:
+    """Uses of defined terms in ``body``: capitalised words checked against the terms starting with them
+    (a dictionary lookup per word; one regex alternation over hundreds of terms is far slower)."""
+    if plan.terms_by_word is None:
+        by_word: dict[str, list[str]] = {}
+        for term in sorted(plan.terms, key=len, reverse=True):
+            by_word.setdefault(re.split(r"[\s]", term, maxsplit=1)[0].rstrip("'&/-"), []).append(term)
+        plan.terms_by_word = by_word
+    uses = []
+    for m in _CAPITALISED.finditer(body):
+        candidates = plan.terms_by_word.get(m.group(0).rstrip("'&/-"))
+        if not candidates:
+            continue
+        start = m.start()
+        for term in candidates:
+            end = start + len(term)
+            if body.startswith(term, start) and (end == len(body) or not (body[end].isalnum() or body[end] in
+                                                                             "_\"\u201d]")):
+                target = plan.terms[term]
+                if target != path:
+                    uses.append((start, end, term, target))
+                break
+    return uses

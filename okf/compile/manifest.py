@@ -1,0 +1,94 @@
+"""The compile manifest (<output>/.okf/manifest.json): what each source produced, to rebuild only changes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from okf import __version__
+from okf.compile.state import CompileState
+from okf.compile.tree import place_documents
+
+MANIFEST = ".okf/manifest.json"
+FORMAT = 1
+
+
+def load_manifest(state: CompileState) -> None:
+    """Read the previous manifest; an unreadable or foreign one means a full rebuild (with a warning)."""
+    path = state.output / MANIFEST
+    if not path.is_file():
+        return
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("sources"), dict):
+            raise ValueError("not an okf manifest")
+    except (OSError, ValueError) as exc:
+        state.warn(f"{path}: manifest unreadable ({exc}); rebuilding everything")
+        data = {"sources": {}, "files": []}
+    state.previous = data
+
+
+def source_root_label(root: Path, output: Path) -> str:
+    """The compile root relative to the output when possible (POSIX), else absolute."""
+    try:
+        return Path(os.path.relpath(root, output)).as_posix()
+    except ValueError:  # another drive on Windows
+        return root.as_posix()
+
+
+def place(state: CompileState) -> None:
+    """Decide each document's directory (folders kept, wide folders grouped into contiguous runs)."""
+    state.tree, state.placement = place_documents([f.resource for f in state.files], state.options.fanout)
+
+
+def plan_changes(state: CompileState) -> None:
+    """Pick the sources to rebuild: new, changed, moved, or linking to a source that changed."""
+    previous = state.previous or {}
+    old_sources: dict[str, Any] = previous.get("sources", {})
+    same_setup = (previous.get("okf_version") == __version__ and previous.get("options") == state.options.recorded()
+                  and previous.get("format") == FORMAT)
+    rebuild, changed = [], set()
+    for source in state.files:
+        old = old_sources.get(source.resource)
+        if (state.options.force or not same_setup or old is None or old.get("sha256") != source.sha256
+                or old.get("dir") != state.placement[source.resource]):
+            changed.add(source.resource)
+    changed |= set(old_sources) - {f.resource for f in state.files}
+    for source in state.files:
+        old = old_sources.get(source.resource)
+        if source.resource in changed or changed & set((old or {}).get("links_to", [])):
+            rebuild.append(source)
+        else:
+            state.doc_entries[source.resource] = old
+    state.rebuild = rebuild
+    state.report.documents_rebuilt = len(rebuild)
+
+
+def new_manifest(state: CompileState) -> dict[str, Any]:
+    """The manifest of the bundle being written."""
+    return {
+        "format": FORMAT,
+        "okf_version": __version__,
+        "spec": "0.2",
+        "options": state.options.recorded(),
+        "source_root": source_root_label(state.root, state.output),
+        "sources": {r: state.doc_entries[r] for r in sorted(state.doc_entries)},
+    }
+
+
+def manifest_files(manifest: dict[str, Any] | None) -> set[str]:
+    """Every file a manifest says okf wrote (concepts, index files, log.md)."""
+    if not manifest:
+        return set()
+    files = set(manifest.get("indexes", [])) | {"log.md"}
+    for entry in manifest.get("sources", {}).values():
+        files.update(entry.get("concepts", []))
+        files.update(entry.get("indexes", []))
+    return files
+
+
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    """Stable JSON bytes (sorted keys) so an unchanged compile reproduces the same file."""
+    return (json.dumps(manifest, indent=0, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")

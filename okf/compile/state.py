@@ -1,0 +1,134 @@
+"""The one state object the compile steps read and fill, and the small records it holds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel, Field
+
+KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html", ".htm": "html",
+         ".pdf": "pdf"}
+
+
+class CompileOptions(BaseModel):
+    """Options of one compile; recorded in the manifest (a change rebuilds every source)."""
+
+    max_words: int = Field(default=1500, ge=10, description="Split sections longer than this many words.")
+    min_words: int = Field(default=40, ge=0, description="Merge fragments shorter than this into a neighbour.")
+    fanout: int = Field(default=24, ge=2, description="Most entries one index.md lists before grouping.")
+    force: bool = Field(default=False, description="Rebuild every source even when unchanged.")
+    timestamp: datetime | None = Field(
+        default=None, description="generated.at and log date; default SOURCE_DATE_EPOCH or now (UTC).")
+    title: str | None = Field(default=None, description="Title of the root index.md; default from the output name.")
+
+    def recorded(self) -> dict[str, Any]:
+        """The options that shape the output (force and timestamp do not)."""
+        return {"max_words": self.max_words, "min_words": self.min_words, "fanout": self.fanout}
+
+
+class SkippedFile(BaseModel):
+    """A file the compile did not use, and why."""
+
+    path: str
+    reason: str
+
+
+class CompileReport(BaseModel):
+    """What a compile did: concept counts, bytes written, time, and every notice."""
+
+    output: str
+    sources: int = 0
+    documents_rebuilt: int = 0
+    created: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    concepts: int = 0
+    files_written: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    changed: bool = False
+    warnings: list[str] = Field(default_factory=list)
+    skipped: list[SkippedFile] = Field(default_factory=list)
+
+
+@dataclass
+class SourceFile:
+    """A discovered source document."""
+
+    path: Path
+    resource: str  # POSIX path relative to the compile root
+    kind: str
+    sha256: str = ""
+
+
+@dataclass
+class Node:
+    """A planned entry of the bundle tree: a concept (``lines`` set) or a directory (``children`` set)."""
+
+    slug: str
+    title: str
+    type: str = "Section"
+    lines: tuple[int, int] | None = None
+    children: list[Node] = field(default_factory=list)
+    number: str | None = None
+    anchors: list[str] = field(default_factory=list)  # md heading anchors and section keys held
+    description: str = ""
+    path: str = ""  # bundle path: "a/b.md" for concepts, "a/b/" for directories
+    words: int = 0
+
+    @property
+    def is_dir(self) -> bool:
+        """True for a directory node."""
+        return self.lines is None
+
+
+@dataclass
+class DocPlan:
+    """One source document being rebuilt: its text lines, sections and planned nodes."""
+
+    source: SourceFile
+    title: str
+    lines: list[str]
+    node: Node  # the document directory
+    headings: set[int] = field(default_factory=set)  # line numbers of heading lines
+    anchors: dict[str, str] = field(default_factory=dict)  # md anchor -> concept path
+    keys: dict[str, list[str]] = field(default_factory=dict)  # "section:5.2" -> concept paths
+    links_to: set[str] = field(default_factory=set)  # resources this document links to
+    outline: list[str] = field(default_factory=list)  # the document's top-level headings
+    terms: dict[str, str] = field(default_factory=dict)  # defined term -> defining concept path
+    terms_by_word: dict[str, list[str]] | None = None  # first word -> terms, longest first
+
+
+@dataclass
+class CompileState:
+    """Everything the steps share. Steps run in order; each reads what earlier steps left here."""
+
+    inputs: list[Path]
+    output: Path
+    options: CompileOptions
+    progress: Callable[[str, int, int], None] | None = None
+    root: Path = Path(".")
+    at: datetime | None = None
+    files: list[SourceFile] = field(default_factory=list)
+    previous: dict[str, Any] | None = None
+    placement: dict[str, str] = field(default_factory=dict)  # resource -> document directory path
+    tree: Node | None = None  # folder levels above the document directories
+    rebuild: list[SourceFile] = field(default_factory=list)
+    plans: dict[str, DocPlan] = field(default_factory=dict)
+    outputs: dict[str, bytes] = field(default_factory=dict)  # new or changed file contents
+    keep: set[str] = field(default_factory=set)  # files carried over unchanged from the old output
+    manifest: dict[str, Any] = field(default_factory=dict)
+    doc_entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # resource -> manifest record
+    report: CompileReport = field(default_factory=lambda: CompileReport(output=""))
+
+    def warn(self, message: str) -> None:
+        """Record a warning for the report."""
+        self.report.warnings.append(message)
+
+    def skip(self, path: str, reason: str) -> None:
+        """Record a skipped file."""
+        self.report.skipped.append(SkippedFile(path=path, reason=reason))

@@ -1,0 +1,136 @@
+"""The bundle tree: safe slugs, one directory per document along its folders, fan-out grouping."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from pathlib import PurePosixPath
+
+from okf.compile.state import Node
+
+_RESERVED = {"index", "log", "con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+             *(f"lpt{i}" for i in range(1, 10))}
+_MAX_SLUG = 60
+
+
+def slugify(text: str, fallback: str = "untitled") -> str:
+    """A file-system-safe slug: lowercase, accents folded, only letters, digits and hyphens."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = re.sub(r"[^\w]+|_+", "-", text).strip("-.")
+    if len(text) > _MAX_SLUG:
+        cut = text[:_MAX_SLUG]
+        text = cut.rsplit("-", 1)[0] if "-" in cut[20:] else cut
+        text = text.strip("-")
+    if not text:
+        text = fallback
+    return f"{text}-doc" if text in _RESERVED else text
+
+
+def unique(slugs: list[str]) -> list[str]:
+    """Slugs made unique among siblings: repeats get -2, -3 ... by order of appearance."""
+    seen: set[str] = set()
+    out = []
+    for slug in slugs:
+        candidate, n = slug, 1
+        while candidate in seen:
+            n += 1
+            candidate = f"{slug}-{n}"
+        seen.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def _number(node: Node) -> str | None:
+    m = re.match(r"(?:section |article |part |schedule |exhibit )?([0-9]+(?:\.[0-9]+)*|[ivxlc]+|[a-z])\b",
+                 node.title.lower())
+    return m.group(1) if m else None
+
+
+def group(nodes: list[Node], fanout: int, noun: str = "items") -> list[Node]:
+    """Contiguous runs of at most ``fanout`` entries as subdirectories while a level is too wide."""
+    while len(nodes) > fanout:
+        count = math.ceil(len(nodes) / fanout)
+        size = math.ceil(len(nodes) / count)
+        runs = [nodes[i:i + size] for i in range(0, len(nodes), size)]
+        grouped = []
+        position = 1
+        for run in runs:
+            first, last = _number(run[0]), _number(run[-1])
+            if first and last and noun == "sections":
+                slug = slugify(f"{noun}-{first}-{last}")
+                title = f"Sections {first.upper() if first.isalpha() else first} to " \
+                        f"{last.upper() if last.isalpha() else last}"
+            else:
+                slug = f"{noun}-{position}-{position + len(run) - 1}"
+                title = f"{noun.capitalize()} {position} to {position + len(run) - 1}"
+            position += len(run)
+            grouped.append(Node(slug, title, "Group", children=run,
+                                description=f"From {run[0].title} to {run[-1].title}."))
+        nodes = grouped
+    return nodes
+
+
+def assign_paths(node: Node, base: str, fanout: int, noun: str = "sections") -> None:
+    """Give a directory's nodes unique slugs, group wide levels, and set every ``path`` below ``base``."""
+    node.path = base
+    node.children = group(node.children, fanout, noun)
+    slugs = unique([slugify(c.slug) if c.type != "Group" else c.slug for c in node.children])
+    for child, slug in zip(node.children, slugs):
+        child.slug = slug
+        if child.is_dir:
+            assign_paths(child, f"{base}{slug}/", fanout, noun)
+        else:
+            child.path = f"{base}{slug}.md"
+
+
+def place_documents(resources: list[str], fanout: int) -> tuple[Node, dict[str, str]]:
+    """The folder tree above document directories, and each resource's document directory path."""
+    root = Node("", "", "Folder", children=[])
+    folders: dict[tuple[str, ...], Node] = {(): root}
+    for resource in resources:
+        parts = PurePosixPath(resource).parts
+        parent = root
+        for depth in range(1, len(parts)):
+            key = parts[:depth]
+            if key not in folders:
+                folder = Node(parts[depth - 1], parts[depth - 1], "Folder", children=[])
+                folders[key] = folder
+                parent.children.append(folder)
+            parent = folders[key]
+        stem = PurePosixPath(parts[-1]).stem
+        parent.children.append(Node(stem, stem, "Document", children=[], anchors=[resource]))
+    placement: dict[str, str] = {}
+
+    def walk(node: Node, base: str) -> None:
+        node.path = base
+        node.children = group(node.children, fanout, "documents")
+        slugs = unique([slugify(c.slug) if c.type != "Group" else c.slug for c in node.children])
+        for child, slug in zip(node.children, slugs):
+            child.slug = slug
+            if child.type == "Document":
+                child.path = f"{base}{slug}/"
+                placement[child.anchors[0]] = child.path
+            else:
+                walk(child, f"{base}{slug}/")
+
+    walk(root, "")
+    return root, placement
+
+
+def iter_dirs(node: Node):  # type: ignore[no-untyped-def]
+    """Every directory node below and including ``node``, parents first."""
+    yield node
+    for child in node.children:
+        if child.is_dir:
+            yield from iter_dirs(child)
+
+
+def iter_concepts(node: Node):  # type: ignore[no-untyped-def]
+    """Every concept node below ``node``, in document order."""
+    for child in node.children:
+        if child.is_dir:
+            yield from iter_concepts(child)
+        else:
+            yield child

@@ -1,0 +1,68 @@
+"""Benchmark okf compile on CUAD: full throughput, peak memory, no-op and one-changed-file recompile ratios.
+
+Usage: python scripts/bench_compile.py [--corpus PATH] [--json]
+The corpus is copied to a temp dir first so one file can be changed. Each compile runs in a fresh
+subprocess so max RSS (resource.getrusage) is that compile's own peak.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHILD = """
+import json, resource, sys, time
+from okf.compile import compile_bundle
+t = time.perf_counter()
+r = compile_bundle([sys.argv[1]], sys.argv[2])
+s = time.perf_counter() - t
+print(json.dumps({"seconds": s, "concepts": r.concepts, "rebuilt": r.documents_rebuilt, "changed": r.changed,
+                  "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def shared() -> Path:
+    """/work/shared (or OKF_SHARED) relative to this repository."""
+    env = os.environ.get("OKF_SHARED")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared"
+
+
+def run(src: Path, out: Path) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(src), str(out)], check=True, capture_output=True,
+                          text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--corpus", type=Path, default=shared() / "corpora" / "cuad" / "sources")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "src", Path(tmp) / "out"
+        shutil.copytree(args.corpus, src)
+        mb = sum(p.stat().st_size for p in src.rglob("*") if p.is_file()) / 1e6
+        full = run(src, out)
+        noop = run(src, out)
+        victim = sorted(p for p in src.rglob("*.txt"))[len(list(src.rglob("*.txt"))) // 2]
+        victim.write_text(victim.read_text() + "\n\nADDENDUM\n\nA changed paragraph for the benchmark.\n")
+        one = run(src, out)
+    result = {
+        "corpus_mb": round(mb, 1), "cpus": os.cpu_count(), "full_s": round(full["seconds"], 2),
+        "mb_per_s": round(mb / full["seconds"], 2), "concepts": full["concepts"],
+        "concepts_per_s": round(full["concepts"] / full["seconds"]), "peak_rss_mb": round(full["max_rss_mb"]),
+        "noop_s": round(noop["seconds"], 3), "noop_ratio": round(noop["seconds"] / full["seconds"], 3),
+        "one_changed_s": round(one["seconds"], 3), "one_changed_ratio": round(one["seconds"] / full["seconds"], 3),
+        "one_changed_rebuilt": one["rebuilt"], "noop_changed": noop["changed"],
+    }
+    print(json.dumps(result, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,258 @@
+"""okf compile: structure, signposts, links, incremental and atomic writes, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from okf.cli import main
+from okf.compile import CompileOptions, compile_bundle
+from okf.compile.tree import slugify, unique
+from okf.errors import CompileError
+from okf.markdown import parse_index
+from okf.sources import read_source_text, span_sha256
+
+CONTRACT = """MASTER SERVICES AGREEMENT
+
+This Master Services Agreement is made between Acme Corp and Beta LLC on the date below.
+
+ARTICLE I
+DEFINITIONS
+
+1.1 "Confidential Information" means any information disclosed by one party to the other party, marked
+confidential or reasonably understood to be confidential, in connection with this Agreement and the services.
+
+1.2 "Services" means the services described in Schedule B and any related deliverables that the provider
+supplies to the customer under this Agreement during the term of the agreement as described.
+
+ARTICLE II
+SERVICES AND FEES
+
+2.1 Provision. The provider shall perform the Services with reasonable care and skill, as set out in
+Section 2.2, and shall protect all Confidential Information received from the customer at all times.
+
+2.2 Fees. The customer shall pay the fees set out in Schedule B within thirty days of each invoice date,
+except as otherwise stated in Article I or agreed by the parties in writing from time to time.
+
+SCHEDULE B
+
+Fees are one thousand dollars per month for the Services, payable monthly in arrears by bank transfer
+to the account the provider names in writing, and subject to annual review by both parties.
+"""
+
+
+def check_clean(out: Path) -> None:
+    """Every bundle okf compiles passes okf check with zero errors."""
+    try:
+        from okf.bundle import Bundle
+        from okf.check import check
+    except ImportError:  # pragma: no cover - check lands separately
+        return
+    report = check(Bundle.open(out))
+    assert not report.errors, [str(d) for d in report.errors]
+
+
+def concept(out: Path, rel: str) -> tuple[dict[str, str], str]:
+    text = (out / rel).read_text()
+    _, head, body = text.split("---\n", 2)
+    return {line.split(":", 1)[0].strip(" -"): line.split(":", 1)[1].strip() for line in head.splitlines() if ":" in line}, body
+
+
+def snapshot(out: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.relative_to(out).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    (src / "legal").mkdir(parents=True)
+    (src / "legal" / "msa.txt").write_text(CONTRACT)
+    (src / "guide.md").write_text(
+        "# Guide\n\nThe guide explains how the services work for every customer and team.\n\n"
+        "## Setup\n\nInstall the agent on every host before the first run starts in production.\n\n"
+        "## Usage\n\nRun the agent daily. See [fees](notes.md#fees) for what it costs to run it.\n")
+    (src / "notes.md").write_text(
+        "# Notes\n\nNotes about the services, written by the team for new colleagues.\n\n"
+        "## Fees\n\nFees are billed monthly and reviewed each year by the finance team together.\n")
+    (src / "image.png").write_bytes(b"\x89PNG")
+    return src
+
+
+def test_compile_builds_a_clean_bundle(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    report = compile_bundle([corpus], out, options=CompileOptions(max_words=30, min_words=8))
+    assert report.created == report.concepts > 5
+    assert [s.path for s in report.skipped] == ["image.png"]
+    check_clean(out)
+    root = (out / "index.md").read_text()
+    assert root.startswith('---\nokf_version: "0.2"\n---\n')
+    # Folder structure kept; one directory per document.
+    assert (out / "legal" / "msa" / "index.md").is_file() and (out / "guide" / "index.md").is_file()
+    meta, body = concept(out, "guide/setup.md")
+    assert meta["type"] == '"Section"' and meta["description"].startswith('"Install the agent')
+    source = read_source_text(corpus / "guide.md").text
+    lines = json.loads(meta["lines"])
+    assert meta["sha256"] == span_sha256(source, *lines)
+    assert body.strip() == "\n".join(source.split("\n")[lines[0] - 1:lines[1]]).strip()
+    # Cross-document markdown link -> the concept holding the anchor.
+    assert "[fees](/notes/" in concept(out, "guide/usage.md")[1]
+    # Index entries repeat the concept descriptions exactly.
+    listing = parse_index((out / "guide" / "index.md").read_text())
+    for entry in listing.entries:
+        if entry.target.endswith(".md") and not entry.target.endswith("index.md"):
+            assert json.loads(concept(out, "guide/" + entry.target)[0]["description"]) == entry.description
+    assert "12 items" not in (out / "index.md").read_text()
+    log = (out / "log.md").read_text()
+    assert log.startswith("# Update log\n\n## ") and "**Creation**" in log
+
+
+def test_text_numbering_defined_terms_and_references(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    compile_bundle([corpus], out, options=CompileOptions(max_words=45, min_words=8))
+    doc = out / "legal" / "msa"
+    names = sorted(p.relative_to(doc).as_posix() for p in doc.rglob("*.md"))
+    assert "article-ii-services-and-fees/2-1-provision.md" in names, names
+    assert any(n.startswith("schedule-b") for n in names)
+    _, body = concept(out, "legal/msa/article-ii-services-and-fees/2-1-provision.md")
+    assert "[Section 2.2](/legal/msa/article-ii-services-and-fees/2-2-fees.md)" in body
+    assert "[Confidential Information](/legal/msa/article-i-definitions" in body
+    assert body.count("[Confidential Information]") == 1  # first use per concept only
+    index = (doc / "index.md").read_text()
+    assert "Article I: Definitions" in index
+
+
+def test_recompile_unchanged_touches_nothing(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    options = CompileOptions(max_words=30, min_words=8)
+    compile_bundle([corpus], out, options=options)
+    before = snapshot(out)
+    report = compile_bundle([corpus], out, options=options)
+    assert not report.changed and report.unchanged == report.concepts
+    assert snapshot(out) == before
+
+
+def test_changed_and_removed_sources(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    options = CompileOptions(max_words=30, min_words=8, timestamp="2026-01-01T00:00:00Z")
+    compile_bundle([corpus], out, options=options)
+    before = snapshot(out)
+    (corpus / "notes.md").write_text((corpus / "notes.md").read_text().replace("monthly", "weekly"))
+    (corpus / "legal" / "msa.txt").unlink()
+    report = compile_bundle([corpus], out, options=options.model_copy(update={"timestamp": None}))
+    assert report.updated >= 1 and report.removed >= 5
+    after = snapshot(out)
+    assert not any(p.startswith("legal/") for p in after)
+    assert after["guide/setup.md"] == before["guide/setup.md"]  # same bytes, same inode: untouched
+    assert any(b"weekly" in v[0] for k, v in after.items() if k.startswith("notes/"))
+    assert "**Removal**" in (out / "log.md").read_text()
+    check_clean(out)
+
+
+def test_ids_stable_when_a_section_is_added(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    para = "This paragraph has enough words to stand alone as one section of the handbook text. " * 2
+    (src / "h.md").write_text(f"# H\n\n{para}\n\n## Alpha\n\n{para}\n\n## Beta\n\n{para}\n")
+    options = CompileOptions(max_words=60, min_words=8)
+    compile_bundle([src], tmp_path / "out", options=options)
+    first = {p.name for p in (tmp_path / "out" / "h").glob("*.md")}
+    (src / "h.md").write_text(f"# H\n\n{para}\n\n## New\n\n{para}\n\n## Alpha\n\n{para}\n\n## Beta\n\n{para}\n")
+    compile_bundle([src], tmp_path / "out", options=options)
+    second = {p.name for p in (tmp_path / "out" / "h").glob("*.md")}
+    assert first <= second and second - first == {"new.md"}
+
+
+def test_no_headings_split_by_paragraphs_and_big_file(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    paragraph = "plain words without any heading at all in this long file that goes on " * 10
+    (src / "plain.txt").write_text("\n\n".join([paragraph] * 3000))  # ~2 MB, 420k words
+    report = compile_bundle([src], tmp_path / "out", options=CompileOptions(max_words=1500))
+    assert report.concepts >= 280
+    for path in (tmp_path / "out").rglob("*.md"):
+        if path.name != "index.md" and path.name != "log.md":
+            assert len(path.read_text().split()) < 1700
+    index = (tmp_path / "out" / "plain" / "index.md").read_text()
+    assert index.count("\n* [") <= 24  # fan-out cap: grouped into contiguous runs
+    check_clean(tmp_path / "out")
+
+
+def test_fanout_groups_wide_folders(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(60):
+        (src / f"doc {i:03d}.txt").write_text(f"Document number {i} says something short but sensible here.\n")
+    compile_bundle([src], tmp_path / "out", options=CompileOptions(fanout=24))
+    root = parse_index((tmp_path / "out" / "index.md").read_text().split("---\n", 2)[2])
+    assert len(root.entries) == 3 and root.entries[0].target == "documents-1-20/index.md"
+    assert "doc 000 to doc 019" in root.entries[0].description
+    check_clean(tmp_path / "out")
+
+
+def test_html_and_names(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "Page: one?.html").write_text(
+        "<html><head><title>T</title></head><body><h1>Page One</h1><p>Hello <b>world</b> and "
+        "<a href='x.html'>x</a> here in a sentence.</p><ul><li>a</li><li>b</li></ul>"
+        "<table><tr><th>k</th><th>v</th></tr><tr><td>1</td><td>2</td></tr></table>"
+        "<pre><code>x = 1</code></pre></body></html>")
+    (src / "caf\u00e9 notes..txt").write_text("Caf\u00e9 notes are short but fine as a document here.\n")
+    (src / "empty.md").write_text("\n\n")
+    (src / "bad.txt").write_bytes(b"bad \xff bytes but a real sentence of text here.\n")
+    report = compile_bundle([src], tmp_path / "out")
+    converted = read_source_text(src / "Page: one?.html").text
+    assert "# Page One" in converted and "| k | v |" in converted and "```\nx = 1\n```" in converted
+    assert (tmp_path / "out" / "page-one" / "index.md").is_file()
+    assert (tmp_path / "out" / "cafe-notes" / "index.md").is_file()
+    assert any(s.path == "empty.md" for s in report.skipped)
+    assert any("undecodable" in w for w in report.warnings)
+    check_clean(tmp_path / "out")
+
+
+def test_slugs() -> None:
+    assert slugify('A:b*c?"d<e>f|g.') == "a-b-c-d-e-f-g"
+    assert slugify("index") == "index-doc" and slugify("...") == "untitled"
+    assert unique(["a", "a", "b", "a"]) == ["a", "a-2", "b", "a-3"]
+
+
+def test_bad_inputs(tmp_path: Path, corpus: Path) -> None:
+    with pytest.raises(CompileError, match="does not exist"):
+        compile_bundle([tmp_path / "missing"], tmp_path / "out")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CompileError, match="not a folder"):
+        compile_bundle([corpus], tmp_path / "file")
+    with pytest.raises(CompileError, match="inside the sources"):
+        compile_bundle([corpus], corpus / "out")
+    (tmp_path / "foreign").mkdir()
+    (tmp_path / "foreign" / "keep.txt").write_text("mine")
+    with pytest.raises(CompileError, match="not written by okf"):
+        compile_bundle([corpus], tmp_path / "foreign")
+    assert (tmp_path / "foreign" / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads unreadable files")
+def test_unreadable_file_is_skipped(corpus: Path, tmp_path: Path) -> None:
+    secret = corpus / "secret.md"
+    secret.write_text("# Secret\n\ntext")
+    secret.chmod(0)
+    report = compile_bundle([corpus], tmp_path / "out")
+    assert any(s.path == "secret.md" and "not readable" in s.reason for s in report.skipped)
+
+
+def test_cli_json_and_errors(corpus: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["compile", str(corpus), "-o", str(tmp_path / "out"), "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["created"] == data["concepts"] and data["skipped"][0]["path"] == "image.png"
+    again = runner.invoke(main, ["compile", str(corpus), "-o", str(tmp_path / "out")])
+    assert again.exit_code == 0 and "up to date" in again.stdout
+    bad = runner.invoke(main, ["compile", str(tmp_path / "nope"), "-o", str(tmp_path / "o2")])
+    assert bad.exit_code == 1 and "source does not exist" in bad.stderr
+    assert "Examples:" in runner.invoke(main, ["compile", "--help"]).stdout

@@ -1,0 +1,43 @@
+"""A compile killed (SIGKILL) at any moment leaves the previous bundle intact; the next compile cleans up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from okf.compile import CompileOptions, compile_bundle
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_killed_compile_leaves_previous_bundle(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    para = "The parties agree to the terms set out in this clause for the whole term. " * 12
+    for i in range(300):
+        (src / f"contract-{i:03d}.txt").write_text(
+            "\n\n".join(f"{n}. Clause {n}\n\n{para}" for n in range(1, 12)))
+    out = tmp_path / "out"
+    compile_bundle([src], out, options=CompileOptions())
+    previous = tree(out)
+    for path in sorted(src.glob("*.txt")):  # every source changes: the next compile rewrites everything
+        path.write_text(path.read_text() + "\n\n12. Added\n\nA new clause added to every contract today.\n")
+    env = {**os.environ, "OKF_RAISE_ERRORS": "1"}
+    for delay in (0.3, 1.0, 2.0, 3.0):
+        proc = subprocess.Popen([sys.executable, "-m", "okf", "compile", str(src), "-o", str(out), "-q"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        if proc.poll() is not None:
+            break  # finished before the kill: the bundle is the new one, checked below
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert tree(out) == previous, f"bundle changed after a kill at {delay}s"
+    report = compile_bundle([src], out, options=CompileOptions())
+    assert not list(tmp_path.glob("out.okf-*")), "stale temp trees were not cleaned up"
+    assert report.concepts and tree(out) != previous

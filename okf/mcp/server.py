@@ -1,0 +1,135 @@
+"""The okf MCP server: one or more bundles as tools over stdio. The only module that imports ``mcp``.
+
+Tools take a ``bundle`` name (see ``list_bundles``) and return structured content. Bad input and library
+errors come back as tool errors (``isError``) carrying okf's message and fix; an unexpected exception is
+logged with its traceback on stderr and reported as a tool error too, so no call ends the server.
+stdout carries protocol only (the SDK points fd 1 at stderr while serving).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field, ValidationError
+
+from okf import __version__
+from okf.errors import OKFError
+from okf.mcp.tools import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_DIAGNOSTICS,
+    BundleList,
+    BundleSet,
+    CheckSummary,
+    ConceptView,
+    SignpostListing,
+)
+from okf.models import AnswerResult, NavigationResult
+
+# Argument types live at module level: the SDK resolves the (string) annotations in module globals.
+BundleName = Annotated[str, Field(description="A bundle name from list_bundles.")]
+Directory = Annotated[str, Field(description="Bundle-relative directory, e.g. 'contracts/msa/'; '' is the root.")]
+ConceptRef = Annotated[str, Field(description="A concept id ('policies/leave') or path ('policies/leave.md').")]
+Question = Annotated[str, Field(description="The question, in plain words.")]
+MaxBytes = Annotated[int, Field(description="Most UTF-8 bytes of numbered body text to return.")]
+StartLine = Annotated[int | None, Field(description="File line to start the body at (next_start_line of a "
+                                                    "previous call); default: the body's first line.")]
+MaxBodies = Annotated[int | None, Field(description="Most concept bodies to judge (default 120).")]
+MaxShortlist = Annotated[int | None, Field(description="Most relevant concepts to keep (default 12).")]
+DeadlineS = Annotated[float | None, Field(description="Wall-clock seconds for the walk (default 120).")]
+IncludeTrace = Annotated[bool, Field(description="Include every step of the walk (large).")]
+EvidenceTokens = Annotated[int | None, Field(description="Token budget for the evidence shown to the answerer "
+                                                         "(default 12000).")]
+MaxDiagnostics = Annotated[int, Field(description="Most diagnostics to return (errors first).")]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+# navigate and ask may call the configured model, whose replies can differ between calls.
+MODEL_BACKED = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False,
+                               open_world_hint=False)
+
+
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """okf errors and rejected budgets raised inside become tool errors carrying okf's own message."""
+    try:
+        yield
+    except OKFError as exc:
+        raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+    except ValidationError as exc:  # Budgets refused a value the checks above let through
+        raise ToolError("; ".join(str(e["msg"]) for e in exc.errors())) from exc
+
+
+def build_server(shelf: BundleSet) -> MCPServer[Any]:
+    """An MCP server exposing ``shelf``'s bundles as tools."""
+    server: MCPServer[Any] = MCPServer(
+        "okf", version=__version__, log_level="WARNING",
+        instructions=(
+            "okf serves Open Knowledge Format bundles: folders of markdown concepts with index.md signposts. "
+            f"Bundles: {shelf.describe()}. To answer from a bundle, call ask; to find the relevant concepts "
+            "with receipts, call navigate; to browse by hand, call read_signposts from the root ('') and "
+            "read_concept on what looks relevant."),
+    )
+
+    @server.tool(annotations=READ_ONLY)
+    async def list_bundles() -> BundleList:
+        """List the bundles this server serves: name (the `bundle` argument of every tool), root directory,
+        corpus id, OKF version and number of concepts."""
+        with _tool_errors():
+            return shelf.list_bundles()
+
+    @server.tool(annotations=READ_ONLY)
+    async def read_signposts(bundle: BundleName, directory: Directory = "") -> SignpostListing:
+        """List a directory's signposts (its index.md entries plus unlisted concepts and subdirectories):
+        path, title, description and is_dir. Start at the root ('') and descend into directories whose
+        signposts fit the question; read concepts with read_concept."""
+        with _tool_errors():
+            return shelf.read_signposts(bundle, directory)
+
+    @server.tool(annotations=READ_ONLY)
+    async def read_concept(bundle: BundleName, concept: ConceptRef, max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+                           start_line: StartLine = None) -> ConceptView:
+        """Read one concept: its frontmatter (type, title, sources, status, ...), its body with file line
+        numbers ('  12 | text'), and its links. A long body is cut at max_bytes: truncated is true and
+        next_start_line says where to continue."""
+        with _tool_errors():
+            return shelf.read_concept(bundle, concept, max_bytes, start_line)
+
+    @server.tool(annotations=MODEL_BACKED)
+    async def navigate(bundle: BundleName, question: Question, max_bodies: MaxBodies = None,
+                       max_shortlist: MaxShortlist = None, deadline_s: DeadlineS = None,
+                       include_trace: IncludeTrace = False) -> NavigationResult:
+        """Find the concepts relevant to a question by walking the bundle's signposts and judging each
+        concept body. Returns the shortlist (each entry with the reason, trust tier, staleness and a receipt:
+        path, line span and sha256 of the text judged), why the walk stopped, its cost, and warnings."""
+        budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
+        with _tool_errors():
+            return await shelf.navigate(bundle, question, budgets, include_trace)
+
+    @server.tool(annotations=MODEL_BACKED)
+    async def ask(bundle: BundleName, question: Question, max_bodies: MaxBodies = None,
+                  max_shortlist: MaxShortlist = None, deadline_s: DeadlineS = None,
+                  evidence_tokens: EvidenceTokens = None) -> AnswerResult:
+        """Answer a question from a bundle, citing the concepts it rests on. status is 'answered',
+        'partial' (reason says what is missing) or 'abstained' (nothing relevant found); citations carry
+        receipts, sources lists the raw sources behind each cited concept, caveats flag stale or draft
+        evidence."""
+        budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
+        with _tool_errors():
+            return await shelf.ask(bundle, question, budgets, evidence_tokens)
+
+    @server.tool(annotations=READ_ONLY)
+    async def check(bundle: BundleName, max_diagnostics: MaxDiagnostics = DEFAULT_MAX_DIAGNOSTICS) -> CheckSummary:
+        """Check a bundle against the OKF format: counts of errors and warnings and the first diagnostics,
+        each with a code, file, line, message and fix. Makes no model calls."""
+        # check reads every file (about a second for a few hundred concepts): off the event loop.
+        with _tool_errors():
+            return await anyio.to_thread.run_sync(shelf.check, bundle, max_diagnostics)
+
+    return server
+

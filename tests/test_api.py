@@ -1,0 +1,113 @@
+"""The public Python API: ``okf.__all__`` is complete, every name resolves, ``import okf`` stays light, and
+every example in docs/api.md runs."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import okf
+import okf.errors
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Modules whose public classes must all be exported from okf.
+MODEL_MODULES = ("okf.models", "okf.bundle.model", "okf.errors")
+# Modules whose own __all__ is exported, less the names listed here with the reason they stay out.
+OPERATION_MODULES = {
+    "okf.check": set(),
+    "okf.navigate": {"make_budgets"},  # Budgets(...) is the public way to set limits
+    "okf.ask": {"DEFAULT_EVIDENCE_TOKENS"},  # a default, documented on ask()
+    "okf.compile": {"STEPS", "CompileState", "compile_time"},  # the pipeline's insides (docs/compile.md)
+}
+# The reader layer exports this declared list; the protocol's message models stay in okf.readers.
+READERS = {"Reader", "OfflineReader", "LLMReader", "ReaderConfig", "make_reader", "Usage"}
+EVAL = {"evaluate", "evaluate_async", "EvalQuestion", "EvalReport", "EvalSummary"}
+
+
+def _public_classes(module_name: str) -> set[str]:
+    module = importlib.import_module(module_name)
+    return {name for name, value in vars(module).items()
+            if inspect.isclass(value) and value.__module__ == module_name and not name.startswith("_")}
+
+
+@pytest.mark.parametrize("module_name", MODEL_MODULES)
+def test_every_public_model_and_error_class_is_exported(module_name: str) -> None:
+    missing = _public_classes(module_name) - set(okf.__all__)
+    assert not missing, f"{module_name} defines {sorted(missing)} but okf does not export them"
+
+
+@pytest.mark.parametrize("module_name", sorted(OPERATION_MODULES))
+def test_every_operation_is_exported(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    expected = set(module.__all__) - OPERATION_MODULES[module_name]
+    assert expected, f"{module_name}.__all__ is empty"
+    assert not expected - set(okf.__all__), f"okf does not export {sorted(expected - set(okf.__all__))}"
+
+
+def test_declared_reader_and_eval_names_are_exported() -> None:
+    assert READERS | EVAL <= set(okf.__all__)
+
+
+def test_every_error_class_is_exported_and_is_the_same_object() -> None:
+    errors = {name: value for name, value in vars(okf.errors).items()
+              if inspect.isclass(value) and issubclass(value, Exception) and value.__module__ == "okf.errors"}
+    assert len(errors) >= 11
+    for name, cls in errors.items():
+        assert getattr(okf, name) is cls
+        assert issubclass(cls, okf.OKFError)
+
+
+def test_every_name_in_all_resolves() -> None:
+    assert len(okf.__all__) == len(set(okf.__all__))
+    assert set(okf.__all__) == {*okf._EXPORTS, "open_bundle", "__version__"}
+    for name in okf.__all__:
+        assert getattr(okf, name) is not None, name
+        assert name in dir(okf)
+    assert okf.open_bundle == okf.Bundle.open
+    # The functions keep their names even though subpackages of the same name are loaded.
+    for name in ("check", "navigate", "ask"):
+        importlib.import_module(f"okf.{name}")
+        assert getattr(okf, name) is getattr(sys.modules[f"okf.{name}"], name)
+    assert okf.__version__ == "0.1.0"
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        okf.nope  # noqa: B018
+
+
+def test_import_okf_loads_no_model_client_cli_or_mcp() -> None:
+    code = ("import sys, okf; okf.Bundle; okf.Budgets; okf.OKFError; okf.navigate; okf.ask; okf.check; "
+            "print(sorted(m for m in ('openai', 'click', 'mcp') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+    listing = "import sys, okf; print(sorted(m for m in sys.modules if m.startswith('okf.')))"
+    bare = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, timeout=60, check=True)
+    assert bare.stdout.strip() == "[]", "import okf should load no okf submodule until a name is used"
+
+
+# -- docs/api.md ------------------------------------------------------------------------------------------
+
+def _python_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+
+
+def test_every_docs_api_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The docs' examples run in order, in one namespace, from a folder holding the sources they name."""
+    shutil.copytree(REPO / "bundles" / "sources" / "harborview", tmp_path / "bundles" / "sources" / "harborview")
+    monkeypatch.chdir(tmp_path)
+    for var in ("OKF_MODEL", "OKF_SELECTOR_MODEL", "OKF_JUDGE_MODEL", "OKF_ANSWER_MODEL", "OKF_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    blocks = _python_blocks((REPO / "docs" / "api.md").read_text(encoding="utf-8"))
+    assert len(blocks) >= 6
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    for number, block in enumerate(blocks, 1):
+        try:
+            exec(compile(block, f"docs/api.md block {number}", "exec"), namespace)  # noqa: S102
+        except Exception as exc:  # noqa: BLE001 - any failure: name the block and show its code
+            pytest.fail(f"docs/api.md block {number} failed: {type(exc).__name__}: {exc}\n{block}")

@@ -7,7 +7,7 @@ A concept id is its path without ``.md`` (OKF §2).
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from enum import Enum
 from typing import Any, Literal
 
@@ -86,7 +86,7 @@ class ConceptMeta(BaseModel):
         """§5.5: stale when ``now >= stale_after``."""
         if self.stale_after is None:
             return False
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         return now >= self.stale_after
 
 
@@ -94,7 +94,7 @@ def as_datetime(value: date | datetime) -> datetime:
     """A date or naive datetime as an aware UTC datetime (real bundles write ``stale_after`` both ways)."""
     if not isinstance(value, datetime):
         value = datetime(value.year, value.month, value.day)
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 class Signpost(BaseModel):
@@ -145,6 +145,8 @@ class Concept(BaseModel):
     body: str
     body_start_line: int
     frontmatter: dict[str, Any] = Field(default_factory=dict)
+    diagnostics: list[Diagnostic] = Field(default_factory=list,
+                                          description="What was tolerated while reading it (never errors).")
 
     @property
     def title(self) -> str:
@@ -158,3 +160,12 @@ class Concept(BaseModel):
     def end_line(self) -> int:
         """The file's last line number."""
         return self.body_start_line + max(self.body.count("\n") - (1 if self.body.endswith("\n") else 0), 0)
+
+
+class Listing(BaseModel):
+    """A directory's signposts (index entries, then synthesized ones) and what was wrong with its index."""
+
+    directory: str
+    signposts: list[Signpost] = Field(default_factory=list)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    has_index: bool = False

@@ -1,0 +1,421 @@
+"""``Bundle``: open an OKF v0.2 bundle, with lazy typed access and path safety.
+
+Nothing is read until asked: opening a bundle looks for one markdown file, a listing reads one directory
+(its ``index.md`` and the frontmatter of the concepts it must synthesize signposts for), and parsed concepts
+are cached. Every path from a caller, an index or a link goes through :meth:`Bundle.resolve`. Hidden files
+and directories (``.okf/``, ``.git/``) are skipped; symlinked directories are not followed (no cycles), and
+a symlinked file counts only when its real path stays inside the root.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from okf.bundle.codes import CODES, diagnostic
+from okf.bundle.documents import parse_concept, read_text
+from okf.bundle.frontmatter import MAX_FILE_BYTES
+from okf.bundle.listing import IndexFile, ResolvedEntry, read_index
+from okf.bundle.model import (
+    Actor,
+    Concept,
+    ConceptMeta,
+    Diagnostic,
+    Link,
+    Listing,
+    Signpost,
+    SourceRef,
+    Status,
+    TrustTier,
+    as_datetime,
+)
+from okf.bundle.paths import RESERVED, ensure_inside, is_external, normalize, split_target
+from okf.errors import (
+    BundleError,
+    BundleNotFoundError,
+    ConceptNotFoundError,
+    NotABundleError,
+    PathEscapeError,
+)
+from okf.markdown import find_links, headings
+
+__all__ = [
+    "CODES",
+    "Actor",
+    "Bundle",
+    "Concept",
+    "ConceptMeta",
+    "Diagnostic",
+    "IndexFile",
+    "Link",
+    "Listing",
+    "ResolvedEntry",
+    "Signpost",
+    "SourceRef",
+    "Status",
+    "TrustTier",
+    "as_datetime",
+    "diagnostic",
+]
+
+MANIFEST = ".okf/manifest.json"
+_CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class _Dir:
+    files: tuple[str, ...]
+    dirs: tuple[str, ...]
+
+    @property
+    def concepts(self) -> tuple[str, ...]:
+        return tuple(f for f in self.files if f.endswith(".md") and f not in RESERVED)
+
+
+def _derived_title(path: str) -> str:
+    stem = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
+    return stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem
+
+
+class Bundle:
+    """An OKF bundle on disk. Use :meth:`Bundle.open`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._root_real = os.path.realpath(root)
+        self._dirs: dict[str, _Dir | None] = {}
+        self._listings: dict[str, Listing] = {}
+        self._indexes: dict[str, IndexFile | None] = {}
+        self._concepts: OrderedDict[str, Concept] = OrderedDict()
+        self._concept_dirs: dict[str, bool] = {}
+        self._corpus_id: str | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Bundle:
+        """Open the bundle at ``path`` (BundleNotFoundError, or NotABundleError for a file or no markdown)."""
+        given = str(path)
+        root = Path(path).expanduser()
+        if not root.exists():
+            raise BundleNotFoundError("no such bundle directory", path=given,
+                                      fix="pass the path of a bundle directory")
+        if not root.is_dir():
+            hint = "pass the directory that holds it" if given.endswith(".md") else "pass a directory"
+            raise NotABundleError("this is a file, not a bundle directory", path=given, fix=hint)
+        bundle = cls(Path(os.path.realpath(root)))
+        if not bundle._has_markdown(""):
+            raise NotABundleError("no markdown files here, so this is not an OKF bundle", path=given,
+                                  fix="compile one with 'okf compile SOURCES -o BUNDLE'")
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"Bundle({str(self.root)!r})"
+
+    # -- the filesystem, as the bundle sees it ---------------------------------------------------------
+
+    def _scan(self, directory: str) -> _Dir | None:
+        if directory in self._dirs:
+            return self._dirs[directory]
+        real = os.path.join(self._root_real, directory) if directory else self._root_real
+        files: list[str] = []
+        dirs: list[str] = []
+        try:
+            with os.scandir(real) as entries:
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_symlink():
+                            target = os.path.realpath(entry.path)
+                            inside = target.startswith(self._root_real.rstrip(os.sep) + os.sep)
+                            if inside and os.path.isfile(target):
+                                files.append(entry.name)
+                        elif entry.is_dir(follow_symlinks=False):
+                            dirs.append(entry.name)
+                        elif entry.is_file(follow_symlinks=False):
+                            files.append(entry.name)
+                    except OSError:
+                        continue
+        except OSError:
+            self._dirs[directory] = None
+            return None
+        found = _Dir(tuple(sorted(files)), tuple(sorted(dirs)))
+        self._dirs[directory] = found
+        return found
+
+    def _has_markdown(self, directory: str) -> bool:
+        scan = self._scan(directory)
+        if scan is None:
+            return False
+        if any(f.endswith(".md") for f in scan.files):
+            return True
+        return any(self._has_markdown(f"{directory}{d}/") for d in scan.dirs)
+
+    def _has_concepts(self, directory: str) -> bool:
+        if directory not in self._concept_dirs:
+            scan = self._scan(directory)
+            self._concept_dirs[directory] = scan is not None and (
+                bool(scan.concepts) or any(self._has_concepts(f"{directory}{d}/") for d in scan.dirs))
+        return self._concept_dirs[directory]
+
+    def is_dir(self, rel: str) -> bool:
+        """True when ``rel`` (no trailing slash needed) is a non-hidden directory of the bundle."""
+        rel = rel.strip("/")
+        if not rel:
+            return True
+        parent, _, name = rel.rpartition("/")
+        scan = self._scan(parent + "/" if parent else "") if self.is_dir(parent) else None
+        return scan is not None and name in scan.dirs
+
+    def is_concept_path(self, rel: str) -> bool:
+        """True when ``rel`` names a concept file (a non-reserved, non-hidden ``.md`` file)."""
+        parent, _, name = rel.rpartition("/")
+        if not name.endswith(".md") or name in RESERVED or not self.is_dir(parent):
+            return False
+        scan = self._scan(parent + "/" if parent else "")
+        return scan is not None and name in scan.files
+
+    def exists(self, rel: str) -> bool:
+        """True when ``rel`` exists inside the bundle (hidden files included)."""
+        try:
+            return os.path.exists(self.real_path(rel))
+        except PathEscapeError:
+            return False
+
+    def real_path(self, rel: str) -> str:
+        """The filesystem path of bundle-relative ``rel``; PathEscapeError when it leads outside."""
+        return ensure_inside(self._root_real, rel)
+
+    def resolve(self, ref: str, base: str = "") -> str:
+        """``ref`` (relative to directory ``base``; a leading "/" is the bundle root) as a safe bundle path.
+
+        A trailing "/" is kept. Raises PathEscapeError for ``..`` escapes, absolute filesystem paths, NUL
+        bytes and symlinks whose real path leaves the root. The path need not exist.
+        """
+        rel = normalize(ref, base)
+        self.real_path(rel.rstrip("/"))
+        return rel
+
+    # -- concepts ---------------------------------------------------------------------------------------
+
+    def iter_directories(self) -> Iterator[str]:
+        """Every non-hidden directory, sorted: the root ``""`` first, then ``"a/"``, ``"a/b/"``..."""
+        yield ""
+        yield from sorted(self._walk_dirs(""))
+
+    def _walk_dirs(self, directory: str) -> Iterator[str]:
+        scan = self._scan(directory)
+        for name in scan.dirs if scan else ():
+            sub = f"{directory}{name}/"
+            yield sub
+            yield from self._walk_dirs(sub)
+
+    def iter_concepts(self) -> Iterator[str]:
+        """Every concept path (``a/b.md``), sorted."""
+        paths: list[str] = []
+        for directory in self.iter_directories():
+            scan = self._scan(directory)
+            paths.extend(directory + name for name in (scan.concepts if scan else ()))
+        yield from sorted(paths)
+
+    def concept(self, ref: str) -> Concept:
+        """The concept ``ref`` names (id ``a/b``, ``a/b.md`` or ``/a/b.md``), parsed and cached.
+
+        Raises ConceptNotFoundError, PathEscapeError, or BundleError (with path and line) when its
+        frontmatter cannot be read.
+        """
+        path = self._concept_path(ref)
+        return self.load(path)
+
+    def _concept_path(self, ref: str) -> str:
+        rel = self.resolve(ref).rstrip("/")
+        path = rel if rel.endswith(".md") else rel + ".md"
+        if not self.is_concept_path(path):
+            if rel.endswith(".md") and self.is_concept_path(rel + ".md"):
+                return rel + ".md"
+            raise ConceptNotFoundError(f"no concept {ref!r} in bundle {self.root}", path=ref,
+                                       fix="use a path from the bundle's listings, e.g. 'dir/name.md'")
+        return path
+
+    def load(self, path: str, *, cache: bool = True) -> Concept:
+        """Parse the concept at bundle path ``path`` (already resolved); ``cache=False`` skips the cache."""
+        cached = self._concepts.get(path)
+        if cached is not None:
+            self._concepts.move_to_end(path)
+            return cached
+        text, diags = read_text(self.real_path(path), path)
+        concept = parse_concept(path, text, diags)
+        if cache:
+            self._concepts[path] = concept
+            if len(self._concepts) > _CACHE_SIZE:
+                self._concepts.popitem(last=False)
+        return concept
+
+    def links(self, concept: Concept | str) -> list[Link]:
+        """The markdown links in a concept's body, resolved against the bundle."""
+        if isinstance(concept, str):
+            concept = self.concept(concept)
+        body = concept.body
+        if "[" not in body and "<" not in body:  # no link syntax at all: skip the parser
+            return []
+        base = concept.path.rpartition("/")[0]
+        out: list[Link] = []
+        for md in find_links(body, concept.body_start_line - 1):
+            out.append(self._resolve_link(md.text, md.target, md.line, base, concept.path))
+        return out
+
+    def _resolve_link(self, text: str, target: str, line: int, base: str, own: str) -> Link:
+        if is_external(target):
+            return Link(text=text, target=target, line=line, external=True)
+        ref = split_target(target)
+        if not ref:
+            return Link(text=text, target=target, line=line, path=own, exists=True)
+        try:
+            rel = self.resolve(ref, base)
+        except PathEscapeError:
+            return Link(text=text, target=target, line=line)
+        bare = rel.rstrip("/")
+        if bare.endswith("/index.md") or bare == "index.md":
+            bare = bare[: -len("index.md")].rstrip("/")
+            rel = bare + "/" if bare else ""
+        if self.is_dir(bare):
+            return Link(text=text, target=target, line=line, path=bare + "/" if bare else "", exists=True)
+        if not rel.endswith("/"):
+            if self.is_concept_path(bare):
+                return Link(text=text, target=target, line=line, path=bare, exists=True)
+            if not bare.endswith(".md") and self.is_concept_path(bare + ".md"):
+                return Link(text=text, target=target, line=line, path=bare + ".md", exists=True)
+        return Link(text=text, target=target, line=line, path=rel, exists=self.exists(bare))
+
+    # -- listings -----------------------------------------------------------------------------------------
+
+    def _directory(self, directory: str) -> str:
+        rel = normalize(directory).strip("/")
+        self.real_path(rel)
+        if not self.is_dir(rel):
+            raise BundleError(f"no directory {directory!r} in bundle {self.root}", path=directory,
+                              fix="use a directory path from a listing, e.g. 'contracts/'")
+        return rel + "/" if rel else ""
+
+    def index(self, directory: str = "") -> IndexFile | None:
+        """The parsed ``index.md`` of ``directory`` with resolved entries, or None when it has none."""
+        d = self._directory(directory)
+        if d not in self._indexes:
+            self._indexes[d] = read_index(self, d)
+        return self._indexes[d]
+
+    @property
+    def okf_version(self) -> str | None:
+        """The ``okf_version`` declared in the root ``index.md`` frontmatter, if any."""
+        index = self.index("")
+        return index.okf_version if index else None
+
+    def _summary(self, path: str) -> tuple[str, str]:
+        try:
+            concept = self.load(path)
+        except BundleError:
+            return _derived_title(path), ""
+        return concept.title, (concept.meta.description or "").strip()
+
+    def _dir_title(self, path: str) -> str:
+        index_rel = path + "index.md"
+        if self.is_concept_path(index_rel) or not self.exists(index_rel):
+            return _derived_title(path)
+        try:
+            text, _ = read_text(self.real_path(index_rel), index_rel)
+        except BundleError:
+            return _derived_title(path)
+        for heading in headings(text[:20_000]):
+            if heading.text:
+                return heading.text
+        return _derived_title(path)
+
+    def listing(self, directory: str = "") -> Listing:
+        """A directory's signposts (index entries first, then synthesized ones) and its index problems."""
+        d = self._directory(directory)
+        if d in self._listings:
+            return self._listings[d]
+        index = self.index(d)
+        listing = Listing(directory=d, has_index=index is not None,
+                          diagnostics=list(index.diagnostics) if index else [])
+        seen: set[str] = set()
+        for resolved in index.entries if index else []:
+            if resolved.kind not in ("concept", "directory") or resolved.path is None:
+                continue
+            entry = resolved.entry
+            if resolved.path in seen:
+                listing.diagnostics.append(diagnostic("W114", d + "index.md", entry.line,
+                                                      f"{resolved.path} is listed more than once"))
+                continue
+            seen.add(resolved.path)
+            description = entry.description
+            if not description and resolved.kind == "concept":
+                description = self._summary(resolved.path)[1]
+            listing.signposts.append(Signpost(
+                path=resolved.path, title=entry.title or _derived_title(resolved.path), description=description,
+                is_dir=resolved.kind == "directory", section=entry.section, line=entry.line, origin="index"))
+        scan = self._scan(d)
+        for name in scan.concepts if scan else ():
+            path = d + name
+            if path not in seen:
+                title, description = self._summary(path)
+                listing.signposts.append(Signpost(path=path, title=title, description=description,
+                                                  is_dir=False, origin="synthesized"))
+        for name in scan.dirs if scan else ():
+            path = f"{d}{name}/"
+            if path not in seen and self._has_concepts(path):
+                listing.signposts.append(Signpost(path=path, title=self._dir_title(path), is_dir=True,
+                                                  origin="synthesized"))
+        self._listings[d] = listing
+        return listing
+
+    def signposts(self, directory: str = "") -> list[Signpost]:
+        """The signposts of ``directory`` (see :meth:`listing`)."""
+        return self.listing(directory).signposts
+
+    # -- identity -----------------------------------------------------------------------------------------
+
+    def manifest(self) -> dict[str, Any] | None:
+        """okf's compile manifest ``.okf/manifest.json``, or None when absent; BundleError when unreadable."""
+        path = os.path.join(self._root_real, MANIFEST)
+        if not os.path.isfile(path):
+            return None
+        try:
+            with open(path, encoding="utf-8") as handle:
+                value = json.load(handle)
+        except (OSError, ValueError) as exc:
+            raise BundleError(f"cannot read the compile manifest: {exc}", path=MANIFEST,
+                              fix="recompile with okf compile") from None
+        if not isinstance(value, dict):
+            raise BundleError("the compile manifest is not a JSON object", path=MANIFEST,
+                              fix="recompile with okf compile")
+        return value
+
+    def corpus_id(self) -> str:
+        """A stable identity of the bundle's content: ``sha256:`` and 16 hex digits."""
+        if self._corpus_id is None:
+            digest = hashlib.sha256()
+            manifest = os.path.join(self._root_real, MANIFEST)
+            if os.path.isfile(manifest):
+                with open(manifest, "rb") as handle:
+                    digest.update(b"manifest\0" + handle.read())
+            else:
+                for directory in self.iter_directories():
+                    scan = self._scan(directory)
+                    for name in scan.files if scan else ():
+                        if name.endswith(".md"):
+                            real = os.path.join(self._root_real, directory + name)
+                            size = os.path.getsize(real)
+                            if size > MAX_FILE_BYTES:  # refused anyway; don't hash 50 MB for an id
+                                file_hash = f"size:{size}"
+                            else:
+                                with open(real, "rb") as handle:
+                                    file_hash = hashlib.sha256(handle.read()).hexdigest()
+                            digest.update(f"{directory}{name}\0{file_hash}\n".encode())
+            self._corpus_id = "sha256:" + digest.hexdigest()[:16]
+        return self._corpus_id

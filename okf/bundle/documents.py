@@ -1,0 +1,75 @@
+"""Reading bundle files: size limits, tolerant decoding, and concept parsing into the pure models."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from okf.bundle import frontmatter
+from okf.bundle.codes import diagnostic
+from okf.bundle.meta import build_meta
+from okf.bundle.model import Concept, ConceptMeta, Diagnostic
+from okf.errors import BundleError
+from okf.sources import decode
+
+
+class CodedBundleError(BundleError):
+    """A BundleError that carries the check code it maps to (E001, E002, E005, E006)."""
+
+    def __init__(self, code: str, message: str, *, path: str | None = None, line: int | None = None,
+                 fix: str | None = None) -> None:
+        super().__init__(message, path=path, line=line, fix=fix)
+        self.code = code
+
+
+def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
+    """A bundle file's text (CRLF as LF, bad bytes replaced) and a W140 diagnostic when bytes were bad."""
+    try:
+        size = os.path.getsize(real_path)
+        if size > frontmatter.MAX_FILE_BYTES:
+            raise CodedBundleError("E005", f"file is {size / 1_048_576:.1f} MB, over the "
+                                   f"{frontmatter.MAX_FILE_BYTES // 1_048_576} MB limit", path=rel,
+                                   fix="split it into several concepts")
+        with open(real_path, "rb") as handle:
+            data = handle.read(frontmatter.MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise CodedBundleError("E006", f"cannot read file: {exc.strerror or exc}", path=rel,
+                               fix="check the file's permissions and that it is a regular file") from None
+    if len(data) > frontmatter.MAX_FILE_BYTES:  # grew while we looked
+        raise CodedBundleError("E005", "file is over the size limit", path=rel, fix="split it")
+    diags: list[Diagnostic] = []
+    try:
+        text = data.decode("utf-8-sig")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+    except UnicodeDecodeError as exc:
+        text = decode(data, rel).text
+        line = data.count(b"\n", 0, exc.start) + 1
+        diags.append(diagnostic("W140", rel, line, f"undecodable bytes replaced with U+FFFD "
+                                f"(first at byte {exc.start})"))
+    return text, diags
+
+
+def load_frontmatter(text: str, rel: str) -> tuple[dict[str, Any] | None, frontmatter.Split]:
+    """Split and load frontmatter, mapping failures to coded BundleErrors naming file and line."""
+    try:
+        return frontmatter.parse(text, rel)
+    except frontmatter.NotAMapping as exc:
+        raise CodedBundleError("E002", exc.message, path=rel, line=exc.line, fix=exc.fix) from None
+    except frontmatter.Refused as exc:
+        raise CodedBundleError("E005", exc.message, path=rel, line=exc.line, fix=exc.fix) from None
+    except BundleError as exc:
+        raise CodedBundleError("E001", exc.message, path=rel, line=exc.line, fix=exc.fix) from None
+
+
+def parse_concept(rel: str, text: str, diags: list[Diagnostic]) -> Concept:
+    """A Concept from its file text; raises CodedBundleError for frontmatter okf cannot read."""
+    raw, parts = load_frontmatter(text, rel)
+    if raw is None:
+        meta = ConceptMeta()
+        raw = {}
+    else:
+        meta, meta_diags = build_meta(raw, rel, parts.yaml_text or "", parts.yaml_start_line)
+        diags = diags + meta_diags
+    return Concept(id=rel[:-3], path=rel, meta=meta, body=parts.body, body_start_line=parts.body_start_line,
+                   frontmatter=raw, diagnostics=diags)

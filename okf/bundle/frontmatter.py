@@ -1,0 +1,161 @@
+"""Splitting and safely loading YAML frontmatter: size limits, alias-bomb guard, SafeLoader only.
+
+The text before the body is split by hand (``---`` on the first line, the next ``---`` or ``...`` line closes
+it) so line numbers stay exact; the YAML is loaded with ``yaml.CSafeLoader`` when libyaml is present, else
+``yaml.SafeLoader``. Never the full loader: frontmatter is untrusted input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from okf.errors import BundleError
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_FRONTMATTER_BYTES = 64 * 1024
+MAX_ALIASES = 100
+MAX_NODES = 100_000
+
+_FAST_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _CountingLoader(yaml.SafeLoader):
+    """A pure-Python SafeLoader that refuses documents with too many aliases (billion laughs)."""
+
+    aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > MAX_ALIASES:
+                raise _TooComplex(f"more than {MAX_ALIASES} YAML aliases")
+        return super().compose_node(parent, index)
+
+
+class _TooComplex(Exception):
+    pass
+
+
+class Refused(BundleError):
+    """Frontmatter refused for its size or complexity (too large, alias bomb, too deep)."""
+
+
+class NotAMapping(BundleError):
+    """Frontmatter that loads to a list or a scalar instead of a mapping."""
+
+
+@dataclass
+class Split:
+    """A document split into its frontmatter text and body, with the body's first line number."""
+
+    yaml_text: str | None
+    body: str
+    body_start_line: int
+    yaml_start_line: int = 2
+    notices: list[str] = field(default_factory=list)
+
+
+def split(text: str, path: str = "") -> Split:
+    """Split ``text`` into frontmatter (None when there is none) and body.
+
+    Raises BundleError when a frontmatter block is opened but never closed.
+    """
+    # A first line of exactly "---" (trailing spaces tolerated) opens frontmatter.
+    if not text.startswith("---") or text.split("\n", 1)[0].rstrip() != "---":
+        return Split(None, text, 1)
+    pos = text.find("\n")
+    if pos < 0:
+        raise BundleError("frontmatter opened with '---' but never closed", path=path, line=1,
+                          fix="add a closing '---' line after the frontmatter")
+    start = pos + 1
+    line_no = 2
+    cursor = start
+    while cursor <= len(text):
+        end = text.find("\n", cursor)
+        line = text[cursor:] if end < 0 else text[cursor:end]
+        if line.rstrip() in ("---", "..."):
+            yaml_text = text[start:cursor]
+            body = "" if end < 0 else text[end + 1:]
+            return Split(yaml_text, body, line_no + 1)
+        if end < 0:
+            break
+        cursor = end + 1
+        line_no += 1
+    raise BundleError("frontmatter opened with '---' but never closed", path=path, line=1,
+                      fix="add a closing '---' line after the frontmatter")
+
+
+def _count_nodes(value: Any, budget: int) -> int:
+    """Nodes in a loaded structure, stopping once over ``budget`` (shared references count each time)."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > budget:
+            return count
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+def load(yaml_text: str, path: str = "", first_line: int = 2) -> Any:
+    """Load frontmatter YAML safely; BundleError (with the file line) when unparseable, too big or a bomb."""
+    if len(yaml_text.encode("utf-8", "replace")) > MAX_FRONTMATTER_BYTES:
+        raise Refused(f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB", path=path,
+                          line=first_line - 1, fix="shorten the frontmatter; put long text in the body")
+    try:
+        if "*" in yaml_text and "&" in yaml_text:
+            loader = _CountingLoader(yaml_text)
+            try:
+                value = loader.get_single_data()
+            finally:
+                loader.dispose()
+        else:
+            value = yaml.load(yaml_text, Loader=_FAST_LOADER)
+    except _TooComplex as exc:
+        raise Refused(f"frontmatter refused: {exc}", path=path, line=first_line - 1,
+                          fix="write the values out instead of using YAML anchors and aliases") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = first_line + mark.line if mark is not None else first_line - 1
+        problem = getattr(exc, "problem", None) or str(exc).split("\n", 1)[0]
+        raise BundleError(f"frontmatter is not valid YAML: {problem}", path=path, line=line,
+                          fix="fix the YAML syntax (quote values containing ':' or '#')") from None
+    except RecursionError:
+        raise Refused("frontmatter refused: nested too deeply", path=path, line=first_line - 1,
+                          fix="flatten the frontmatter structure") from None
+    if _count_nodes(value, MAX_NODES) > MAX_NODES:
+        raise Refused(f"frontmatter refused: more than {MAX_NODES} values once aliases are expanded",
+                          path=path, line=first_line - 1,
+                          fix="write the values out instead of using YAML anchors and aliases")
+    return value
+
+
+def parse(text: str, path: str = "") -> tuple[dict[str, Any] | None, Split]:
+    """Split and load: (mapping or None when there is no frontmatter, the split).
+
+    Raises BundleError for unparseable YAML and for frontmatter that is not a mapping (a list or scalar).
+    An empty frontmatter block is an empty mapping.
+    """
+    parts = split(text, path)
+    if parts.yaml_text is None:
+        return None, parts
+    value = load(parts.yaml_text, path, parts.yaml_start_line)
+    if value is None:
+        return {}, parts
+    if not isinstance(value, dict):
+        kind = "a list" if isinstance(value, list) else f"a {type(value).__name__} scalar"
+        raise NotAMapping(f"frontmatter is {kind}, not a mapping of keys to values", path=path,
+                          line=parts.yaml_start_line,
+                          fix="write frontmatter as 'key: value' lines, starting with 'type: ...'")
+    # YAML allows non-string keys (1: x, null: y); okf keys are strings.
+    if any(not isinstance(k, str) for k in value):
+        value = {str(k): v for k, v in value.items()}
+    return value, parts

@@ -1,0 +1,116 @@
+"""Directory listings (OKF §8): read a directory's ``index.md`` and resolve its entries against the bundle.
+
+Only concepts and directories become signposts. An entry naming another existing file (a ``.py`` attester,
+``log.md``) is neither a signpost nor a problem; an entry naming nothing, or leaving the bundle, is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from okf.bundle.codes import diagnostic
+from okf.bundle.documents import CodedBundleError, load_frontmatter, read_text
+from okf.bundle.model import Diagnostic
+from okf.bundle.paths import is_external, is_hidden, normalize, split_target
+from okf.errors import BundleError, PathEscapeError
+from okf.markdown import IndexEntry, parse_index
+
+if TYPE_CHECKING:
+    from okf.bundle import Bundle
+
+EntryKind = Literal["concept", "directory", "other", "self", "external", "missing", "outside"]
+
+
+@dataclass
+class ResolvedEntry:
+    """An ``index.md`` entry and what its target resolved to (``path`` as a signpost path, or None)."""
+
+    entry: IndexEntry
+    kind: EntryKind
+    path: str | None
+
+
+@dataclass
+class IndexFile:
+    """A directory's parsed ``index.md``."""
+
+    path: str
+    entries: list[ResolvedEntry] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    okf_version: str | None = None
+
+
+def _classify(bundle: Bundle, target: str, directory: str) -> tuple[EntryKind, str | None]:
+    if is_external(target):
+        return "external", None
+    ref = split_target(target)
+    if not ref:
+        return "self", None
+    try:
+        rel = normalize(ref, directory)
+        bundle.real_path(rel.rstrip("/"))
+    except PathEscapeError:
+        return "outside", None
+    bare = rel.rstrip("/")
+    if bare == "index.md" or bare.endswith("/index.md"):
+        bare = bare[: -len("index.md")].rstrip("/")
+        if not bundle.is_dir(bare):
+            return "missing", rel
+        rel = bare + "/" if bare else ""
+    if is_hidden(bare):
+        return ("other", rel) if bundle.exists(bare) else ("missing", rel)
+    if rel == "" or rel.rstrip("/") == directory.rstrip("/"):
+        return "self", None
+    if bundle.is_dir(bare):
+        return "directory", bare + "/"
+    if rel.endswith("/"):
+        return "missing", rel
+    if bundle.is_concept_path(bare):
+        return "concept", bare
+    if not bare.endswith(".md") and bundle.is_concept_path(bare + ".md"):
+        return "concept", bare + ".md"
+    if bundle.exists(bare):
+        return "other", bare
+    return "missing", bare
+
+
+def read_index(bundle: Bundle, directory: str) -> IndexFile | None:
+    """The parsed ``index.md`` of ``directory`` ("" or "a/b/"), or None when it has none."""
+    rel = directory + "index.md"
+    if not bundle.exists(rel):
+        return None
+    index = IndexFile(rel)
+    try:
+        text, index.diagnostics = read_text(bundle.real_path(rel), rel)
+        raw, parts = load_frontmatter(text, rel)
+    except CodedBundleError as exc:
+        index.diagnostics.append(diagnostic(exc.code, rel, exc.line, exc.message, exc.fix))
+        return index
+    except BundleError as exc:
+        index.diagnostics.append(diagnostic("E006", rel, exc.line, exc.message))
+        return index
+    if raw is not None:
+        if directory:
+            index.diagnostics.append(diagnostic("E010", rel, 1, "index.md below the bundle root has "
+                                                "frontmatter (OKF §8 allows it only at the root)"))
+        else:
+            others = sorted(k for k in raw if k != "okf_version")
+            if others:
+                index.diagnostics.append(diagnostic("E011", rel, 1, "root index.md frontmatter may carry only "
+                                                    f"okf_version; found {', '.join(others)}"))
+            if raw.get("okf_version") is not None:
+                index.okf_version = str(raw["okf_version"])
+    listing = parse_index(parts.body, parts.body_start_line - 1)
+    for line, problem in listing.problems:
+        index.diagnostics.append(diagnostic("E012", rel, line, problem))
+    for entry in listing.entries:
+        kind, path = _classify(bundle, entry.target, directory)
+        index.entries.append(ResolvedEntry(entry, kind, path))
+        if kind == "missing":
+            index.diagnostics.append(diagnostic("W110", rel, entry.line,
+                                                f"entry [{entry.title}]({entry.target}) points at nothing"))
+        elif kind == "outside":
+            index.diagnostics.append(diagnostic("W111", rel, entry.line, f"entry [{entry.title}]"
+                                                f"({entry.target}) points outside the bundle; not followed"))
+    return index

@@ -1,0 +1,180 @@
+"""The tolerant typed view of a frontmatter mapping: ``ConceptMeta`` plus diagnostics, never a rejection.
+
+A value of the wrong type in an optional field is kept as written in ``ConceptMeta.extra`` and noted
+(W133); unknown keys go to ``extra`` unchanged (OKF §4.1 asks consumers to preserve them).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from okf.bundle.codes import diagnostic
+from okf.bundle.model import Actor, ConceptMeta, Diagnostic, SourceRef, Status, as_datetime
+
+_KNOWN = {"type", "title", "description", "resource", "tags", "sources", "generated", "verified", "status",
+          "stale_after"}
+_STATUSES = {s.value for s in Status}
+_LINES_TEXT = re.compile(r"^\s*(\d+)\s*[-\u2013:]\s*(\d+)\s*$")
+
+
+def _key_line(yaml_text: str, first_line: int, key: str) -> int:
+    """The file line of a top-level ``key:`` in the frontmatter (the block's first line if not found)."""
+    prefix = key + ":"
+    for i, line in enumerate(yaml_text.split("\n")):
+        if line.startswith(prefix):
+            return first_line + i
+    return first_line
+
+
+def _scalar_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float, date)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _as_dt(value: Any) -> datetime | None:
+    if isinstance(value, (date, datetime)):
+        return as_datetime(value)
+    if isinstance(value, str):
+        try:
+            return as_datetime(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
+        except ValueError:
+            return None
+    return None
+
+
+def _lines(value: Any) -> tuple[int, int] | None:
+    """``[a, b]`` or ``"a-b"`` as a 1-based inclusive span; None when unreadable."""
+    if isinstance(value, str):
+        m = _LINES_TEXT.match(value)
+        pair: Any = (int(m.group(1)), int(m.group(2))) if m else None
+    elif isinstance(value, (list, tuple)) and len(value) == 2:
+        pair = tuple(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        pair = (value, value)
+    else:
+        pair = None
+    if pair is None or not all(isinstance(x, int) and not isinstance(x, bool) for x in pair):
+        return None
+    start, end = pair
+    return (start, end) if 1 <= start <= end else None
+
+
+def _actor(value: Any) -> Actor | None:
+    if not isinstance(value, dict):
+        return None
+    data = dict(value)
+    if "at" in data and data["at"] is not None:
+        at = _as_dt(data["at"])
+        if at is None:
+            return None
+        data["at"] = at
+    if "by" in data:
+        by = _scalar_text(data["by"])
+        if by is None:
+            return None
+        data["by"] = by
+    try:
+        return Actor.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def _source(value: Any) -> SourceRef | None:
+    if isinstance(value, str):  # a bare resource string is a readable shorthand
+        return SourceRef(resource=value)
+    if not isinstance(value, dict):
+        return None
+    data = {str(k): v for k, v in value.items()}
+    if "lines" in data and data["lines"] is not None:
+        span = _lines(data["lines"])
+        if span is None:
+            return None
+        data["lines"] = span
+    if "last_modified" in data and data["last_modified"] is not None:
+        data["last_modified"] = _as_dt(data["last_modified"])
+        if data["last_modified"] is None:
+            return None
+    for key in ("resource", "id", "title", "author", "sha256"):
+        if key in data and data[key] is not None:
+            text = _scalar_text(data[key])
+            if text is None:
+                return None
+            data[key] = text
+    try:
+        return SourceRef.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def build_meta(raw: dict[str, Any], path: str = "", yaml_text: str = "",
+               first_line: int = 2) -> tuple[ConceptMeta, list[Diagnostic]]:
+    """The typed view of ``raw`` and the diagnostics for values it could not type (kept in ``extra``)."""
+    diags: list[Diagnostic] = []
+    extra: dict[str, Any] = {k: v for k, v in raw.items() if k not in _KNOWN}
+    fields: dict[str, Any] = {}
+
+    def bad(key: str, expected: str) -> None:
+        extra[key] = raw[key]
+        diags.append(diagnostic("W133", path, _key_line(yaml_text, first_line, key),
+                                f"'{key}' should be {expected}; kept as written"))
+
+    for key in ("type", "title", "description", "resource"):
+        if key in raw and raw[key] is not None:
+            text = _scalar_text(raw[key])
+            if text is None:
+                bad(key, "a string")
+            else:
+                fields[key] = text.strip() if key == "type" else text
+    if "tags" in raw and raw["tags"] is not None:
+        tags = raw["tags"]
+        if isinstance(tags, str):
+            fields["tags"] = [t.strip() for t in tags.split(",") if t.strip()]
+        elif isinstance(tags, list) and all(_scalar_text(t) is not None for t in tags):
+            fields["tags"] = [str(t) for t in tags]
+        else:
+            bad("tags", "a list of strings")
+    if "sources" in raw and raw["sources"] is not None:
+        items = raw["sources"] if isinstance(raw["sources"], list) else [raw["sources"]]
+        parsed = [_source(item) for item in items]
+        fields["sources"] = [s for s in parsed if s is not None]
+        if any(s is None for s in parsed):
+            bad("sources", "a list of {resource, ...} mappings (lines as [a, b] or 'a-b')")
+    if "generated" in raw and raw["generated"] is not None:
+        actor = _actor(raw["generated"])
+        if actor is None:
+            bad("generated", "a {by, at} mapping")
+        else:
+            fields["generated"] = actor
+    elif "timestamp" in raw:  # OKF v0.1: timestamp is superseded by generated.at (§13.1)
+        at = _as_dt(raw["timestamp"])
+        if at is not None:
+            fields["generated"] = Actor(by="", at=at)
+    if "verified" in raw and raw["verified"] is not None:
+        items = raw["verified"] if isinstance(raw["verified"], list) else [raw["verified"]]
+        actors = [_actor(item) for item in items]
+        fields["verified"] = [a for a in actors if a is not None]
+        if any(a is None for a in actors):
+            bad("verified", "a list of {by, at} mappings")
+    if "status" in raw and raw["status"] is not None:
+        status = _scalar_text(raw["status"])
+        if status is not None and status.strip().lower() in _STATUSES:
+            fields["status"] = Status(status.strip().lower())
+        else:
+            extra["status"] = raw["status"]
+            diags.append(diagnostic("W134", path, _key_line(yaml_text, first_line, "status"),
+                                    f"status {raw['status']!r} is not draft, stable or deprecated; "
+                                    "read as stable"))
+    if "stale_after" in raw and raw["stale_after"] is not None:
+        when = _as_dt(raw["stale_after"])
+        if when is None:
+            bad("stale_after", "an ISO 8601 date or datetime")
+        else:
+            fields["stale_after"] = when
+    return ConceptMeta(**fields, extra=extra), diags

@@ -1,0 +1,72 @@
+"""Path safety: every path from an index, a link, a caller or a model becomes a bundle-relative POSIX path
+here, or a PathEscapeError. Pure string work plus one realpath check against symlinks."""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import unquote
+
+from okf.errors import PathEscapeError
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+RESERVED = frozenset({"index.md", "log.md"})
+
+
+def is_external(target: str) -> bool:
+    """True for URLs and other scheme-prefixed targets (``https:``, ``mailto:``, ``data:``...)."""
+    return bool(_SCHEME.match(target)) and not _DRIVE.match(target)
+
+
+def split_target(target: str) -> str:
+    """A link target without its ``#fragment`` and ``?query``, URL-decoded."""
+    for mark in ("#", "?"):
+        cut = target.find(mark)
+        if cut >= 0:
+            target = target[:cut]
+    return unquote(target.strip())
+
+
+def normalize(ref: str, base: str = "") -> str:
+    """``ref`` as a bundle-relative POSIX path: a leading ``/`` means the bundle root, else relative to the
+    directory ``base``. A trailing ``/`` is kept (it marks a directory); the root is ``""``.
+
+    Raises PathEscapeError for NUL bytes, drive-letter or ``~`` paths, and ``..`` climbing above the root.
+    """
+    if "\x00" in ref or "\x00" in base:
+        raise PathEscapeError("path contains a NUL byte", path=repr(ref), fix="pass a plain relative path")
+    ref = ref.replace("\\", "/")
+    if _DRIVE.match(ref) or ref.startswith("~") or ref.startswith("//"):
+        raise PathEscapeError(f"path {ref!r} is not inside the bundle", path=ref,
+                              fix="use a path relative to the bundle root")
+    trailing = ref.endswith("/") or ref.endswith("/.") or ref in (".", "..")
+    segments = ref.split("/") if ref.startswith("/") else base.replace("\\", "/").split("/") + ref.split("/")
+    parts: list[str] = []
+    for part in segments:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                raise PathEscapeError(f"path {ref!r} climbs out of the bundle", path=ref,
+                                      fix="remove the '..' that leaves the bundle root")
+            parts.pop()
+        else:
+            parts.append(part)
+    out = "/".join(parts)
+    return out + "/" if out and trailing else out
+
+
+def ensure_inside(root_real: str, rel: str) -> str:
+    """The real filesystem path of ``rel`` under ``root_real``; PathEscapeError when a symlink leads out."""
+    full = os.path.join(root_real, rel) if rel else root_real
+    real = os.path.realpath(full)
+    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+        raise PathEscapeError(f"path {rel!r} leads outside the bundle (through a symlink)", path=rel,
+                              fix="replace the symlink with the file itself")
+    return real
+
+
+def is_hidden(rel: str) -> bool:
+    """True when any component of ``rel`` starts with a dot (``.okf/``, ``.git/``, ``a/.draft.md``)."""
+    return any(part.startswith(".") for part in rel.split("/") if part)

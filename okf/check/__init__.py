@@ -1,0 +1,150 @@
+"""``check(bundle) -> CheckReport``: OKF v0.2 conformance errors and tolerant-consumer warnings.
+
+Zero model calls. Every file is checked even after problems are found; a file okf cannot read becomes a
+diagnostic naming it, never an exception. Codes and fixes are listed in :data:`okf.bundle.codes.CODES` and
+documented in docs/check.md.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field, computed_field
+
+from okf.bundle import Bundle, Diagnostic, as_datetime, diagnostic
+from okf.bundle.documents import CodedBundleError
+from okf.check.rules import SourceFiles, check_concept, check_log
+from okf.errors import BundleError
+
+__all__ = ["CheckReport", "check"]
+
+_SPACE = re.compile(r"\s+")
+
+
+class CheckReport(BaseModel):
+    """The outcome of ``okf check``: every diagnostic, sorted by path and line, and what was read."""
+
+    bundle: str
+    corpus_id: str = ""
+    okf_version: str | None = None
+    concepts: int = Field(0, description="Concept files checked.")
+    files: int = Field(0, description="Markdown files checked (concepts, index.md, log.md).")
+    seconds: float = 0.0
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """The error diagnostics (OKF §11 conformance failures)."""
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The warning diagnostics."""
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def error_count(self) -> int:
+        """How many errors."""
+        return len(self.errors)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def warning_count(self) -> int:
+        """How many warnings."""
+        return len(self.warnings)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ok(self) -> bool:
+        """True when there are no errors (warnings allowed)."""
+        return not self.errors
+
+
+def _norm(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    text = _norm(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _same_description(entry: str, description: str) -> bool:
+    """Equal up to whitespace, or the entry is the description's leading part (a shortened summary)."""
+    short, full = _norm(entry).rstrip(".\u2026 "), _norm(description)
+    return short == full.rstrip(".\u2026 ") or (bool(short) and full.startswith(short))
+
+
+def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None) -> CheckReport:
+    """Check every file of ``bundle`` and return all diagnostics. ``now`` decides staleness (default: now)."""
+    started = time.perf_counter()
+    if not isinstance(bundle, Bundle):
+        bundle = Bundle.open(bundle)
+    now = as_datetime(now) if now is not None else datetime.now(UTC)
+    diags: list[Diagnostic] = []
+    files = 0
+
+    source_root = None
+    try:
+        manifest = bundle.manifest()
+        if manifest and isinstance(manifest.get("source_root"), str):
+            source_root = manifest["source_root"]
+    except BundleError as exc:
+        diags.append(diagnostic("E006", exc.path or ".okf/manifest.json", None, exc.message, exc.fix))
+    sources = SourceFiles(bundle, source_root)
+
+    # Listings first: index problems, unlisted concepts, fanout; remember what each index says of a concept.
+    listed: dict[str, tuple[str, int, str]] = {}
+    for directory in bundle.iter_directories():
+        listing = bundle.listing(directory)
+        diags.extend(listing.diagnostics)
+        index_rel = directory + "index.md"
+        if listing.has_index:
+            files += 1
+            index = bundle.index(directory)
+            for resolved in index.entries if index else []:
+                if resolved.kind == "concept" and resolved.path and resolved.entry.description:
+                    listed.setdefault(resolved.path, (index_rel, resolved.entry.line,
+                                                      resolved.entry.description))
+            for signpost in listing.signposts:
+                if signpost.origin == "synthesized" and not signpost.is_dir:
+                    diags.append(diagnostic("W112", index_rel, None,
+                                            f"{signpost.path} is not listed in {index_rel}"))
+        if len(listing.signposts) > fanout:
+            where = index_rel if listing.has_index else (directory or "./")
+            diags.append(diagnostic("W120", where, None, f"directory {directory or './'} has "
+                                    f"{len(listing.signposts)} entries, more than the fanout of {fanout}"))
+        if bundle.exists(directory + "log.md"):
+            files += 1
+            diags.extend(check_log(bundle, directory + "log.md"))
+
+    concepts = 0
+    for path in bundle.iter_concepts():
+        concepts += 1
+        files += 1
+        try:
+            concept = bundle.load(path, cache=False)
+        except CodedBundleError as exc:
+            diags.append(diagnostic(exc.code, path, exc.line, exc.message, exc.fix))
+            continue
+        except BundleError as exc:
+            diags.append(diagnostic("E006", path, exc.line, exc.message, exc.fix))
+            continue
+        diags.extend(check_concept(bundle, concept, now, sources))
+        entry = listed.get(path)
+        description = concept.meta.description
+        if entry and description and not _same_description(entry[2], description):
+            diags.append(diagnostic("W113", entry[0], entry[1], f"the entry for {path} says "
+                                    f"{_clip(entry[2])!r}; its frontmatter says {_clip(description)!r}"))
+
+    diags.sort(key=lambda d: (d.path, d.line or 0, d.code))
+    try:
+        corpus_id = bundle.corpus_id()
+    except (OSError, BundleError):
+        corpus_id = ""
+    return CheckReport(bundle=str(bundle.root), corpus_id=corpus_id, okf_version=bundle.okf_version,
+                       concepts=concepts, files=files, seconds=round(time.perf_counter() - started, 3),
+                       diagnostics=diags)

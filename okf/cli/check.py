@@ -1,0 +1,47 @@
+"""``okf check``: OKF v0.2 conformance errors and warnings for a bundle, with no model calls."""
+
+from __future__ import annotations
+
+import click
+
+from okf.bundle import Bundle
+from okf.check import check
+from okf.cli.common import emit_json, json_option, notice, quiet_option
+
+
+@click.command("check")
+@click.argument("bundle", type=click.Path(path_type=str))
+@json_option
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on errors.")
+@click.option("--fanout", type=click.IntRange(min=1), default=24, show_default=True,
+              help="Warn (W120) when a directory lists more entries than this.")
+@quiet_option
+def command(bundle: str, as_json: bool, strict: bool, fanout: int, quiet: bool) -> None:
+    """Check BUNDLE against OKF v0.2: errors break conformance (§11), warnings are worth fixing.
+
+    One line per finding on stdout, 'path:line: CODE severity: message (fix: ...)', then a summary.
+    Exit status: 0 when there are no errors (with --strict: no warnings either), 1 otherwise.
+    Every code is explained in docs/check.md.
+
+    \b
+    Examples:
+      okf check bundles/mydocs
+      okf check bundles/mydocs --strict --fanout 40
+      okf check bundles/mydocs --json | jq '.diagnostics[] | select(.severity == "error")'
+    """
+    report = check(Bundle.open(bundle), fanout=fanout)
+    if as_json:
+        emit_json(report)
+    else:
+        for d in report.diagnostics:
+            where = f"{d.path}:{d.line}" if d.line else d.path
+            fix = f" (fix: {d.fix})" if d.fix else ""
+            click.echo(f"{where}: {d.code} {d.severity}: {d.message}{fix}")
+        verdict = "conformant" if report.ok else "NOT conformant"
+        click.echo(f"{report.concepts} concepts, {report.files} files checked in {report.seconds:.2f}s: "
+                   f"{report.error_count} errors, {report.warning_count} warnings ({verdict} with OKF v0.2)")
+    if not report.ok:
+        notice("See docs/check.md for what each code means and how to fix it.", quiet=quiet or as_json)
+    failed = not report.ok or (strict and report.warning_count > 0)
+    if failed:
+        raise SystemExit(1)

@@ -1,0 +1,52 @@
+"""Shared fixtures: bundles written by the test into tmp_path, and the real sample bundle when present."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+BundleWriter = Callable[[Path, "dict[str, str | bytes]"], Path]
+
+
+def _write_bundle(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
+    """Write ``files`` (bundle-relative path -> text or bytes) under ``tmp_path / "bundle"``; return that root."""
+    root = tmp_path / "bundle"
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def write_bundle() -> BundleWriter:
+    """``write_bundle(tmp_path, {"a/b.md": "---\\ntype: Note\\n---\\nbody"}) -> Path`` of the bundle root."""
+    return _write_bundle
+
+
+def shared_dir() -> Path | None:
+    """The shared reference folder: $OKF_SHARED, else ``<repo>/../shared``; None when absent."""
+    env = os.environ.get("OKF_SHARED")
+    candidates = [Path(env)] if env else []
+    candidates.append(Path(__file__).resolve().parents[2] / "shared")
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+@pytest.fixture
+def sample_bundle() -> Path:
+    """The acme_retail sample bundle from another producer (skips when the shared folder is absent)."""
+    shared = shared_dir()
+    path = shared / "reference" / "okf-samples" / "acme_retail" if shared else None
+    if path is None or not path.is_dir():
+        pytest.skip("shared reference bundle not available (set OKF_SHARED)")
+    return path

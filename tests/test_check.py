@@ -1,0 +1,136 @@
+"""okf check: every rule, bad input that never stops the check, the CLI, and the real sample bundle."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from okf.bundle import CODES, Bundle
+from okf.check import check
+from okf.cli import main
+from okf.sources import span_sha256
+
+NOW = datetime(2026, 7, 1, tzinfo=UTC)
+OK = "---\ntype: Note\ndescription: Fine.\n---\n# Fine\n"
+
+
+def codes(report) -> list[tuple[str, str, int | None]]:
+    return sorted((d.code, d.path, d.line) for d in report.diagnostics)
+
+
+def test_clean_bundle_has_no_diagnostics(tmp_path, write_bundle):
+    root = write_bundle(tmp_path, {"index.md": "# All\n\n* [A](a.md) - Fine.\n", "a.md": OK})
+    report = check(Bundle.open(root), now=NOW)
+    assert report.diagnostics == [] and report.ok and report.concepts == 1 and report.files == 2
+
+
+def test_errors_and_warnings_are_all_reported(tmp_path, write_bundle):
+    root = write_bundle(tmp_path, {
+        "index.md": "---\nokf_version: '0.2'\nauthor: x\n---\n# All\n\n* [A](a.md) - Other words.\n"
+                    "* no link here\n* [Gone](gone.md) - x\n* [Out](../../x.md) - x\n* [A again](a.md) - Fine.\n",
+        "a.md": "---\ntype: Note\ndescription: Fine.\nstatus: deprecated\nstale_after: 2026-01-01\n---\n"
+                "[b](b.md) [none](none.md) [up](../../up.md)\n",
+        "b.md": "---\ntitle: no type\n---\nx\n",
+        "c.md": "just a body\n",
+        "d.md": "---\n- a list\n---\n",
+        "e.md": "---\ntype: [oops\n---\n",
+        "sub/index.md": "---\ntitle: x\n---\n* [F](f.md) - F.\n",
+        "sub/f.md": "---\ntype: N\ndescription: F.\n---\n",
+        "sub/log.md": "# Log\n\n## 2026-13-45\nx\n\n## yesterday\ny\n\n## 2026-01-02\nz\n",
+        "bin.md": b"---\ntype: N\ndescription: d\n---\n\xff\n",
+    })
+    report = check(Bundle.open(root), now=NOW, fanout=3)
+    got = {(c, p, ln) for c, p, ln in codes(report)}
+    expected = {
+        ("E011", "index.md", 1), ("E012", "index.md", 8), ("W110", "index.md", 9), ("W111", "index.md", 10),
+        ("W114", "index.md", 11), ("W113", "index.md", 7), ("W112", "index.md", None), ("W120", "index.md", None),
+        ("W131", "a.md", 1), ("W132", "a.md", 1), ("W101", "a.md", 7), ("W102", "a.md", 7),
+        ("E003", "b.md", 1), ("E004", "c.md", 1), ("E002", "d.md", 2), ("E001", "e.md", 3),
+        ("E010", "sub/index.md", 1), ("E020", "sub/log.md", 3), ("E020", "sub/log.md", 6),
+        ("W140", "bin.md", 5), ("W130", "b.md", 1),
+    }
+    assert expected <= got, expected - got
+    assert not report.ok and len(report.errors) == 9
+    for d in report.diagnostics:
+        assert d.fix and d.message and d.code in CODES
+
+
+def test_bad_input_never_stops_the_check(tmp_path, write_bundle):
+    bomb = "---\ntype: B\na: &a [x,x,x,x,x,x,x,x]\n" + "".join(
+        f"{c}: &{c} [{','.join(['*' + p] * 8)}]\n" for p, c in zip("abcdefgh", "bcdefghi")) + "---\n"
+    root = write_bundle(tmp_path, {"bomb.md": bomb, "ok.md": OK})
+    with open(root / "huge.md", "wb") as handle:
+        handle.seek(50 * 1024 * 1024)
+        handle.write(b"x")
+    outside = tmp_path / "outside.md"
+    outside.write_text(OK)
+    os.symlink(outside, root / "escape.md")
+    report = check(Bundle.open(root), now=NOW)
+    assert ("E005", "bomb.md", 1) in codes(report)
+    assert any(c == "E005" and p == "huge.md" for c, p, _ in codes(report))
+    assert report.concepts == 3  # bomb, huge, ok: the escaping symlink is not part of the bundle
+
+
+def test_drift_against_source_root(tmp_path, write_bundle):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "doc.txt").write_text("one\ntwo\nthree\n")
+    good = span_sha256("one\ntwo\nthree\n", 2, 3)
+    root = write_bundle(tmp_path, {
+        "fresh.md": f"---\ntype: N\ndescription: d\nsources:\n  - {{resource: doc.txt, lines: [2, 3], sha256: {good}}}\n---\n",
+        "drift.md": "---\ntype: N\ndescription: d\nsources:\n  - {resource: doc.txt, lines: '1-2', sha256: "
+                    + hashlib.sha256(b"old").hexdigest() + "}\n  - {resource: ../../etc/passwd, lines: [1, 1],"
+                    " sha256: abc}\n  - {resource: missing.txt, lines: [1, 1], sha256: abc}\n---\n",
+        ".okf/manifest.json": json.dumps({"source_root": "../src"}),
+    })
+    report = check(Bundle.open(root), now=NOW)
+    assert codes(report) == [("W150", "drift.md", 1)]
+    assert report.diagnostics[0].fix == "recompile with okf compile"
+
+
+def test_every_code_is_documented():
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "check.md").read_text()
+    for code in CODES:
+        assert re.search(rf"\b{code}\b", doc), f"{code} is not documented in docs/check.md"
+
+
+def test_sample_bundle_has_zero_errors(sample_bundle):
+    report = check(Bundle.open(sample_bundle), now=NOW)
+    assert report.errors == [], report.errors
+    assert ("W141", "log.md", 1) in codes(report)
+    assert report.concepts == 9
+
+
+def test_cli_human_json_and_exit_codes(tmp_path, write_bundle):
+    runner = CliRunner()
+    clean = write_bundle(tmp_path / "c", {"a.md": OK})
+    result = runner.invoke(main, ["check", str(clean)])
+    assert result.exit_code == 0 and "0 errors, 0 warnings" in result.stdout
+    warn = write_bundle(tmp_path / "w", {"a.md": "---\ntype: N\n---\n"})
+    assert runner.invoke(main, ["check", str(warn)]).exit_code == 0
+    strict = runner.invoke(main, ["check", str(warn), "--strict"])
+    assert strict.exit_code == 1 and "a.md:1: W130 warning:" in strict.stdout and "(fix: " in strict.stdout
+    bad = write_bundle(tmp_path / "b", {"a.md": "---\n- x\n---\n"})
+    result = runner.invoke(main, ["check", str(bad), "--json", "--quiet"])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["ok"] is False and data["error_count"] == 1 and data["diagnostics"][0]["code"] == "E002"
+
+
+def test_cli_bad_paths_and_options(tmp_path):
+    runner = CliRunner()
+    missing = runner.invoke(main, ["check", str(tmp_path / "nope")])
+    assert missing.exit_code == 1 and "nope" in missing.stderr and "Traceback" not in missing.output
+    (tmp_path / "f.md").write_text(OK)
+    assert runner.invoke(main, ["check", str(tmp_path / "f.md")]).exit_code == 1
+    (tmp_path / "empty").mkdir()
+    empty = runner.invoke(main, ["check", str(tmp_path / "empty")])
+    assert empty.exit_code == 1 and "no markdown" in empty.stderr
+    assert runner.invoke(main, ["check", str(tmp_path), "--fanout", "0"]).exit_code == 2
+    assert "Examples:" in runner.invoke(main, ["check", "--help"]).stdout

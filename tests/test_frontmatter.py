@@ -1,0 +1,112 @@
+"""Frontmatter: safe loading, limits, bombs, and round trips (hypothesis)."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okf.bundle import Bundle
+from okf.bundle import frontmatter as fm
+from okf.errors import BundleError
+
+BOMB = "---\ntype: Bomb\n" + "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)) + "---\nbody\n"
+
+
+def test_split_keeps_line_numbers():
+    parts = fm.split("---\ntype: A\n\n---\n# H\n")
+    assert parts.yaml_text == "type: A\n\n" and parts.body == "# H\n" and parts.body_start_line == 5
+    assert fm.split("# no frontmatter\n").yaml_text is None
+    assert fm.split("---  \ntype: A\n...\nx").body == "x"
+    assert fm.split("----\nx\n").yaml_text is None  # a thematic break, not frontmatter
+
+
+def test_unsafe_tags_are_refused():
+    with pytest.raises(BundleError, match="not valid YAML"):
+        fm.parse("---\ntype: !!python/object/apply:os.system ['echo hi']\n---\n", "x.md")
+
+
+def test_billion_laughs_is_refused_quickly(tmp_path, write_bundle):
+    root = write_bundle(tmp_path, {"bomb.md": BOMB})
+    with pytest.raises(BundleError, match="aliases") as exc:
+        Bundle.open(root).concept("bomb")
+    assert exc.value.path == "bomb.md" and exc.value.line == 1
+
+
+def test_a_few_aliases_are_fine():
+    raw, _ = fm.parse("---\ntype: A\nbase: &b {x: 1}\nother: *b\n---\n")
+    assert raw == {"type": "A", "base": {"x": 1}, "other": {"x": 1}}
+
+
+def test_size_limits(tmp_path, write_bundle):
+    big_fm = "---\ntype: A\nblob: \"" + "x" * (fm.MAX_FRONTMATTER_BYTES + 10) + "\"\n---\nbody\n"
+    root = write_bundle(tmp_path, {"bigfm.md": big_fm, "ok.md": "---\ntype: A\n---\n"})
+    with open(root / "huge.md", "wb") as handle:  # 50 MB, sparse: written in no time
+        handle.write(b"---\ntype: A\n---\n")
+        handle.seek(50 * 1024 * 1024)
+        handle.write(b"end\n")
+    b = Bundle.open(root)
+    with pytest.raises(BundleError, match="KiB") as exc:
+        b.concept("bigfm")
+    assert exc.value.path == "bigfm.md"
+    with pytest.raises(BundleError, match="MB") as exc:
+        b.concept("huge")
+    assert exc.value.path == "huge.md"
+    assert b.concept("ok").meta.type == "A"
+
+
+def test_scalar_frontmatter_is_not_a_mapping():
+    with pytest.raises(BundleError, match="scalar") as exc:
+        fm.parse("---\njust text\n---\n", "s.md")
+    assert (exc.value.path, exc.value.line) == ("s.md", 2)
+
+
+def test_yaml_error_line_points_into_the_file():
+    with pytest.raises(BundleError) as exc:
+        fm.parse("---\ntype: A\ntitle: ok\nbad: [x\n---\nbody\n", "e.md")
+    assert exc.value.line is not None and 4 <= exc.value.line <= 6
+
+
+_keys = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=12)
+_text = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=40)
+_scalars = st.one_of(_text, st.integers(), st.booleans(), st.none(),
+                     st.floats(allow_nan=False, allow_infinity=False))
+_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                         st.dictionaries(_keys, inner, max_size=4)),
+                       max_leaves=12)
+
+
+@given(st.dictionaries(_keys, _values, max_size=8), st.text(max_size=200))
+@settings(max_examples=60, deadline=None)
+def test_round_trip(mapping, body):
+    body = body.replace("\r", "")
+    text = "---\n" + yaml.safe_dump(mapping, allow_unicode=True, sort_keys=False) + "---\n" + body
+    raw, parts = fm.parse(text, "p.md")
+    assert raw == mapping
+    assert parts.body == body
+    assert text.split("\n")[parts.body_start_line - 1:] == body.split("\n")
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=150, deadline=None)
+def test_parse_never_crashes_unexpectedly(text):
+    try:
+        fm.parse(text, "f.md")
+    except BundleError:
+        pass
+
+
+@given(st.dictionaries(_keys, _values, max_size=6))
+@settings(max_examples=50, deadline=None)
+def test_meta_never_rejects(mapping):
+    from okf.bundle.meta import build_meta
+    mapping.setdefault("type", "T")
+    meta, diags = build_meta(mapping)
+    typed = {"type", "title", "description", "resource", "tags", "sources", "generated", "verified", "status",
+             "stale_after"}
+    assert set(mapping) - typed <= set(meta.extra)  # unknown keys are never dropped
+    assert all(d.severity == "warning" for d in diags)

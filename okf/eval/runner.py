@@ -1,0 +1,124 @@
+"""``evaluate``: navigate every question, score the shortlist against gold source spans, sum up the costs."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from okf.errors import ConfigError, OKFError
+from okf.eval.gold import GoldIndex
+from okf.eval.questions import DEFAULT_SEED, EvalQuestion, load_questions, pick
+from okf.eval.report import EvalReport, IndexStats, QuestionResult, score, summarize
+from okf.models import Budgets, NavigationResult
+from okf.readers.base import Reader
+
+Progress = Callable[[int, int, QuestionResult], None]
+
+
+def index_stats(index: GoldIndex) -> IndexStats:
+    """The provenance figures of a gold index, for the report."""
+    return IndexStats(concepts=index.concepts, concepts_with_lines=len(index.by_concept),
+                      sources_covered=len(index.by_source), entries_without_lines=index.entries_without_lines,
+                      unusable_resources=index.unusable_resources)
+
+
+async def evaluate_async(
+    bundle: object,
+    questions: list[EvalQuestion] | str | Path,
+    *,
+    reader: Reader | None = None,
+    budgets: Budgets | Mapping[str, Any] | None = None,
+    sample: int | None = None,
+    seed: int = DEFAULT_SEED,
+    limit: int | None = None,
+    concurrency: int = 1,
+    progress: Progress | None = None,
+    gold_index: GoldIndex | None = None,
+) -> EvalReport:
+    """Evaluate ``bundle`` (a Bundle or a path) on ``questions`` (a list or a questions.jsonl path)."""
+    # Imported here: navigate and bundle are siblings built apart; eval's pure parts must import without them.
+    from okf.bundle import Bundle
+    from okf.navigate import make_budgets, navigate_async
+
+    if concurrency < 1:
+        raise ConfigError(f"concurrency must be at least 1, got {concurrency}", fix="pass --concurrency N >= 1")
+    started = time.perf_counter()
+    opened = bundle if isinstance(bundle, Bundle) else Bundle.open(Path(str(bundle)))
+    questions_file = "" if isinstance(questions, list) else str(questions)
+    every = load_questions(questions) if not isinstance(questions, list) else questions
+    chosen = pick(every, sample=sample, seed=seed, limit=limit)
+    if reader is None:
+        from okf.readers import make_reader  # lazy: a configured reader may import a model client
+
+        reader = make_reader()
+    budgets = make_budgets(budgets)
+    index = gold_index or GoldIndex.from_bundle(opened)
+    warnings = list(index.warnings)
+    if not index.by_source:
+        warnings.append("no concept records a source path with lines: every gold span will be missed "
+                        "(compile the sources with okf compile so concepts carry `sources` provenance)")
+    else:
+        unknown = sorted({s.source for q in chosen for s in q.gold} - index.covered_sources())
+        if unknown:
+            warnings.append(f"{len(unknown)} gold source file(s) are cited by no concept, e.g. {unknown[0]!r} "
+                            "(was the bundle compiled from this corpus's sources/ folder?)")
+
+    semaphore = asyncio.Semaphore(concurrency)
+    done = 0
+
+    async def run_one(question: EvalQuestion) -> QuestionResult:
+        nonlocal done
+        async with semaphore:
+            result: NavigationResult | None = None
+            error: str | None = None
+            try:
+                result = await navigate_async(opened, question.question, reader=reader, budgets=budgets)
+            except ConfigError:
+                raise  # a setup problem fails every question alike: stop, don't score it as misses
+            except OKFError as exc:
+                error = f"{type(exc).__name__}: {exc}"
+            scored = score(question, result, index, error=error)
+        done += 1
+        if progress is not None:
+            progress(done, len(chosen), scored)
+        return scored
+
+    results = list(await asyncio.gather(*(run_one(q) for q in chosen)))
+    return EvalReport(
+        bundle=str(opened.root),
+        corpus_id=opened.corpus_id(),
+        reader=reader.name,
+        questions_file=questions_file,
+        questions_total=len(every),
+        sample=sample,
+        seed=seed if sample is not None else None,
+        limit=limit,
+        budgets=budgets,
+        index=index_stats(index),
+        summary=summarize(results),
+        results=results,
+        warnings=warnings,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def evaluate(
+    bundle: object,
+    questions: list[EvalQuestion] | str | Path,
+    *,
+    reader: Reader | None = None,
+    budgets: Budgets | Mapping[str, Any] | None = None,
+    sample: int | None = None,
+    seed: int = DEFAULT_SEED,
+    limit: int | None = None,
+    concurrency: int = 1,
+    progress: Progress | None = None,
+    gold_index: GoldIndex | None = None,
+) -> EvalReport:
+    """Synchronous :func:`evaluate_async` (same arguments); not for use inside a running event loop."""
+    return asyncio.run(evaluate_async(bundle, questions, reader=reader, budgets=budgets, sample=sample,
+                                      seed=seed, limit=limit, concurrency=concurrency, progress=progress,
+                                      gold_index=gold_index))

@@ -143,3 +143,5 @@ class AnswerResult(BaseModel):
     reader: str = ""
     corpus_id: str = ""
     navigation: NavigationResult | None = None
+    failed: bool = Field(default=False, description="The answerer failed (a model error, not an honest "
+                         "abstention); the shortlist is kept.")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from okf.testing import loopback_only
+
 BundleWriter = Callable[[Path, "dict[str, str | bytes]"], Path]
 
 
@@ -50,3 +52,14 @@ def sample_bundle() -> Path:
     if path is None or not path.is_dir():
         pytest.skip("shared reference bundle not available (set OKF_SHARED)")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _offline_and_isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """No test reaches past loopback, reads the user's model settings, or writes the user's cache."""
+    for name in ("OKF_MODEL", "OKF_SELECTOR_MODEL", "OKF_JUDGE_MODEL", "OKF_ANSWER_MODEL", "OPENAI_BASE_URL",
+                 "OKF_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OKF_CACHE_DIR", str(tmp_path_factory.mktemp("okf-cache")))
+    with loopback_only():
+        yield

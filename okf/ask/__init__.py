@@ -1,0 +1,10 @@
+"""Grounded, cited answers: navigate, gather evidence within a budget, ask the answerer, validate in code.
+
+The model reads; the code guarantees (see :mod:`okf.ask.validate` and docs/ask.md).
+"""
+
+from __future__ import annotations
+
+from okf.ask.pipeline import DEFAULT_EVIDENCE_TOKENS, ask, ask_async
+
+__all__ = ["DEFAULT_EVIDENCE_TOKENS", "ask", "ask_async"]

@@ -1,0 +1,116 @@
+"""Gather the shortlisted bodies as evidence for the answerer, within a token budget.
+
+Tokens are estimated as characters / 4 (no tokenizer dependency; the estimate is documented in docs/ask.md).
+Items are taken in shortlist order. An item that does not fit whole is cut at a line end (the one cut
+navigation uses, :func:`okf.navigate.receipts.judged_text`) and marked truncated; when less than
+:data:`MIN_ITEM_CHARS` of budget is left for it, it is dropped: a dropped item is not evidence and can never
+be cited.
+
+Every given item gets a :class:`~okf.models.Receipt` describing exactly the text handed to the answerer:
+``start_line`` is the body's first file line, ``end_line`` the last file line of the given text, ``sha256``
+the hash of the given text (UTF-8), so ``okf.sources.span_sha256(file_text, start_line, end_line)`` checks
+it. An item given whole carries the same receipt as navigation's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from okf.bundle.model import Concept
+from okf.errors import BundleError
+from okf.models import Receipt, ShortlistEntry
+from okf.navigate.receipts import judged_text
+from okf.readers.base import Evidence
+
+CHARS_PER_TOKEN = 4
+# Below this many characters a truncated body says too little to be worth an answerer's attention.
+MIN_ITEM_CHARS = 200
+# Evidence ids the answerer sees must be short plain tokens: easy to cite, easy to strip from prose.
+_SAFE_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,31}")
+
+
+class ConceptSource(Protocol):
+    """What evidence gathering needs from a bundle: concepts by reference."""
+
+    def concept(self, ref: str) -> Concept: ...
+
+
+@dataclass
+class EvidenceItem:
+    """One item given to the answerer, with where it came from and the receipt of the given text."""
+
+    evidence: Evidence
+    entry: ShortlistEntry
+    concept: Concept
+    receipt: Receipt
+
+
+@dataclass
+class GatheredEvidence:
+    """The evidence given to the answerer and what was cut, dropped or unreadable, for caveats."""
+
+    items: list[EvidenceItem] = field(default_factory=list)
+    dropped: list[ShortlistEntry] = field(default_factory=list)
+    unreadable: list[tuple[ShortlistEntry, str]] = field(default_factory=list)
+    evidence_tokens: int = 0
+
+    @property
+    def by_id(self) -> dict[str, EvidenceItem]:
+        """Given items by evidence id."""
+        return {item.evidence.id: item for item in self.items}
+
+    @property
+    def truncated(self) -> list[EvidenceItem]:
+        """Given items that were cut to fit the budget."""
+        return [item for item in self.items if item.receipt.truncated]
+
+
+def estimate_tokens(text: str) -> int:
+    """The token estimate okf uses for budgets: characters / 4, rounded up."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def evidence_ids(shortlist: list[ShortlistEntry]) -> list[str]:
+    """Navigation's receipt ids when they are safe, unique tokens; otherwise ``c1``..``cN`` in shortlist order."""
+    ids = [entry.receipt.evidence_id for entry in shortlist]
+    if all(_SAFE_ID.fullmatch(i) for i in ids) and len(set(ids)) == len(ids):
+        return ids
+    return [f"c{n}" for n in range(1, len(shortlist) + 1)]
+
+
+def receipt_for(evidence_id: str, concept: Concept, text: str, *, truncated: bool) -> Receipt:
+    """The receipt of ``text`` as given: lines of ``concept.body`` from its first body line."""
+    return Receipt(
+        evidence_id=evidence_id,
+        path=concept.path,
+        start_line=concept.body_start_line,
+        end_line=concept.body_start_line + text.count("\n"),
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        truncated=truncated,
+    )
+
+
+def gather_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *,
+                    evidence_tokens: int) -> GatheredEvidence:
+    """Shortlisted bodies as evidence, in shortlist order, within ``evidence_tokens`` (chars / 4)."""
+    out = GatheredEvidence(evidence_tokens=evidence_tokens)
+    remaining = evidence_tokens * CHARS_PER_TOKEN
+    for evidence_id, entry in zip(evidence_ids(shortlist), shortlist, strict=True):
+        try:
+            concept = bundle.concept(entry.path)
+        except BundleError as exc:  # changed or removed since navigation: say so, never guess its text
+            out.unreadable.append((entry, str(exc)))
+            continue
+        text, truncated = judged_text(concept.body, max(remaining, 1))
+        if truncated and remaining < MIN_ITEM_CHARS:
+            out.dropped.append(entry)
+            continue
+        remaining -= len(text)
+        evidence = Evidence(id=evidence_id, title=concept.title, text=text, truncated=truncated,
+                            status=entry.status, stale=entry.stale)
+        out.items.append(EvidenceItem(evidence, entry, concept,
+                                      receipt_for(evidence_id, concept, text, truncated=truncated)))
+    return out

@@ -1,0 +1,140 @@
+"""``okf ask``: a grounded answer citing concepts, with a Sources ledger, or an abstention that says why."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from typing import IO, Any
+
+import click
+
+from okf.ask import DEFAULT_EVIDENCE_TOKENS, ask
+from okf.ask.render import render_answer, render_footer, total_usage
+from okf.bundle import Bundle
+from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.options import reader_from_options, reader_options
+from okf.errors import ConfigError
+from okf.models import AnswerResult, TraceEvent
+from okf.navigate import make_budgets
+
+_POSITIVE = click.IntRange(min=1)
+
+
+class _Progress:
+    """One self-overwriting stderr line while navigating, then a note that the answerer is reading."""
+
+    def __init__(self) -> None:
+        self.judged = self.relevant = 0
+        self._shown = 0.0
+
+    def __call__(self, event: TraceEvent) -> None:
+        if event.kind == "verdict":
+            self.judged += 1
+            self.relevant += bool(event.data.get("relevant"))
+        now = time.monotonic()
+        if now - self._shown >= 0.1:  # throttled: a redraw per event would cost more than the walk
+            self._shown = now
+            click.echo(f"\r  {self.judged} bodies judged, {self.relevant} relevant", err=True, nl=False)
+
+    def close(self) -> None:
+        click.echo(f"\r  {self.judged} bodies judged, {self.relevant} relevant", err=True)
+
+
+def _open_log(path: str) -> IO[str]:
+    # Opened before any model call, so a bad path fails fast instead of after the answer was paid for.
+    try:
+        return open(path, "a", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot append to the query log {path}: {exc.strerror or exc}",
+                          fix="pass --log a writable file path whose folder exists") from exc
+
+
+def log_record(result: AnswerResult) -> dict[str, Any]:
+    """The query-log line for one question: when, what, against which bundle content, outcome and cost."""
+    total = total_usage(result)
+    return {
+        "time": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "question": result.question,
+        "corpus_id": result.corpus_id,
+        "reader": result.reader,
+        "status": result.status,
+        "failed": result.failed,
+        "cited": [c.concept_id for c in result.citations],
+        "usage": {"calls": total.calls, "failures": total.failures, "prompt_tokens": total.prompt_tokens,
+                  "completion_tokens": total.completion_tokens, "tokens": total.tokens},
+    }
+
+
+@click.command("ask")
+@click.argument("bundle", type=click.Path(path_type=str))
+@click.argument("question")
+@json_option
+@click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+              help="Append one JSON line per question to FILE (time, question, corpus_id, status, cited ids, "
+                   "usage totals).")
+@click.option("--evidence-tokens", type=_POSITIVE, default=DEFAULT_EVIDENCE_TOKENS, show_default=True,
+              help="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
+                   "not fit is cut or left out and said so in the caveats.")
+@click.option("--max-bodies", type=_POSITIVE, help="Concept bodies judged at most (default 120).")
+@click.option("--max-shortlist", type=_POSITIVE, help="Relevant concepts kept at most (default 12).")
+@click.option("--max-depth", type=_POSITIVE, help="Directory levels below the root descended at most (default 8).")
+@click.option("--max-calls", type=_POSITIVE, help="Model calls, all roles, at most (default 200).")
+@click.option("--max-tokens", type=_POSITIVE, help="Prompt plus completion tokens at most (default 400000).")
+@click.option("--deadline", "deadline_s", type=click.FloatRange(min=0, min_open=True),
+              help="Wall-clock seconds for the navigation (default 120).")
+@click.option("--batch-size", type=_POSITIVE, help="Documents per judge call (default 8).")
+@reader_options
+@quiet_option
+def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int, quiet: bool,
+            max_bodies: int | None, max_shortlist: int | None, max_depth: int | None, max_calls: int | None,
+            max_tokens: int | None, deadline_s: float | None, batch_size: int | None,
+            **reader_kw: Any) -> None:
+    """Answer QUESTION from BUNDLE with citations it can prove, or abstain and say why.
+
+    Navigates like `okf navigate`, gives the shortlisted bodies to the answerer as evidence (within
+    --evidence-tokens), then checks the draft in code: citations to anything not given are dropped, an
+    uncited answer becomes an abstention, a partial answer says what the evidence does not establish,
+    and a rule is shown with the exceptions its source states. Prints the answer with [n] citations,
+    the supporting concepts, caveats and a numbered Sources ledger (each cited concept's raw source
+    path:lines); a one-line cost footer goes to stderr. With no model configured the offline reader
+    answers extractively (it quotes the evidence sentences that carry the question's words).
+
+    Exit status: 0 for an answer, a partial answer or an honest abstention; 1 when the model failed
+    (the shortlist is still printed); 2 for bad arguments. See docs/ask.md.
+
+    \b
+    Examples:
+      okf ask bundles/harborview "How many paid time off days does a new employee get each year?"
+      okf ask bundles/harborview "Who approves international travel?" --json | jq '.status, .citations'
+      okf ask bundles/harborview "What is the liability cap?" --model gpt-4o-mini --log queries.jsonl
+    """
+    if not question.strip():
+        raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
+    budgets = make_budgets(None, max_bodies=max_bodies, max_shortlist=max_shortlist, max_depth=max_depth,
+                           max_calls=max_calls, max_tokens=max_tokens, deadline_s=deadline_s,
+                           batch_size=batch_size)
+    opened = Bundle.open(bundle)
+    reader = reader_from_options(**reader_kw)
+    log = _open_log(log_file) if log_file else None
+    live = _Progress() if progress_enabled(quiet) else None
+    try:
+        try:
+            result = ask(opened, question, reader=reader, budgets=budgets, evidence_tokens=evidence_tokens,
+                         progress=live)
+        finally:
+            if live is not None:
+                live.close()
+        if log is not None:
+            log.write(json.dumps(log_record(result), ensure_ascii=False) + "\n")
+    finally:
+        if log is not None:
+            log.close()
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(render_answer(result))
+    notice(click.style(render_footer(result), dim=True), quiet=quiet)
+    if result.failed:
+        notice(f"Error: {result.reason}", quiet=False)
+        raise SystemExit(1)

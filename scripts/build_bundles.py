@@ -1,10 +1,11 @@
 """Rebuild the committed bundles from their sources, reproducibly (fixed generated.at and log date).
 
-Usage: python scripts/build_bundles.py [--force]   (--force after a change to the compiler)
+Usage: python scripts/build_bundles.py [--force]   (--force after a change to the compiler: rebuild from scratch)
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,7 +31,17 @@ def main() -> int:
         if not source.is_dir():
             print(f"{name}: {source} missing, skipped", file=sys.stderr)
             continue
-        report = compile_bundle([source], REPO / "bundles" / name, options=options(title, force="--force" in sys.argv))
+        target = REPO / "bundles" / name
+        if "--force" in sys.argv:
+            # From scratch, so the bundle (its log.md too) is exactly what a fresh compile gives (tests check it).
+            # Built beside the target (same depth, so the manifest's relative source_root is right), then moved.
+            fresh = target.with_name(f".{name}-fresh")
+            shutil.rmtree(fresh, ignore_errors=True)
+            report = compile_bundle([source], fresh, options=options(title))
+            shutil.rmtree(target, ignore_errors=True)
+            fresh.rename(target)
+        else:
+            report = compile_bundle([source], target, options=options(title))
         print(f"{name}: {report.concepts} concepts ({report.created} created, {report.updated} updated, "
               f"{report.removed} removed)")
     return 0

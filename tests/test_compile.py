@@ -190,7 +190,10 @@ def test_fanout_groups_wide_folders(tmp_path: Path) -> None:
     compile_bundle([src], tmp_path / "out", options=CompileOptions(fanout=24))
     root = parse_index((tmp_path / "out" / "index.md").read_text().split("---\n", 2)[2])
     assert len(root.entries) == 3 and root.entries[0].target == "documents-1-20/index.md"
-    assert "doc 000 to doc 019" in root.entries[0].description
+    first = root.entries[0]
+    assert first.title == "Documents 1 to 20: doc 000 to doc 019"
+    # The description lists every member, so a selector can tell whether the document it wants is inside.
+    assert first.description == "20 documents: " + "; ".join(f"doc {i:03d}" for i in range(20))
     check_clean(tmp_path / "out")
 
 

@@ -20,7 +20,7 @@ def test_killed_compile_leaves_previous_bundle(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
     para = "The parties agree to the terms set out in this clause for the whole term. " * 12
-    for i in range(300):
+    for i in range(120):
         (src / f"contract-{i:03d}.txt").write_text(
             "\n\n".join(f"{n}. Clause {n}\n\n{para}" for n in range(1, 12)))
     out = tmp_path / "out"
@@ -29,15 +29,25 @@ def test_killed_compile_leaves_previous_bundle(tmp_path: Path) -> None:
     for path in sorted(src.glob("*.txt")):  # every source changes: the next compile rewrites everything
         path.write_text(path.read_text() + "\n\n12. Added\n\nA new clause added to every contract today.\n")
     env = {**os.environ, "OKF_RAISE_ERRORS": "1"}
-    for delay in (0.3, 1.0, 2.0, 3.0):
+    tmp_tree = tmp_path / "out.okf-tmp-"
+    # Kill points that matter: while planning (nothing written yet), and while the side tree is being
+    # written (the moment a careless writer would have touched the live bundle). The second kill waits
+    # until the side tree exists, so it lands mid-write rather than at a guessed time.
+    for phase in ("planning", "writing"):
         proc = subprocess.Popen([sys.executable, "-m", "okf", "compile", str(src), "-o", str(out), "-q"],
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
+        if phase == "planning":
+            time.sleep(0.4)
+        else:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not any(
+                    p.name.startswith(tmp_tree.name) and any(p.rglob("*.md")) for p in tmp_path.iterdir()):
+                time.sleep(0.005)
         if proc.poll() is not None:
-            break  # finished before the kill: the bundle is the new one, checked below
+            continue  # finished before the kill: the bundle is the new one, checked below
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        assert tree(out) == previous, f"bundle changed after a kill at {delay}s"
+        assert tree(out) == previous, f"bundle changed after a kill while {phase}"
     report = compile_bundle([src], out, options=CompileOptions())
     assert not list(tmp_path.glob("out.okf-*")), "stale temp trees were not cleaned up"
     assert report.concepts and tree(out) != previous

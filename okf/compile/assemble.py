@@ -5,11 +5,16 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from okf.compile.links import link_text, rewrite_markdown_links
+from okf.compile.parallel import SHARED, ordered_map
 from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
-from okf.compile.render import clip, concept_file, describe, dir_description, index_file, log_entry, log_file
+from okf.compile.render import (
+    DIR_DESCRIPTION_CHARS, clip, concept_file, describe, dir_description, group_description, group_title, index_file,
+    list_description, log_entry, log_file,
+)
 from okf.compile.state import CompileState, DocPlan, Node
 from okf.compile.tree import iter_concepts, iter_dirs
 
@@ -34,8 +39,8 @@ def describe_dirs(node: Node) -> None:
         if child.is_dir and child.type != "Document":
             describe_dirs(child)
     if node.type == "Group" and node.children:
-        first, last = node.children[0].title, node.children[-1].title
-        node.description = clip(f"{first} to {last}: " + "; ".join(c.title for c in node.children))
+        node.title = group_title(node)
+        node.description = group_description(node)
     elif node.type != "Document" or not node.description:
         node.description = dir_description(node.title, node.children)
 
@@ -48,47 +53,80 @@ def _emit(state: CompileState, path: str, content: bytes, old_files: set[str]) -
         state.outputs[path] = content
 
 
+def _read_old(output: Path, path: str, old_files: set[str]) -> bytes | None:
+    if path not in old_files:
+        return None
+    try:
+        return (output / path).read_bytes()
+    except OSError:
+        return None
+
+
+def render_plan(resource: str) -> tuple[dict[str, bytes], list[str], dict[str, Any]]:
+    """One rebuilt document's concept and index files (new or changed ones), the unchanged ones to keep,
+    and its manifest record. Reads its inputs from ``parallel.SHARED`` so it can run in a worker."""
+    plan: DocPlan = SHARED["plans"][resource]
+    anchors_of: dict[str, dict[str, str]] = SHARED["anchors"]
+    output: Path = SHARED["output"]
+    old_files: set[str] = SHARED["old_files"]
+    at: datetime = SHARED["at"]
+    outputs: dict[str, bytes] = {}
+    keep: list[str] = []
+
+    def resolve(target: str, anchor: str) -> str | None:
+        anchors = anchors_of.get(target)
+        return None if anchors is None else anchors.get(anchor.lower()) or anchors.get("")
+
+    concepts = list(iter_concepts(plan.node))
+    for node in concepts:
+        assert node.lines is not None
+        node.description = describe(plan.lines, *node.lines, plan.headings, node.title)
+    for node in concepts:
+        path, content = _render_concept(output, plan, node, resolve, at, old_files)
+        (outputs.__setitem__(path, content) if content is not None else keep.append(path))
+    describe_dirs(plan.node)
+    # A document is described by its own headings and defined terms (or its opening sentence without headings).
+    terms = sorted(plan.terms, key=str.lower)
+    if plan.outline:
+        names = plan.outline + ([f"defined terms: {', '.join(terms)}"] if terms else [])
+        plan.node.description = list_description(plan.title, names, DIR_DESCRIPTION_CHARS)
+    else:
+        plan.node.description = clip(f"{plan.title}: {concepts[0].description}", DIR_DESCRIPTION_CHARS)
+    indexes = []
+    for directory in iter_dirs(plan.node):
+        path = directory.path + "index.md"
+        indexes.append(path)
+        content = index_file(directory, directory.title, directory.description)
+        if _read_old(output, path, old_files) == content:
+            keep.append(path)
+        else:
+            outputs[path] = content
+    entry = {
+        "sha256": plan.source.sha256, "dir": plan.node.path, "title": plan.title,
+        "description": plan.node.description, "indexes": indexes,
+        "concepts": [n.path for n in concepts], "anchors": plan.anchors,
+        "links_to": sorted(plan.links_to),
+    }
+    return outputs, keep, entry
+
+
 def render_documents(state: CompileState) -> None:
     """Concept files and in-document index files of every rebuilt source; their manifest records."""
-    old_files = manifest_files(state.previous)
-    at = state.at or datetime.now()
-
-    def resolve(resource: str, anchor: str) -> str | None:
-        if resource in state.plans:
-            anchors = state.plans[resource].anchors
-        elif resource in state.doc_entries:
-            anchors = state.doc_entries[resource].get("anchors", {})
-        else:
-            return None
-        return anchors.get(anchor.lower()) or anchors.get("")
-
-    for resource, plan in state.plans.items():
-        concepts = list(iter_concepts(plan.node))
-        for node in concepts:
-            assert node.lines is not None
-            node.description = describe(plan.lines, *node.lines, plan.headings, node.title)
-        for node in concepts:
-            _render_concept(state, plan, node, resolve, at, old_files)
-        describe_dirs(plan.node)
-        # A document is described by its own headings (or its opening sentence when it has none).
-        summary = "; ".join(plan.outline) if plan.outline else concepts[0].description
-        plan.node.description = clip(f"{plan.title}: {summary}")
-        indexes = []
-        for directory in iter_dirs(plan.node):
-            path = directory.path + "index.md"
-            indexes.append(path)
-            _emit(state, path, index_file(directory, directory.title, directory.description), old_files)
-        state.doc_entries[resource] = {
-            "sha256": plan.source.sha256, "dir": plan.node.path, "title": plan.title,
-            "description": plan.node.description, "indexes": indexes,
-            "concepts": [n.path for n in concepts], "anchors": plan.anchors,
-            "links_to": sorted(plan.links_to),
-        }
-        plan.lines = []  # release the text: rendering is done
+    anchors = {r: e.get("anchors", {}) for r, e in state.doc_entries.items()}
+    anchors.update({r: p.anchors for r, p in state.plans.items()})
+    shared = {"plans": state.plans, "anchors": anchors, "output": state.output,
+              "old_files": manifest_files(state.previous), "at": state.at or datetime.now()}
+    resources = [r for r, p in state.plans.items() if p.lines]  # text and PDF ones were rendered with their plan
+    for resource, (outputs, keep, entry) in zip(resources, ordered_map(render_plan, resources, state.jobs, shared)):
+        state.outputs.update(outputs)
+        state.keep.update(keep)
+        state.doc_entries[resource] = entry
+        state.plans[resource].lines = []  # release the text: rendering is done
 
 
-def _render_concept(state: CompileState, plan: DocPlan, node: Node, resolve: Any, at: datetime,
-                    old_files: set[str]) -> None:
+def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: datetime,
+                    old_files: set[str]) -> tuple[str, bytes | None]:
+    """A concept's path and new content, or None as content when the file on disk is already the same."""
     assert node.lines is not None
     body = "\n".join(plan.lines[node.lines[0] - 1:node.lines[1]])
     if plan.source.kind in ("markdown", "html"):
@@ -96,17 +134,16 @@ def _render_concept(state: CompileState, plan: DocPlan, node: Node, resolve: Any
     else:
         body = link_text(body, plan, node.path)
     sha = _span_sha256(plan.lines, *node.lines)
-    old = _old_bytes(state, node.path) if node.path in old_files else None
+    old = _read_old(output, node.path, old_files)
     if old is not None and (m := _AT.search(old)):
         # Content unchanged keeps its generated.at: it marks the last meaningful change (OKF §5.2).
         try:
             old_at = datetime.strptime(m.group(1).decode(), "%Y-%m-%dT%H:%M:%SZ")
             if concept_file(node, body, plan.source.resource, plan.title, sha, old_at) == old:
-                state.keep.add(node.path)
-                return
+                return node.path, None
         except ValueError:
             pass
-    state.outputs[node.path] = concept_file(node, body, plan.source.resource, plan.title, sha, at)
+    return node.path, concept_file(node, body, plan.source.resource, plan.title, sha, at)
 
 
 def render_indexes(state: CompileState) -> None:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import PurePosixPath
+from typing import Any
 
 from okf.compile.links import index_document
 from okf.compile.split import Sizer, plan_document
-from okf.compile.state import CompileState, DocPlan, Node
+from okf.compile.assemble import render_plan
+from okf.compile.manifest import manifest_files
+from okf.compile.parallel import SHARED, ordered_map, workers
+from okf.compile.state import CompileState, DocPlan, Node, SourceFile
 from okf.compile.structure import Section, build_tree, markdown_headings, text_headings
 from okf.compile.tree import assign_paths
 from okf.sources import read_source_text
@@ -27,45 +32,77 @@ def _flatten(section: Section) -> list[Section]:
     return out
 
 
+def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | None]:
+    """Read one source and plan its concepts: (plan or None, warnings, reason it was skipped)."""
+    placement: dict[str, str] = SHARED["placement"]
+    options = SHARED["options"]
+    try:
+        read = read_source_text(source.path)
+    except OSError as exc:
+        return None, [], f"not readable ({exc.strerror or exc})"
+    warnings = list(read.notices)
+    text = read.text
+    if not text.strip():
+        return None, warnings, "empty document (no text)"
+    lines = text.split("\n")
+    del text, read
+    title = humanize(PurePosixPath(source.resource).stem)
+    if source.kind in ("markdown", "html"):
+        found, starts = markdown_headings("\n".join(lines), lines)
+        top = [h for h in found if h.rank == 1] or found[:1]
+        if top:
+            title = top[0].title
+        sizer = Sizer(lines, starts)
+    else:
+        found = text_headings(lines)
+        sizer = Sizer(lines, None)
+    root = build_tree(found, len(lines), title)
+    nodes = plan_document(root, sizer, options.max_words, options.min_words)
+    if not nodes:
+        return None, warnings, "empty document (no text)"
+    doc = Node(PurePosixPath(source.resource).stem, title, "Document", children=nodes)
+    assign_paths(doc, placement[source.resource], options.fanout)
+    plan = DocPlan(source, title, lines, doc,
+                   headings={h.start for h in found} | {h.title_line for h in found if h.title_line})
+    concepts = index_document(plan, _flatten(root))
+    plan.anchors[""] = concepts[0].path
+    tops = root.children[0].children if len(root.children) == 1 else root.children
+    plan.outline = [s.title for s in tops if s.title != title][:40]
+    return plan, warnings, None
+
+
+def plan_and_render(source: SourceFile) -> tuple[DocPlan | None, list[str], str | None, Any]:
+    """Plan one source; a text or PDF source (whose links never leave it) is rendered at once, in the same
+    worker, so its text never travels back to the parent process."""
+    plan, warnings, skipped = plan_source(source)
+    rendered = None
+    if plan is not None and source.kind in ("text", "pdf"):
+        SHARED["plans"] = {source.resource: plan}
+        rendered = render_plan(source.resource)
+        plan.lines, plan.terms_by_word = [], None
+    return plan, warnings, skipped, rendered
+
+
 def build_documents(state: CompileState) -> None:
-    """Plan every source being rebuilt; unreadable or empty ones are skipped with a notice."""
+    """Plan every source being rebuilt (across processes for large jobs); unreadable or empty ones are
+    skipped with a notice."""
     total = len(state.rebuild)
-    for done, source in enumerate(state.rebuild, 1):
-        try:
-            read = read_source_text(source.path)
-        except OSError as exc:
-            state.skip(source.resource, f"not readable ({exc.strerror or exc})")
-            continue
-        for message in read.notices:
+    size = sum(s.path.stat().st_size for s in state.rebuild if s.path.is_file())
+    state.jobs = workers(size)
+    shared = {"placement": state.placement, "options": state.options, "anchors": {}, "output": state.output,
+              "old_files": manifest_files(state.previous), "at": state.at or datetime.now()}
+    results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared)
+    for done, (source, (plan, warnings, skipped, rendered)) in enumerate(zip(state.rebuild, results), 1):
+        for message in warnings:
             state.warn(message)
-        text = read.text
-        if not text.strip():
-            state.skip(source.resource, "empty document (no text)")
-            continue
-        lines = text.split("\n")
-        del text, read
-        title = humanize(PurePosixPath(source.resource).stem)
-        if source.kind in ("markdown", "html"):
-            found, starts = markdown_headings("\n".join(lines))
-            top = [h for h in found if h.rank == 1] or found[:1]
-            if top:
-                title = top[0].title
-            sizer = Sizer(lines, starts)
+        if plan is None:
+            state.skip(source.resource, skipped or "empty document (no text)")
         else:
-            found = text_headings(lines)
-            sizer = Sizer(lines, None)
-        root = build_tree(found, len(lines), title)
-        nodes = plan_document(root, sizer, state.options.max_words, state.options.min_words)
-        if not nodes:
-            state.skip(source.resource, "empty document (no text)")
-            continue
-        doc = Node(PurePosixPath(source.resource).stem, title, "Document", children=nodes)
-        assign_paths(doc, state.placement[source.resource], state.options.fanout)
-        plan = DocPlan(source, title, lines, doc, headings={h.start for h in found})
-        concepts = index_document(plan, _flatten(root))
-        plan.anchors[""] = concepts[0].path
-        tops = root.children[0].children if len(root.children) == 1 else root.children
-        plan.outline = [s.title for s in tops if s.title != title][:12]
-        state.plans[source.resource] = plan
+            state.plans[source.resource] = plan
+        if rendered is not None:
+            outputs, keep, entry = rendered
+            state.outputs.update(outputs)
+            state.keep.update(keep)
+            state.doc_entries[source.resource] = entry
         if state.progress:
             state.progress("files", done, total)

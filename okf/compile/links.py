@@ -12,7 +12,7 @@ from okf.compile.state import DocPlan, Node
 from okf.compile.structure import Section, roman
 
 _MD_LINK = re.compile(r"(\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
-_REF = re.compile(r"\b(Sections?|SECTIONS?|Articles?|ARTICLES?|Schedules?|SCHEDULES?|Exhibits?|EXHIBITS?|"
+_REF = re.compile(r"\b(?=[SAE])(Sections?|SECTIONS?|Articles?|ARTICLES?|Schedules?|SCHEDULES?|Exhibits?|EXHIBITS?|"
                   r"Annex|ANNEX|Appendix|APPENDIX)\s+(\d{1,3}(?:\.\d{1,3})*|[IVXLC]+\b|[A-Z]\b)")
 _DEFINITION = re.compile(r"[\"\u201c]([A-Z][\w'&/\- ]{0,60}?)[\"\u201d]\s*,?\s*(?:shall\s+mean|means|mean|"
                          r"shall\s+have\s+the\s+meanings?|has\s+the\s+meanings?)\b")
@@ -115,29 +115,29 @@ def link_text(body: str, plan: DocPlan, path: str) -> str:
     return "".join(out)
 
 
-_CAPITALISED = re.compile(r"(?<![\w\"\u201c\[])[A-Z][\w'&/\-]*")
-
-
 def _term_uses(body: str, plan: DocPlan, path: str) -> list[tuple[int, int, str, str]]:
-    """Uses of defined terms in ``body``: capitalised words checked against the terms starting with them
-    (a dictionary lookup per word; one regex alternation over hundreds of terms is far slower)."""
+    """Uses of defined terms in ``body``: for each first word of a term that occurs in the body, its
+    occurrences (a C-level scan per word) checked against the terms starting with it, longest first.
+    One regex alternation over hundreds of terms, or a Python loop over every capitalised word, is far slower."""
     if plan.terms_by_word is None:
         by_word: dict[str, list[str]] = {}
         for term in sorted(plan.terms, key=len, reverse=True):
             by_word.setdefault(re.split(r"[\s]", term, maxsplit=1)[0].rstrip("'&/-"), []).append(term)
         plan.terms_by_word = by_word
     uses = []
-    for m in _CAPITALISED.finditer(body):
-        candidates = plan.terms_by_word.get(m.group(0).rstrip("'&/-"))
-        if not candidates:
+    for word, candidates in plan.terms_by_word.items():
+        if not word or word not in body:
             continue
-        start = m.start()
-        for term in candidates:
-            end = start + len(term)
-            if body.startswith(term, start) and (end == len(body) or not (body[end].isalnum() or body[end] in
-                                                                             "_\"\u201d]")):
-                target = plan.terms[term]
-                if target != path:
-                    uses.append((start, end, term, target))
-                break
+        for m in re.finditer(re.escape(word), body):
+            start = m.start()
+            if start and (body[start - 1].isalnum() or body[start - 1] in "_\"\u201c["):
+                continue
+            for term in candidates:
+                end = start + len(term)
+                if body.startswith(term, start) and (end == len(body) or not (body[end].isalnum() or body[end] in
+                                                                                 "_\"\u201d]")):
+                    target = plan.terms[term]
+                    if target != path:
+                        uses.append((start, end, term, target))
+                    break
     return uses

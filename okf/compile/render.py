@@ -109,12 +109,62 @@ def index_escape(text: str) -> str:
     return _INDEX_ESCAPE.sub(r"\\\1", text)
 
 
-def dir_description(title: str, children: list[Node]) -> str:
-    """A directory's description from its content: its title and the headings beneath."""
+DIR_DESCRIPTION_CHARS = 1000
+GROUP_DESCRIPTION_CHARS = 1500
+# File-name noise in document titles (SEC filing names: dates, exhibit and form numbers, long ids).
+_NOISE = re.compile(r"(?<![\w.])(?:\d{1,2}[ _]\d{1,2}[ _](?:19|20)\d\d|(?:19|20)\d{6}|\d{5,}|EX-[\w.()]+|"
+                    r"\d{1,2}-\d{1,2}[A-Z]?|[A-Z]{1,2}-\d{1,2}[A-Z]?|\d{1,2}-[A-Z])(?![\w])")
+
+
+def short_name(title: str) -> str:
+    """A document title without file-name noise, for listing many documents compactly:
+    "ADAPTIMMUNETHERAPEUTICSPLC 04 06 2017-EX-10.11-STRATEGIC ALLIANCE AGREEMENT" becomes
+    "Adaptimmunetherapeuticsplc Strategic Alliance Agreement"."""
+    text = _NOISE.sub(" ", title)
+    text = re.sub(r"\s*-(?:\s*-)+\s*|\s+-\s+|(?<=\s)-|-(?=\s)|^-|-$", " ", text)
+    words = [w.capitalize() if w.isupper() and w.isalpha() and len(w) > 4 else w for w in text.split()]
+    name = " ".join(words).strip(" -,") or title
+    return clip(name, 80)
+
+
+def list_description(lead: str, names: list[str], limit: int = DIR_DESCRIPTION_CHARS) -> str:
+    """``lead: a; b; c`` cut at a whole name, saying how many were left out."""
+    text = f"{lead}: " if names else lead
+    for i, name in enumerate(names):
+        rest = len(names) - i
+        piece = name + ("; " if rest > 1 else "")
+        if len(text) + len(piece) > limit - 20 and rest > 1:
+            return text.rstrip("; ") + f"; and {rest} more"
+        text += piece
+    return clip(text, limit)
+
+
+def dir_description(title: str, children: list[Node], extra: list[str] | None = None) -> str:
+    """A directory's description from its content: its title and the headings beneath (one level down
+    for sections, so a chapter's description names its sections' own sections too)."""
     names = [c.title for c in children if c.title and c.title != title]
     if not names:
         return clip(f"{title}.")
-    return clip(f"{title}: " + "; ".join(names))
+    return list_description(title, names + (extra or []))
+
+
+def group_title(node: Node) -> str:
+    """A fan-out group's title: its range and the first and last names in it."""
+    first, last = short_name(node.children[0].title), short_name(node.children[-1].title)
+    base = node.title.split(":", 1)[0]
+    if not node.slug.startswith("documents-"):
+        return base
+    if first.split()[0] != last.split()[0]:  # the leading word (a company, a code) tells runs apart
+        first, last = first.split()[0], last.split()[0]
+    return f"{base}: {clip(first, 40)} to {clip(last, 40)}"
+
+
+def group_description(node: Node) -> str:
+    """A fan-out group's description: every member, named compactly."""
+    docs = node.slug.startswith("documents-")
+    names = [short_name(c.title) if docs else c.title for c in node.children]
+    lead = f"{len(names)} documents" if docs else f"{len(names)} entries"
+    return list_description(lead, names, GROUP_DESCRIPTION_CHARS)
 
 
 def index_file(node: Node, title: str, description: str, root_version: str | None = None) -> bytes:

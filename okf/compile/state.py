@@ -124,6 +124,7 @@ class CompileState:
     manifest: dict[str, Any] = field(default_factory=dict)
     doc_entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # resource -> manifest record
     report: CompileReport = field(default_factory=lambda: CompileReport(output=""))
+    jobs: int = 1  # processes used for per-document work
 
     def warn(self, message: str) -> None:
         """Record a warning for the report."""

@@ -14,6 +14,11 @@ _SCHEDULE = re.compile(r"^\s*(SCHEDULE|Schedule|EXHIBIT|Exhibit|ANNEX|Annex|APPE
                        r"Attachment)\s+([A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})*|[IVX]+)(?![\w])[.:\-\u2013\u2014]?\s*(.*)$")
 _SECTION = re.compile(r"^\s*(?:SECTION|Section|\u00a7)\s*(\d{1,3}(?:\.\d{1,3})*)(?![\w])\.?\s*(.*)$")
 _NUMBERED = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})*)(\.?)\s+(\S.*)$")
+_BARE_NUMBER = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})*\.|\d{1,3}(?:\.\d{1,3})+)\s*$")
+_MEANS = re.compile(r"\s*,?\s*(?:shall\s+mean|means|mean|shall\s+have\s+the\s+meaning|has\s+the\s+meaning)\b")
+# A markdown heading opening with an identifier: "2.", "2.1.3", "1.1.3.Guidance.1.", "APP 4.25.", "9.7.4.(3).(a)",
+# "1.2 Installing", "2.6.Suspending Securities"; ``rest`` is empty when the heading is only the identifier.
+_ID_HEADING = re.compile(r"^(?P<id>(?:[A-Z]{2,10}\s)?\d[\w()\-]*(?:\.[\w()\-]+)*)\.?(?:\s+(?P<rest>\S.*))?$")
 
 
 @dataclass
@@ -28,6 +33,8 @@ class Section:
     number: str | None = None
     children: list[Section] = field(default_factory=list)
     anchor: str = ""
+    ident: tuple[str, ...] | None = None  # dotted numbering ("2.1.3" -> ("2", "1", "3")) of a markdown heading
+    title_line: int = 0  # the line that gave a bare-number heading its title ("CLIENT CLASSIFICATION")
 
     @property
     def own_end(self) -> int:
@@ -54,8 +61,8 @@ def _title(rest: str) -> str:
     """A short title from the text after a number: the rest when short, else its first phrase."""
     rest = rest.strip().strip("-\u2013\u2014:").strip()
     quoted = re.match(r"[\"\u201c]([^\"\u201d]{1,60})[\"\u201d]", rest)
-    if quoted and len(rest.split()) > 12:  # a definition clause: its term is its title
-        return quoted.group(1)
+    if quoted and (len(rest.split()) > 12 or _MEANS.match(rest, quoted.end())):
+        return quoted.group(1)  # a definition clause: its term is its title
     words = rest.split()
     if len(words) <= 12 and len(rest) <= 100:
         return rest.rstrip(".:;").strip()
@@ -118,45 +125,156 @@ def text_heading(line: str) -> Section | None:
     return None
 
 
+def _title_line(line: str) -> str | None:
+    """A line that can name the heading just above it ("DEFINITIONS", "Term and Termination"), or None."""
+    stripped = line.strip()
+    words = stripped.split()
+    if not words or len(words) > 8 or len(stripped) > 80 or stripped[-1] in ",;" or not stripped[0].isupper():
+        return None
+    if stripped[-1] == "." and len(words) > 4:  # a short sentence, not a name
+        return None
+    return stripped.rstrip(".:").strip() or None
+
+
+def _name(line: str) -> str:
+    """A title line as written, all-caps lines in title case."""
+    return line.title() if line.isupper() and len(line) > 3 else line
+
+
 def text_headings(lines: list[str]) -> list[Section]:
     """Every heading line of a plain-text document, with its line number as ``start``."""
     found: list[Section] = []
     previous_blank = True
+    bare: tuple[int, str] | None = None  # a line holding only a clause number ("5."), waiting for its title
     for number, line in enumerate(lines, 1):
         if line.strip():
             # An all-caps line inside a paragraph is emphasis, not a heading: require a blank line before.
             heading = text_heading(line)
             last = found[-1] if found else None
-            if (heading is not None and heading.kind == "caps" and last is not None
-                    and last.kind in ("article", "schedule") and ":" not in last.title and number - last.start <= 2):
+            named = last is not None and last.kind in ("article", "schedule") and ":" not in last.title \
+                and number - last.start <= 2
+            if named and heading is not None and heading.kind == "caps":
                 # "ARTICLE I" over "DEFINITIONS": the caps line is the article's title, not a new section.
+                assert last is not None
                 last.title = f"{last.title}: {heading.title}"
+            elif named and heading is None and (title := _title_line(line)):
+                assert last is not None
+                last.title = f"{last.title}: {_name(title)}"  # "Part 2" over "Fees and Payment"
+            elif bare is not None and number - bare[0] <= 2 and (heading is None or heading.kind == "caps") \
+                    and (title := _title_line(line)):
+                # "5." alone over "TERM": one numbered heading "5 Term", so the clause keeps its number.
+                num = bare[1]
+                found.append(Section(f"{num} {_name(title)}", "section", 3 + num.count("."), bare[0],
+                                     number=f"section:{num}", title_line=number))
             elif heading is not None and previous_blank:  # a wrapped line inside a paragraph is no heading
                 heading.start = number
                 found.append(heading)
+            bare = None
+            if previous_blank and (m := _BARE_NUMBER.match(line)):
+                bare = (number, m.group(1).rstrip("."))
         previous_blank = not line.strip()
     return found
 
 
-def markdown_headings(text: str) -> tuple[list[Section], list[int]]:
-    """Top-level markdown headings as sections, and the first line of every top-level block."""
+def _ident(text: str) -> tuple[tuple[str, ...] | None, bool]:
+    """The dotted numbering of a markdown heading, and whether the heading is nothing but that identifier."""
+    m = _ID_HEADING.match(text)
+    if m is None or len(m.group("id")) > 40:
+        return None, False
+    return tuple(p for p in m.group("id").split(".") if p), m.group("rest") is None
+
+
+def markdown_headings(text: str, lines: list[str] | None = None) -> tuple[list[Section], list[int]]:
+    """Markdown headings as sections, and the first line of every top-level block.
+
+    A heading that is only an identifier ("### 2.") followed by nothing but one short line ("CLIENT
+    CLASSIFICATION") takes that line as its title ("2. Client Classification"), so numbered passages read
+    like a table of contents; :func:`build_tree` nests them by their numbering.
+    """
     found: list[Section] = []
     starts: list[int] = []
-    for block in parse_blocks(text):
+    blocks = parse_blocks(text)
+    for i, block in enumerate(blocks):
         starts.append(block.start_line)
-        if block.kind == "heading" and block.text:
-            found.append(Section(block.text, "heading", block.level, block.start_line, anchor=anchor_slug(block.text)))
+        if block.kind != "heading" or not block.text:
+            continue
+        title, named = block.text, 0
+        ident, bare = _ident(title)
+        if bare and lines is not None and i + 1 < len(blocks):
+            following = blocks[i + 1]
+            closes = i + 2 >= len(blocks) or blocks[i + 2].kind == "heading"
+            if following.kind == "paragraph" and following.start_line == following.end_line and closes:
+                name = _title_line(lines[following.start_line - 1])
+                if name:
+                    title = f"{title} {_name(name)}"
+                    named = following.start_line
+        found.append(Section(title, "heading", block.level, block.start_line, anchor=anchor_slug(block.text),
+                             ident=ident, title_line=named))
     return found, starts
 
 
+def _holds(parent: Section, child: Section) -> bool:
+    """True when ``child`` belongs under ``parent``: a higher heading rank, or (same rank) numbering that
+    extends the parent's (2 > 2.1 > 2.1.3 > 2.1.3.Guidance)."""
+    if parent.kind == "document":
+        return True
+    if parent.rank == child.rank and parent.ident is not None and child.ident is not None:
+        return len(parent.ident) < len(child.ident) and child.ident[:len(parent.ident)] == parent.ident
+    return parent.rank < child.rank
+
+
+def _backwards(ident: tuple[str, ...], previous: tuple[str, ...]) -> bool:
+    """True when numbering ``ident`` repeats or goes back from ``previous`` ("1." after "2."), judged only
+    where both differ in plain numbers (words like "Guidance" have no order)."""
+    for a, b in zip(ident, previous):
+        if a != b:
+            return a.isdigit() and b.isdigit() and int(a) < int(b)
+    return len(ident) == len(previous)
+
+
+def _follows(ident: tuple[str, ...], previous: tuple[str, ...]) -> bool:
+    """True when ``ident`` is the next number after ``previous`` ("3." after "2.", "2.4" after "2.3")."""
+    if len(ident) != len(previous) or ident[:-1] != previous[:-1]:
+        return False
+    a, b = ident[-1], previous[-1]
+    return a.isdigit() and b.isdigit() and int(a) == int(b) + 1
+
+
 def build_tree(headings: list[Section], line_count: int, title: str) -> Section:
-    """Nest flat headings by rank (ARTICLE > 1. > 1.1 ...); fill each section's ``end``."""
+    """Nest flat headings by rank (ARTICLE > 1. > 1.1 ...) and by dotted numbering; fill each ``end``.
+
+    Numbering that runs backwards ("1.", "2." after "2.6.3") is a numbered list inside the passage above,
+    so it nests there instead of restarting the document's outline.
+    """
     root = Section(title, "document", 0, 1, line_count)
     stack = [root]
+    listed: set[int] = set()  # ids of sections nested as such lists
+
+    def close(line: int) -> None:
+        stack.pop().end = line
+
     for heading in headings:
-        while len(stack) > 1 and stack[-1].rank >= heading.rank:
-            closed = stack.pop()
-            closed.end = heading.start - 1
+        ident = heading.ident
+        last = stack[-1]
+        if ident is not None and id(last) in listed and last.ident is not None and _follows(ident, last.ident):
+            close(heading.start - 1)  # the next item of a numbered list nested in a passage
+            listed.add(id(heading))
+            stack[-1].children.append(heading)
+            stack.append(heading)
+            continue
+        if ident is not None:
+            depth = len(stack)
+            while depth > 1 and not _holds(stack[depth - 1], heading):
+                depth -= 1
+            sibling = stack[depth] if depth < len(stack) else None
+            if (sibling is not None and sibling.ident is not None and sibling.rank == heading.rank
+                    and id(sibling) not in listed and _backwards(ident, sibling.ident)):
+                listed.add(id(heading))
+                stack[-1].children.append(heading)
+                stack.append(heading)
+                continue
+        while len(stack) > 1 and not _holds(stack[-1], heading):
+            close(heading.start - 1)
         stack[-1].children.append(heading)
         stack.append(heading)
     for open_section in stack[1:]:

@@ -9,7 +9,8 @@ import pytest
 
 from okf.readers import OfflineReader, Reader
 from okf.readers.base import Document, DraftAnswer, Evidence, Selection, SignpostOffer, Verdict
-from okf.readers.text import clip, sentences, stem, terms
+from okf.readers.offline import Question
+from okf.readers.text import clip, compact, sentences, stem, synonyms, terms
 from okf.testing import ScriptedReader
 
 QUESTION = "How many vacation days do new hires get?"
@@ -48,7 +49,7 @@ def test_terms_keep_numbers_and_identifiers_whole() -> None:
 
 def test_terms_are_unicode_aware() -> None:
     # casefold: "Straße" and "STRASSE" meet; NFKC: full-width letters are plain letters.
-    assert terms("Größe der Straße, café ＡＰＩ") == ["grösse", "der", "strasse", "café", "api"]
+    assert terms("Größe der Straße, café ＡＰＩ") == ["grösse", "der", "strass", "café", "api"]
     assert terms("STRASSE") == terms("Straße")
 
 
@@ -80,52 +81,150 @@ def test_clip_cuts_at_a_word_boundary() -> None:
     assert len(clipped) <= 40 and clipped.endswith("…") and "wor…" not in clipped
 
 
+# --- words: identifiers, inflections, synonyms ---
+
+
+def test_camel_case_identifiers_yield_their_words() -> None:
+    found = terms("Configure the StarredDropdown and RHDHConfig")
+    assert {"starreddropdown", "star", "dropdown", "rhdhconfig", "rhdh", "config"} <= set(found)
+
+
+def test_hyphenated_words_are_also_found_written_together() -> None:
+    assert stem("airgapped") in terms("an air-gapped cluster") and "air" in terms("an air-gapped cluster")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("configure", "configuration"),
+        ("terminate", "termination"),
+        ("renew", "renewal"),
+        ("authorised", "authorized"),
+    ],
+)
+def test_stemmer_joins_derivations_and_spellings(a: str, b: str) -> None:
+    assert stem(a) == stem(b)
+
+
+def test_small_synonym_table() -> None:
+    assert stem("cancel") in synonyms(stem("terminate")) and synonyms("zebra") == ("zebra",)
+
+
+def test_compact_runs_words_together() -> None:
+    assert compact("ADAPTIMMUNE-THERAPEUTICS plc, 04.06") == "adaptimmunetherapeuticsplc0406"
+
+
+def test_question_finds_names_and_runs() -> None:
+    question = Question.parse("Which law governs the Adaptimmune Therapeutics strategic alliance agreement?")
+    assert "adaptimmunetherapeutics" in question.runs
+    assert stem("adaptimmune") in question.names and stem("law") not in question.names
+
+
 # --- select ---
+
+
+def contracts(*titles: str) -> list[SignpostOffer]:
+    return [
+        offer(i, f"group/{compact(t)[:20]}/", t, f"{t}: 1 Definitions; 2 Term") for i, t in enumerate(titles)
+    ]
+
+
+def kept(question: str, offers: list[SignpostOffer]) -> list[int]:
+    return [c.index for c in run(OfflineReader().select(question, offers)).choices]
 
 
 def test_select_keeps_matching_signposts_and_names_the_words() -> None:
     offers = [
         offer(0, "hr/", "Human resources", "Vacation, leave and benefits"),
         offer(1, "finance/", "Finance", "Budgets and invoices"),
-        offer(2, "hr/vacation.md", "Vacation policy", "How many days off"),
-        offer(3, "hr/parking.md", "Parking", "Where to park"),
+        offer(2, "it/", "IT", "Laptops and accounts"),
+        offer(3, "facilities/", "Facilities", "Where to park"),
     ]
     selection = run(OfflineReader().select(QUESTION, offers))
-    assert [c.index for c in selection.choices] == [0, 2]
-    reasons = {c.index: c.reason for c in selection.choices}
-    assert "vacation" in reasons[0] and "vacation" in reasons[2] and "days" in reasons[2]
+    assert [c.index for c in selection.choices] == [0]
+    assert "vacation" in selection.choices[0].reason
     assert not selection.failed and selection.usage.calls == 1 and selection.usage.tokens == 0
 
 
-def test_select_decides_each_signpost_on_its_own() -> None:
-    target = offer(5, "hr/leave/", "Leave", "vacation rules")
-    alone = run(OfflineReader().select(QUESTION, [target]))
-    crowd = run(
-        OfflineReader().select(
-            QUESTION, [offer(i, f"d{i}/", "Vacation days new hires", "") for i in range(5)] + [target]
-        )
+def test_select_a_run_together_name_decides_and_common_words_do_not() -> None:
+    offers = contracts(
+        "ADAPTIMMUNETHERAPEUTICSPLC 04 06 2017-EX-10.11-STRATEGIC ALLIANCE AGREEMENT",
+        "PHREESIA,INC 05 28 2019-EX-10.18-STRATEGIC ALLIANCE AGREEMENT",
+        "ACMECORP 01 02 2003-EX-10.1-SUPPLY AGREEMENT",
+        "ZETAINC 01 02 2004-EX-10.2-SUPPLY AGREEMENT",
     )
-    assert [c.index for c in alone.choices] == [5]
-    assert 5 in [c.index for c in crowd.choices]
+    question = "Which law governs the Adaptimmune Therapeutics strategic alliance agreement?"
+    selection = run(OfflineReader().select(question, offers))
+    assert [c.index for c in selection.choices] == [0]
+    assert "adaptimmune" in selection.choices[0].reason
 
 
-def test_select_needs_more_than_one_description_word_for_a_concept() -> None:
-    weak = offer(0, "ops/rota.md", "Rota", "Who is on call during vacation")
-    strong = offer(1, "ops/leave.md", "Rota", "vacation days")
-    assert [c.index for c in run(OfflineReader().select(QUESTION, [weak, strong])).choices] == [1]
+def test_select_skips_other_organisations_when_the_named_one_is_absent() -> None:
+    offers = contracts(
+        "PHREESIA,INC 05 28 2019-EX-10.18-STRATEGIC ALLIANCE AGREEMENT",
+        "Loop Industries, Inc. - Strategic Alliance Agreement",
+        "ZETAINC SUPPLY AGREEMENT",
+    )
+    assert kept("Which law governs the Adaptimmune Therapeutics strategic alliance agreement?", offers) == []
+
+
+def test_select_a_rare_topic_word_keeps_a_directory() -> None:
+    offers = [
+        offer(i, f"guides/{name}/", title, "")
+        for i, (name, title) in enumerate(
+            [
+                ("install", "Installing Developer Hub"),
+                ("auth", "Authentication in Developer Hub"),
+                ("telemetry", "Telemetry data collection in Developer Hub"),
+                ("upgrade", "Upgrading Developer Hub"),
+            ]
+        )
+    ]
+    # "Developer Hub" is in every title: it tells nothing apart; "telemetry" decides.
+    assert kept("How do I turn off telemetry in Developer Hub?", offers) == [2]
+
+
+def test_select_decisions_are_absolute_not_a_top_k() -> None:
+    target = offer(5, "hr/leave/", "Vacation rules", "")
+    crowd = [offer(i, f"d{i}/", f"Topic {i}", "unrelated things") for i in range(5)]
+    assert kept(QUESTION, [target]) == [5]
+    assert kept(QUESTION, [*crowd, target]) == [5]
+    twins = [offer(i, f"v{i}/", "Vacation days for new hires", "") for i in range(2)]
+    assert kept(QUESTION, twins + crowd) == [0, 1]  # two good matches are both kept
+
+
+def test_select_opens_range_groups_only_when_nothing_else_speaks() -> None:
+    groups = [
+        offer(0, "documents-1-24/", "Documents 1 to 24", "ACME to BETA: ACME supply; BETA…"),
+        offer(1, "documents-25-48/", "Documents 25 to 48", "CARL to DORA: CARL lease; DORA…"),
+    ]
+    assert kept("Which law governs the Foxtrot Corp licence?", groups) == [0, 1]
+    assert kept(QUESTION, [offer(0, "legal/", "Legal", "Contracts and NDAs")]) == []
+
+
+def test_select_opens_the_parts_of_the_named_thing() -> None:
+    parts = [
+        offer(0, "g/acmecorp-supply-agreement/body/", "Supply Agreement", "Sections 1 to 16"),
+        offer(1, "g/acmecorp-supply-agreement/exhibits/", "Exhibits", "Exhibit A"),
+    ]
+    assert kept("Does the Acmecorp supply agreement cap liability?", parts) == [0, 1]
+
+
+def test_select_concept_needs_a_title_word_or_two_description_words() -> None:
+    offers = [
+        offer(0, "ops/rota.md", "Rota", "Who is on call during vacation"),
+        offer(1, "ops/leave.md", "Leave", "vacation days"),
+        offer(2, "ops/a.md", "Alpha", "x"),
+        offer(3, "ops/b.md", "Beta", "y"),
+        offer(4, "ops/c.md", "Gamma", "z"),
+    ]
+    assert kept(QUESTION, offers) == [1]
 
 
 def test_select_uses_only_the_last_path_segment() -> None:
     # Every child of hr/vacation/ shares "vacation" in its path; that alone must not keep them.
     child = offer(0, "hr/vacation/parking.md", "Parking", "Car park rules")
     assert run(OfflineReader().select(QUESTION, [child])).choices == []
-
-
-def test_select_opens_no_directory_without_a_shared_word() -> None:
-    assert (
-        run(OfflineReader().select(QUESTION, [offer(0, "legal/", "Legal", "Contracts and NDAs")])).choices
-        == []
-    )
 
 
 # --- judge ---
@@ -167,6 +266,97 @@ def test_judge_question_without_content_words() -> None:
     assert verdict.relevant is False and not verdict.failed
 
 
+def test_judge_words_of_the_folder_are_context_and_the_body_must_cover_the_rest() -> None:
+    question = "Which law governs the Acmecorp supply agreement?"
+    clause = doc(
+        "g/acmecorp-supply-agreement/12-governing-law",
+        "12 Governing law",
+        "This Agreement shall be governed by the laws of the State of Texas.",
+    )
+    other = doc(
+        "g/acmecorp-supply-agreement/3-price",
+        "3 Price",
+        "Acmecorp shall pay the price under this supply agreement within 30 days.",
+    )
+    verdicts = run(OfflineReader().judge(question, [clause, other])).verdicts
+    assert verdicts[0].relevant is True and "State of Texas" in verdicts[0].reason
+    # "Acmecorp", "supply", "agreement" are answered by the folder; the price clause says nothing on law.
+    assert verdicts[1].relevant is False
+
+
+def test_judge_needs_the_words_together_in_one_sentence() -> None:
+    scattered = (
+        "New staff are welcome.\n\nThe vacation calendar is shared.\n\nDays are counted in hours.\n\n"
+        "Hires from agencies are contractors."
+    )
+    verdict = run(OfflineReader().judge(QUESTION, [doc("hr/misc", "Misc", scattered)])).verdicts[0]
+    assert verdict.relevant is False and "never together" in verdict.reason
+
+
+def test_judge_a_long_question_needs_three_of_its_words_together() -> None:
+    question = "Which reporting thresholds trigger the custody obligations for virtual asset transactions?"
+    # Both mention most of the words; only the second says three of them in one breath.
+    two = doc(
+        "r/a",
+        "Note",
+        "Reporting thresholds are set yearly. Custody obligations differ. "
+        "Virtual assets are new. Transactions are logged.",
+    )
+    three = doc(
+        "r/b", "Note", "Reporting thresholds trigger custody duties. Virtual asset transactions are logged."
+    )
+    assert [v.relevant for v in run(OfflineReader().judge(question, [two, three])).verdicts] == [False, True]
+
+
+def test_judge_a_word_every_document_of_the_batch_carries_does_not_decide() -> None:
+    question = "Which vacation rules does Contoso give contractors?"
+    bodies = [f"Contoso rules {i} for contractors: badges and desks." for i in range(3)]
+    docs = [doc(f"n{i}", f"Note {i}", body) for i, body in enumerate(bodies)]
+    docs.append(doc("rules", "Rules", "Contoso vacation rules cover contractors too."))
+    verdicts = run(OfflineReader().judge(question, docs)).verdicts
+    # "Contoso", "rules" and "contractors" are in all four: only "vacation" tells them apart.
+    assert [v.relevant for v in verdicts] == [False, False, False, True]
+
+
+def test_judge_quotes_the_sentence_holding_the_question_phrase() -> None:
+    body = (
+        "A right to refuse the first shipment exists.\n\n"
+        "The Distributor has a right of first refusal on new products."
+    )
+    verdict = run(
+        OfflineReader().judge("Is there a right of first refusal?", [doc("c/rofr", "Rights", body)])
+    ).verdicts[0]
+    assert verdict.relevant and "right of first refusal on new products" in verdict.reason
+
+
+def test_judge_reads_each_body_once_per_sha256(monkeypatch: pytest.MonkeyPatch) -> None:
+    from okf.readers import offline
+
+    calls: list[str] = []
+    real = offline.read_body
+    monkeypatch.setattr(offline, "read_body", lambda text: calls.append(text) or real(text))
+    reader = OfflineReader()
+    cached = Document(id="a", title="Leave", text="New hires get 20 vacation days.", sha256="a" * 64)
+    run(reader.judge(QUESTION, [cached]))
+    run(reader.judge("How many days off?", [cached]))
+    assert len(calls) == 1
+
+
+def test_judge_is_fast_enough() -> None:
+    # A 6000-character body, judged cold then warm: well under the ~3 ms a judged body may cost.
+    text = "\n\n".join(
+        f"## Section {i}\n\nNew staff member {i} gets leave after {i} months of service, "
+        f"subject to the manager's approval and the policy."
+        for i in range(45)
+    )[:6000]
+    reader = OfflineReader()
+    docs = [Document(id=f"d{i}", title="Leave", text=text + str(i), sha256=f"{i:064d}") for i in range(20)]
+    start = time.perf_counter()
+    run(reader.judge(QUESTION, docs))
+    run(reader.judge("When does leave start for new staff?", docs))
+    assert (time.perf_counter() - start) / 40 < 0.01  # generous for slow CI; measured ~1-3 ms
+
+
 # --- answer ---
 
 
@@ -185,8 +375,16 @@ def test_answer_quotes_the_best_sentences_and_cites_them() -> None:
     assert draft.text.startswith('Vacation policy: "New hires receive 15 vacation days."')
     assert draft.cited[0] == "E1" and set(draft.cited) <= {"E1", "E2"}
     assert "kitchen" not in draft.text and "Parking" not in draft.text
-    assert "E1" not in draft.text and "E2" not in draft.text
+    assert "E1" not in draft.text and "E2" not in draft.text and "[" not in draft.text
     assert not draft.partial and draft.missing == ""
+
+
+def test_answer_skips_heading_fragments_and_quotes_sentences() -> None:
+    evidence = [
+        Evidence(id="E1", title="Leave", text="# Vacation days\n\nNew hires receive 15 vacation days.")
+    ]
+    draft = run(OfflineReader().answer(QUESTION, evidence))
+    assert draft.text == 'Leave: "New hires receive 15 vacation days."' and draft.cited == ["E1"]
 
 
 def test_answer_partial_names_uncovered_words() -> None:
@@ -255,3 +453,10 @@ def test_scripted_reader_defaults_to_offline_decisions() -> None:
     reader = ScriptedReader()
     selection = run(reader.select(QUESTION, [offer(0, "hr/", "Vacation"), offer(1, "x/", "Other")]))
     assert [c.index for c in selection.choices] == [0] and reader.calls["select"] == 1
+
+
+def test_answer_to_a_how_long_question_prefers_the_sentence_with_a_figure() -> None:
+    text = "The warranty covers defects in parts.\n\nThe warranty runs for a period of two (2) years."
+    evidence = [Evidence(id="E1", title="Supply agreement", text=text)]
+    draft = run(OfflineReader().answer("How long is the warranty?", evidence))
+    assert draft.text.startswith('Supply agreement: "The warranty runs for a period of two (2) years."')

@@ -1,16 +1,27 @@
 """The offline reader: a deterministic stand-in for a model, used when no model is configured.
 
-It reads like a careful skimmer that only knows the question's words: a signpost is opened when its title,
-name or description shares content words with the question; a body is relevant when it covers enough of
-them; an answer quotes the evidence sentences that carry the most of them. Every decision is made per item
-against a fixed threshold, never by ranking items against each other. No network, no randomness.
+It reads like a careful skimmer that only knows the question's words. It weighs them the way a reader
+weighs them while looking at one list: a word every signpost in the offer carries ("agreement" in every
+contract title) tells the options apart no better than none, while a rare word or a name ("Adaptimmune",
+"Keycloak") decides. Every decision is then made per item against a fixed threshold, never by ranking
+items against each other or by scoring the question against the corpus. No network, no randomness.
+
+- select: keep a signpost whose title, name or description matches an informative question word; when
+  nothing in the offer does, open the plain range groups ("Documents 1 to 24") that may hide it.
+- judge: a body is relevant when it covers the question's topic words (those its own path does not
+  already explain) and one sentence or heading carries them together; the reason quotes that sentence.
+- answer: quote the evidence sentences that carry the most topic words, citing their evidence ids.
 """
 
 from __future__ import annotations
 
+import re
 import time
+import unicodedata
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from okf.readers.base import (
     Choice,
@@ -23,95 +34,269 @@ from okf.readers.base import (
     Usage,
     Verdict,
 )
-from okf.readers.text import clip, sentences, term_words, terms
+from okf.readers.matching import WORD, Body, Field, Question, read_body
+from okf.readers.text import clip, stem
 
-# select: a title or name match weighs 2, a description match 1; a concept needs 2, a directory any match
-# (opening a directory is cheap and its children are decided again, one by one).
-TITLE_WEIGHT = 2
-DESCRIPTION_WEIGHT = 1
-CONCEPT_KEEP_SCORE = 2
+# select: a term is informative when at most this share of the offer carries it (and at least one does).
+COMMON_SHARE = 0.4
+# select: an informative word in the title or name scores 2, in the description 1. Opening a directory is
+# cheap (its children are decided again, one by one); a concept costs a judged body.
 DIRECTORY_KEEP_SCORE = 1
-# judge: a question term found in the title or a heading earns 1.0, in the body only 0.7.
+CONCEPT_KEEP_SCORE = 2
+# judge: weighted coverage of the topic words (title/heading 1.0, body 0.7; names weigh more) needed.
 HEADING_CREDIT = 1.0
 BODY_CREDIT = 0.7
 RELEVANT_COVERAGE = 0.45
+# judge: a question word every document of a batch (of at least COMMON_BATCH) carries weighs this much.
+COMMON_WEIGHT = 0.25
+COMMON_BATCH = 4
+# judge: a question with this many telling words needs one more of them together in a sentence.
+LONG_QUESTION = 5
+# judge: a question word pair that stands together in a sentence too (a phrase) adds this to coverage.
+PHRASE_BONUS = 0.1
 # answer: sentences quoted per evidence item and overall.
 SENTENCES_PER_EVIDENCE = 2
 SENTENCES_TOTAL = 3
+# Parsed bodies kept per reader (keyed by sha256): a walk re-judges nothing, but many walks share bodies.
+BODY_CACHE_SIZE = 4096
 
-
-@dataclass(frozen=True)
-class Question:
-    """A question's content terms, each mapped to the word it came from."""
-
-    words: dict[str, str]
-
-    @classmethod
-    def parse(cls, text: str) -> Question:
-        return cls(term_words(text))
-
-    @property
-    def terms(self) -> set[str]:
-        return set(self.words)
-
-    def named(self, found: set[str] | list[str]) -> str:
-        """The question's own words for ``found`` terms, in question order."""
-        return ", ".join(word for term, word in self.words.items() if term in found)
+# Light verbs ("take effect", "provide for"): they count towards coverage, never towards the words a
+# sentence must carry together.
+LIGHT_TERMS = frozenset(
+    stem(w)
+    for w in [
+        "take",
+        "make",
+        "provide",
+        "apply",
+        "require",
+        "allow",
+        "include",
+        "contain",
+        "happen",
+        "mean",
+        "work",
+        "set",
+        "go",
+        "come",
+        "put",
+        "see",
+        "find",
+        "handle",
+        "ensure",
+    ]
+)
+# Words that make a title the name of an organisation (a small general table).
+COMPANY_FORMS = frozenset(
+    [
+        "inc",
+        "ltd",
+        "llc",
+        "corp",
+        "corporation",
+        "incorporated",
+        "company",
+        "limited",
+        "plc",
+        "gmbh",
+        "lp",
+        "llp",
+    ]
+)
+_FIGURE = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty|ninety)\b", re.IGNORECASE
+)
+# A range group: "Documents 1 to 24", "Sections 1.1.1 to 2", "Part 3", "Pages 10-19".
+_RANGE_TITLE = re.compile(r"^\s*[^\W\d_]+\s+[\w.()]+(?:\s*(?:to|-|–)\s*[\w.()]+)?\s*$")
 
 
 def _name_of(path: str) -> str:
     """The last path segment without ``.md``: only it speaks for the signpost (ancestors already matched)."""
     name = path.rstrip("/").rsplit("/", 1)[-1]
-    return name.removesuffix(".md")
+    return name.removesuffix(".md").replace("-", " ").replace("_", " ")
+
+
+def _is_range(offer: SignpostOffer) -> bool:
+    """A group named only by its range ("Documents 1 to 24"): its title says nothing about its content."""
+    return offer.is_dir and bool(_RANGE_TITLE.match(offer.title)) and any(ch.isdigit() for ch in offer.title)
+
+
+def _hard_name(title: str) -> bool:
+    """A title naming an organisation: one opening with a name written as one token ("ADAPTIMMUNETHERAPEUTICSPLC",
+    "2ThemartComInc") or carrying a company form ("Loop Industries, Inc. - Marketing Agreement")."""
+    plain = unicodedata.normalize("NFKC", title).strip()
+    if any(word.casefold() in COMPANY_FORMS for word in WORD.findall(plain)):
+        return True
+    first = WORD.match(plain)
+    if first is None:
+        return False
+    word = first.group()
+    letters = [ch for ch in word if ch.isalpha()]
+    if len(letters) < 4:
+        return False
+    return word.isupper() or any(ch.isupper() for ch in word[1:]) or any(ch.isdigit() for ch in word)
+
+
+def _parent(offers: Sequence[SignpostOffer]) -> Field:
+    """The folder the offer lists, as words: what it already established is context, not a choice."""
+    parents = {o.path.rstrip("/").rpartition("/")[0] for o in offers}
+    return Field.of(" ".join(sorted(parents)).replace("/", " ").replace("-", " "))
+
+
+def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Choice]:
+    """Per signpost keep/skip, with words weighed by how many signposts of this offer carry them."""
+    heads = [Field.of(f"{o.title} {_name_of(o.path)}") for o in offers]
+    tails = [Field.of(o.description) for o in offers]
+    context = _parent(offers)
+    explained = question.explained(context)
+    wanted = [t for t in (*question.words, *question.runs) if t not in explained]
+    hits = {
+        t: {
+            i
+            for i in range(len(offers))
+            if heads[i].has_word(t, question.word(t)) or tails[i].has_word(t, question.word(t))
+        }
+        for t in wanted
+    }
+    limit = max(1, int(len(offers) * COMMON_SHARE))
+    informative = {
+        t
+        for t, where in hits.items()
+        if where and (len(where) <= limit and len(where) < len(offers) or len(offers) == 1)
+    }
+    decisive = {t for t in informative if t in question.names or t in question.runs}
+    # The thing the question names ("the Adaptimmune Therapeutics agreement"): its full name when it has
+    # several words, else its name-like words.
+    entity = [t for t in question.runs if t in hits] or [t for t in question.names if t in hits]
+    seen = [any(i in hits[t] for t in entity) for i in range(len(offers))]
+    choices: list[Choice] = []
+    for i, offer in enumerate(offers):
+        if entity and not seen[i] and _hard_name(offer.title):
+            continue  # its title names something else than what the question names
+        if entity and not any(seen) and _is_range(offer):
+            choices.append(
+                Choice(index=offer.index, reason=f"a range group that may hold {question.named(entity)}")
+            )
+            continue
+        if _is_range(offer) and offer.description.rstrip().endswith("…"):
+            # Its description is a clipped sample of what it holds: absence of a word there proves nothing.
+            choices.append(Choice(index=offer.index, reason="a range group whose description is cut short"))
+            continue
+        named = {t for t in decisive if i in hits[t]}
+        in_head = {t for t in informative if heads[i].has_word(t, question.word(t))}
+        in_tail = {t for t in informative if i in hits[t]} - in_head
+        score = 2 * len(in_head) + len(in_tail)
+        if named or score >= (DIRECTORY_KEEP_SCORE if offer.is_dir else CONCEPT_KEEP_SCORE):
+            where = "title/name" if in_head else "description"
+            choices.append(
+                Choice(
+                    index=offer.index, reason=f"{where} mentions {question.named(named | in_head | in_tail)}"
+                )
+            )
+    if not choices and any(t in question.names or t in question.runs for t in explained):
+        # This folder belongs to what the question names (one contract, one product): its parts are in scope.
+        return [
+            Choice(index=o.index, reason=f"part of {question.named(explained)}, which the question names")
+            for o in offers
+            if o.is_dir
+        ]
+    if not choices:
+        # Nothing here speaks to the question: the only places it may still hide are groups named by range.
+        choices = [
+            Choice(
+                index=o.index,
+                reason="a range group; nothing in this listing mentions the question's "
+                "words, so it may hold them",
+            )
+            for o in offers
+            if _is_range(o)
+        ]
+    return choices
 
 
 def select_one(question: Question, offer: SignpostOffer) -> Choice | None:
-    """Keep ``offer`` when its words share enough of the question's terms, with a reason naming them."""
-    strong = question.terms & (set(terms(offer.title)) | set(terms(_name_of(offer.path).replace("-", " "))))
-    weak = (question.terms & set(terms(offer.description))) - strong
-    score = TITLE_WEIGHT * len(strong) + DESCRIPTION_WEIGHT * len(weak)
-    needed = DIRECTORY_KEEP_SCORE if offer.is_dir else CONCEPT_KEEP_SCORE
-    if not strong and not weak or score < needed:
-        return None
-    parts = []
-    if strong:
-        parts.append(f"title/name mention {question.named(strong)}")
-    if weak:
-        parts.append(f"description mentions {question.named(weak)}")
-    return Choice(index=offer.index, reason="; ".join(parts))
+    """The decision on ``offer`` shown alone (kept for per-item callers; prefer :func:`select_offer`)."""
+    choices = select_offer(question, [offer])
+    return choices[0] if choices else None
 
 
-def _sentence_terms(question: Question, sentence: str) -> set[str]:
-    return question.terms & set(terms(sentence))
+def judge_all(
+    question: Question, documents: Sequence[Document], bodies: Sequence[Body] | None = None
+) -> list[Verdict]:
+    """One verdict per document of a batch, in order (words every document carries weigh little)."""
+    read = list(bodies) if bodies is not None else [read_body(d.text) for d in documents]
+    common = batch_common(question, read)
+    return [judge_one(question, d, b, common) for d, b in zip(documents, read)]
 
 
-def judge_one(question: Question, document: Document) -> Verdict:
-    """Relevant when the body covers enough of the question's terms; the reason quotes a sentence."""
-    wanted = question.terms
-    if not wanted:
+def judge_one(
+    question: Question, document: Document, body: Body | None = None, common: frozenset[str] = frozenset()
+) -> Verdict:
+    """Relevant when the body covers the question's topic words and one sentence carries them together.
+
+    ``common`` are question terms every document of the batch carries: they tell nothing apart, so they
+    weigh little and never count towards the words a sentence must carry together.
+    """
+    if not question.words:
         return Verdict(id=document.id, relevant=False, reason="the question has no content words to look for")
-    heading_terms = wanted & set(terms(" ".join([document.title, *document.headings])))
-    body_sentences = sentences(document.text)
-    body_terms = wanted & set(terms(" ".join(body_sentences)))
-    credit = sum(HEADING_CREDIT if t in heading_terms else BODY_CREDIT for t in heading_terms | body_terms)
-    coverage = credit / len(wanted)
-    enough_in_body = len(body_terms) >= min(2, len(wanted))
-    relevant = coverage >= RELEVANT_COVERAGE and (bool(heading_terms) or enough_in_body)
-    best = max(body_sentences, key=lambda s: len(_sentence_terms(question, s)), default="")
-    best_terms = _sentence_terms(question, best) if best else set()
-    found = heading_terms | body_terms
-    if relevant and best_terms:
+    body = body or read_body(document.text)
+    # Words the concept's folder already answers ("Adaptimmune" for a clause of that contract) are context;
+    # the rest are the topic the body itself must speak to.
+    context = Field.of(document.id.rpartition("/")[0].replace("/", " ").replace("-", " "))
+    explained = question.explained(context)
+    topic = [t for t in question.words if t not in explained] or list(question.words)
+    telling = [t for t in topic if t not in common and t not in LIGHT_TERMS] or topic
+
+    def weight(term: str) -> float:
+        return question.weight(term) * (COMMON_WEIGHT if term in common else 1.0)
+
+    head = Field.of(" ".join([document.title, *document.headings]))
+    in_head = {t for t in topic if head.has_word(t, question.word(t))}
+    in_body = {t for t in topic if body.has(t)}
+    total = sum(weight(t) for t in topic)
+    credit = sum(weight(t) * (HEADING_CREDIT if t in in_head else BODY_CREDIT) for t in in_head | in_body)
+    # Only sentences holding a telling word can decide: visit those, in order (earlier wins ties).
+    holding: dict[int, set[str]] = {}
+    for term in telling:
+        for n in body.sentences_with(term):
+            holding.setdefault(n, set()).add(term)
+    best, best_found, best_score, best_phrases = "", set(), 0.0, 0
+    for n in sorted(holding):
+        found, sequence = holding[n], body.sentence_terms[n]
+        phrases = len(question.pairs & set(pairwise(sequence))) if len(found) > 1 else 0
+        score = sum(weight(t) for t in found) + PHRASE_BONUS * phrases
+        if score > best_score:
+            best, best_found, best_score, best_phrases = body.sentences[n], found, score, phrases
+    coverage = credit / total + PHRASE_BONUS * best_phrases
+    # Two telling words together; long questions (five or more) need three in one sentence.
+    needed = min(len(telling), 2 + len(telling) // LONG_QUESTION)
+    heads_telling = in_head & set(telling)
+    together = len(best_found) >= needed or (
+        bool(heads_telling) and len(best_found | heads_telling) >= needed
+    )
+    relevant = coverage >= RELEVANT_COVERAGE and together
+    found = in_head | in_body
+    if relevant and best:
         reason = f'"{clip(best)}" (mentions {question.named(found)})'
     elif relevant:
-        reason = f"title/headings mention {question.named(heading_terms)}"
+        reason = f"title/headings mention {question.named(in_head)}"
+    elif found and not together:
+        reason = f"mentions {question.named(found)}, but never together in one sentence"
     elif found:
         reason = (
-            f"mentions only {question.named(found)} of {len(wanted)} question words"
+            f"mentions only {question.named(found)} of the question's words"
             f" (coverage {coverage:.2f} < {RELEVANT_COVERAGE})"
         )
     else:
         reason = "mentions none of the question's words"
     return Verdict(id=document.id, relevant=relevant, reason=reason)
+
+
+def batch_common(question: Question, bodies: Sequence[Body]) -> frozenset[str]:
+    """Question terms that every body of a batch of at least ``COMMON_BATCH`` carries."""
+    if len(bodies) < COMMON_BATCH:
+        return frozenset()
+    return frozenset(t for t in question.words if all(b.has(t) for b in bodies))
 
 
 @dataclass(frozen=True)
@@ -125,9 +310,15 @@ class _Candidate:
 def _candidates(question: Question, evidence: Sequence[Evidence]) -> list[_Candidate]:
     out: list[_Candidate] = []
     for order, item in enumerate(evidence):
-        scored = [(s, frozenset(_sentence_terms(question, s))) for s in sentences(item.text)]
-        scored = [pair for pair in scored if pair[1]]
-        scored.sort(key=lambda pair: -len(pair[1]))  # stable: earlier sentences win ties
+        context = Field.of(item.title)
+        topic = {t for t in question.words if not context.has(t)} or set(question.words)
+        body = read_body(item.text)
+        places = {t: body.sentences_with(t) for t in topic}
+        scored = [(s, frozenset(t for t in topic if n in places[t])) for n, s in enumerate(body.sentences)]
+        # A heading-like fragment ("Termination") carries a word but no answer: quote sentences with a verb's room.
+        scored = [pair for pair in scored if pair[1] and len(pair[0].split()) >= 4]
+        # Most topic words first; for "how long"/"when" questions a sentence with a figure wins a tie.
+        scored.sort(key=lambda pair: (-len(pair[1]), not (question.asks_figure and _FIGURE.search(pair[0]))))
         picked: list[tuple[str, frozenset[str]]] = scored[:1]
         # A second sentence only when it adds a question word the first lacks.
         for sentence, found in scored[1:]:
@@ -156,11 +347,12 @@ def answer_from(question: Question, evidence: Sequence[Evidence]) -> DraftAnswer
         )
     chosen.sort(key=lambda c: c.order)  # read in evidence order
     lines = [
-        f'{c.evidence.title}: "{clip(c.sentence, 400)}"' if c.evidence.title else f'"{c.sentence}"'
+        f'{c.evidence.title}: "{clip(c.sentence, 400)}"' if c.evidence.title else f'"{clip(c.sentence, 400)}"'
         for c in chosen
     ]
     cited = list(dict.fromkeys(c.evidence.id for c in chosen))
-    missing_terms = question.terms - covered
+    quoted_titles = " ".join(c.evidence.title for c in chosen)
+    missing_terms = {t for t in question.words if t not in covered and not Field.of(quoted_titles).has(t)}
     return DraftAnswer(
         text="\n".join(lines),
         cited=cited,
@@ -174,22 +366,39 @@ def answer_from(question: Question, evidence: Sequence[Evidence]) -> DraftAnswer
 class OfflineReader:
     """A deterministic reader matching the question's content words; no network. The default reader."""
 
+    def __init__(self) -> None:
+        self._bodies: OrderedDict[str, Body] = OrderedDict()
+
     @property
     def name(self) -> str:
         return "offline"
 
+    def _body(self, document: Document) -> Body:
+        # Keyed by the sha256 of the text as offered; a document without one is read afresh.
+        if not document.sha256 or set(document.sha256) == {"0"}:
+            return read_body(document.text)
+        body = self._bodies.get(document.sha256)
+        if body is None:
+            body = self._bodies[document.sha256] = read_body(document.text)
+            if len(self._bodies) > BODY_CACHE_SIZE:
+                self._bodies.popitem(last=False)
+        else:
+            self._bodies.move_to_end(document.sha256)
+        return body
+
     async def select(self, question: str, signposts: Sequence[SignpostOffer]) -> Selection:
-        """Keep each signpost whose title, name or description shares enough of the question's words."""
+        """Keep each signpost that matches a question word informative within this offer."""
         start = time.perf_counter()
         parsed = Question.parse(question)
-        choices = [c for offer in signposts if (c := select_one(parsed, offer)) is not None]
+        choices = select_offer(parsed, signposts) if parsed.words else []
         return Selection(choices=choices, usage=_usage(start))
 
     async def judge(self, question: str, documents: Sequence[Document]) -> Judgement:
         """One verdict per document, each decided on its own coverage of the question's words."""
         start = time.perf_counter()
         parsed = Question.parse(question)
-        return Judgement(verdicts=[judge_one(parsed, d) for d in documents], usage=_usage(start))
+        verdicts = judge_all(parsed, documents, [self._body(d) for d in documents])
+        return Judgement(verdicts=verdicts, usage=_usage(start))
 
     async def answer(self, question: str, evidence: Sequence[Evidence]) -> DraftAnswer:
         """An extractive answer: quoted evidence sentences, with ``partial`` when words stay uncovered."""

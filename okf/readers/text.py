@@ -16,6 +16,13 @@ _TOKEN = re.compile(r"[^\W_]+(?:[._][^\W_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)+")
 _INLINE = re.compile(r"[*_`]{1,3}|\[([^\]]*)\]\([^)]*\)")
+# camelCase / PascalCase boundaries: "StarredDropdown" -> "Starred", "Dropdown"; "RHDHConfig" -> "RHDH", "Config".
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPACER = re.compile(r"[^-=|:* ]")  # a line made only of these is a rule or a table separator
+_MARKUP_START = frozenset("#-*+>0123456789 ")
+_INLINE_CHARS = re.compile(r"[*_`\[]")
+_SENTENCE_CUE = re.compile(r"[.!?;]\s")
+_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 
 STOP_WORDS = frozenset(
     [
@@ -215,6 +222,18 @@ STOP_WORDS = frozenset(
         "things",
         "way",
         "ways",
+        "specific",
+        "specifically",
+        "detail",
+        "details",
+        "regarding",
+        "according",
+        "exactly",
+        "dont",
+        "im",
+        "ive",
+        "long",
+        "often",
     ]
 )
 
@@ -229,6 +248,11 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalize(text))
 
 
+def compact(text: str) -> str:
+    """``text`` casefolded with everything but letters and digits removed: run-together names meet here."""
+    return "".join(_TOKEN.findall(normalize(text))).replace(".", "").replace("_", "")
+
+
 def _is_number(token: str) -> bool:
     return all(part.isdigit() for part in token.split("."))
 
@@ -241,7 +265,7 @@ def _keep(token: str) -> bool:
 
 
 def token_terms(token: str) -> list[str]:
-    """The terms one token contributes: its stem, or for an identifier itself plus its word parts."""
+    """The terms one lowercase token contributes: its stem, or for an identifier itself plus its word parts."""
     if not _keep(token):
         return []
     if _is_number(token) or ("." not in token and "_" not in token):
@@ -253,18 +277,52 @@ def token_terms(token: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=100_000)
+def _raw_terms(raw: str) -> tuple[str, ...]:
+    """Terms of one token as written: camelCase and PascalCase identifiers also yield their words."""
+    out = token_terms(raw.casefold())
+    if not raw.islower() and not raw.isupper() and not raw.istitle():
+        parts = [p for piece in re.split(r"[._]", raw) for p in _CAMEL.split(piece)]
+        if len(parts) > 1:
+            out += [t for part in parts if part.isalpha() for t in token_terms(part.casefold())]
+    return tuple(dict.fromkeys(out))
+
+
+def _hyphen_joins(text: str) -> list[tuple[str, str]]:
+    """``(term, word)`` for hyphenated words written together: "air-gapped" is also found as "airgapped"."""
+    out = []
+    for match in _HYPHENATED.finditer(text):
+        word = match.group().replace("-", "").casefold()
+        if word.isalpha() and len(word) > 3:
+            out.append((stem(word), match.group().casefold()))
+    return out
+
+
 def terms(text: str) -> list[str]:
-    """Content terms of ``text`` in order (with repeats)."""
-    return [term for token in tokens(text) for term in token_terms(token)]
+    """Content terms of ``text`` in order (with repeats); identifiers and hyphenated words add their forms."""
+    plain = unicodedata.normalize("NFKC", text)
+    out = [term for raw in _TOKEN.findall(plain) for term in _raw_terms(raw)]
+    if "-" in plain:
+        out += [term for term, _ in _hyphen_joins(plain)]
+    return out
 
 
 def term_words(text: str) -> dict[str, str]:
     """Each distinct content term of ``text`` mapped to the first word it came from (for reasons)."""
+    plain = unicodedata.normalize("NFKC", text)
     out: dict[str, str] = {}
-    for token in tokens(text):
-        for term in token_terms(token):
-            out.setdefault(term, token if term == stem(token) or term == token else term)
+    for raw in _TOKEN.findall(plain):
+        for term in _raw_terms(raw):
+            out.setdefault(term, raw.casefold())
+    if "-" in plain:
+        for term, word in _hyphen_joins(plain):
+            out.setdefault(term, word)
     return out
+
+
+def synonyms(term: str) -> tuple[str, ...]:
+    """Other terms meaning the same as ``term`` in a small general table (``term`` itself first)."""
+    return _SYNONYMS.get(term, (term,))
 
 
 def sentences(text: str) -> list[str]:
@@ -276,11 +334,19 @@ def sentences(text: str) -> list[str]:
         if line.startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        if in_fence or not line or set(line) <= set("-=|:* "):
+        if in_fence or not line or not _SPACER.search(line):
             continue
-        line = _INLINE.sub(lambda m: m.group(1) or "", _MARKUP.sub("", line))
-        line = " ".join(cell.strip() for cell in line.strip("|").split("|") if cell.strip())
-        out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+        # The regexes only where their characters occur: most lines are plain prose.
+        if line[0] in _MARKUP_START:
+            line = _MARKUP.sub("", line)
+        if _INLINE_CHARS.search(line):
+            line = _INLINE.sub(lambda m: m.group(1) or "", line)
+        if "|" in line:
+            line = " ".join(cell.strip() for cell in line.strip("|").split("|") if cell.strip())
+        if _SENTENCE_CUE.search(line):
+            out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+        elif line:
+            out.append(line)
     return out
 
 
@@ -296,6 +362,7 @@ def clip(text: str, limit: int = 160) -> str:
 # --- a light Porter stemmer (steps 1a-1c, 2 and 3 of Porter 1980); enough to join plurals and tenses ---
 
 _VOWELS = set("aeiou")
+_BRITISH_ISE = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
 
 
 def _consonant(word: str, i: int) -> bool:
@@ -365,6 +432,48 @@ _STEP3 = (
 )
 
 
+# Step 4 (measure > 1): "configure"/"configuration" and "renew"/"renewal" meet.
+_STEP4 = (
+    "al",
+    "ance",
+    "ence",
+    "er",
+    "ic",
+    "able",
+    "ible",
+    "ant",
+    "ement",
+    "ment",
+    "ent",
+    "ism",
+    "ate",
+    "iti",
+    "ous",
+    "ive",
+    "ize",
+)
+
+
+def _step4(word: str) -> str:
+    for suffix in sorted(_STEP4, key=len, reverse=True):
+        if word.endswith(suffix):
+            base = word[: -len(suffix)]
+            return base if _measure(base) > 1 else word
+    if word.endswith("ion") and word[-4:-3] in ("s", "t") and _measure(word[:-3]) > 1:
+        return word[:-3]
+    return word
+
+
+def _step5(word: str) -> str:
+    if word.endswith("e"):
+        base = word[:-1]
+        if _measure(base) > 1 or (_measure(base) == 1 and not _cvc(base)):
+            word = base
+    if word.endswith("ll") and _measure(word) > 1:
+        word = word[:-1]
+    return word
+
+
 def _replace(word: str, rules: tuple[tuple[str, str], ...], min_measure: int) -> str:
     for suffix, repl in rules:
         if word.endswith(suffix):
@@ -378,6 +487,8 @@ def stem(word: str) -> str:
     """A light Porter stem of a lowercase word; non-ASCII-letter words and short words are returned as is."""
     if len(word) <= 2 or not word.isascii() or not word.isalpha():
         return word
+    # British -ise spellings meet American -ize ones ("authorised"/"authorized"), on both sides alike.
+    word = _BRITISH_ISE.sub(r"iz\1", word)
     # Step 1a: plurals.
     if word.endswith(("sses", "ies")):
         word = word[:-2]
@@ -403,4 +514,33 @@ def stem(word: str) -> str:
         word = word[:-1] + "i"
     word = _replace(word, _STEP2, 1)
     word = _replace(word, _STEP3, 1)
-    return word
+    return _step5(_step4(word))
+
+
+def _synonym_table(groups: list[str]) -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
+    for group in groups:
+        stems = tuple(dict.fromkeys(stem(word) for word in group.split()))
+        for term in stems:
+            table[term] = (term, *(other for other in stems if other != term))
+    return table
+
+
+# A deliberately small table of general equivalences (no domain vocabulary): each line is one group.
+_SYNONYMS = _synonym_table(
+    [
+        "terminate termination cancel cancellation",
+        "renew renewal extend extension",
+        "cap limit limitation maximum",
+        "compete competition competitor competing competitive",
+        "assign assignment transfer",
+        "warranty warrant guarantee",
+        "notice notify notification",
+        "prerequisite requirement require",
+        "delete remove",
+        "install installation deploy deployment",
+        "error failure fail",
+        "permission permissions authorization authorize",
+        "governing govern law jurisdiction",
+    ]
+)

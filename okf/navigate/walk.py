@@ -7,6 +7,9 @@ Two kinds of task run on one event loop and share the state below:
   sibling subtrees are explored concurrently;
 - a *judge batch*: the pump takes up to ``batch_size`` candidates from the queue as soon as any exist (while
   descents go on), admits them against the budgets and judges them as one call; batches run in parallel.
+  Full batches leave at once. A partial batch waits a short coalescing window (a small share of the model's
+  observed call time, capped) while other tasks may still add candidates, so candidates of sibling
+  directories and links found by concurrent batches share calls instead of each taking a half-empty one.
 
 A relevant concept joins the shortlist and its links join the queue (lateral expansion). Every candidate
 carries a key that encodes its place in the walk (listing positions along the tree, then link positions),
@@ -17,6 +20,7 @@ routes is ordered by the earlier place).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +37,12 @@ from okf.readers.base import Judgement, Reader, Selection, SignpostOffer, Usage,
 # Judge batches admitted at once. The reader bounds the calls really in flight; this cap keeps candidates
 # queued (so later batches fill up to batch_size) instead of admitting many half-empty batches early.
 MAX_BATCHES_IN_FLIGHT = 16
+# The coalescing window of a partial batch: this share of the mean model call time seen so far in the walk,
+# at most COALESCE_MAX_S. Calls sent in one burst come back within a small share of a call of each other
+# (their spread is the client's own CPU time per call), so a tenth of a call catches most of them while
+# adding little to a round; nothing is held before the first call has come back.
+COALESCE_SHARE = 0.1
+COALESCE_MAX_S = 0.05
 # Budgets whose stop lets admitted judge batches finish (they were within budget); the others cancel them.
 _DRAIN = {"bodies", "calls"}
 _RESERVED = {"index.md", "log.md"}
@@ -73,14 +83,20 @@ class Walk:
         self.queue: deque[Candidate] = deque()
         self.seen: set[str] = set()
         self.keys: dict[str, Key] = {}
+        self.links_of: dict[str, list[tuple[str, int]]] = {}  # expanded concept -> (target, link position)
         self.opened: set[str] = set()
         self.found: list[_Found] = []
         self.verdicts_ok = 0
         self.descents: set[asyncio.Task[None]] = set()
+        self.open_descents = 0  # descents that may still add candidates (not yet past their selection)
         self.judges: set[asyncio.Task[None]] = set()
         self.calls_done = 0
         self.calls_in_flight = 0
         self._pump_scheduled = False
+        self._hold_until: float | None = None  # loop time when a waiting partial batch must leave
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._call_seconds = 0.0  # model time of the calls returned so far, for the coalescing window
+        self._calls_timed = 0
         self._done = asyncio.Event()
         self._error: BaseException | None = None
 
@@ -88,6 +104,9 @@ class Walk:
 
     async def run(self) -> NavigationResult:
         """Walk until the work runs out or a budget ends it; cancel what is left cleanly."""
+        # The corpus id hashes every file of a bundle without a compile manifest (about a second for 10,000
+        # concepts): compute it in a thread while the walk waits for the model, not after it.
+        corpus_id = asyncio.ensure_future(asyncio.to_thread(self.bundle.corpus_id))
         self._spawn_descent("", 0, ())
         try:
             async with asyncio.timeout(self.budgets.deadline_s):
@@ -95,6 +114,8 @@ class Walk:
         except TimeoutError:
             self._stop("deadline")
         finally:
+            if self._flush_timer is not None:
+                self._flush_timer.cancel()
             # Whatever ended the walk, no task outlives it (an outer cancellation included).
             leftover = self.descents | self.judges
             for task in leftover:
@@ -102,16 +123,18 @@ class Walk:
             if leftover:
                 await asyncio.gather(*leftover, return_exceptions=True)
         if self._error is not None:
+            corpus_id.cancel()  # its thread ends on its own; nobody waits for an id of a failed walk
             raise self._error
         if self.stopped_by is None and self.depth_blocked:
             self.stopped_by = "depth"
             self.trace.add("budget", None, stopped_by="depth")
-        return self._result()
+        return self._result(await corpus_id)
 
     def _spawn_descent(self, directory: str, depth: int, key: Key) -> None:
         if directory in self.opened:
             return
         self.opened.add(directory)
+        self.open_descents += 1
         self._track(asyncio.create_task(self._descend(directory, depth, key)), self.descents)
 
     def _track(self, task: asyncio.Task[None], group: set[asyncio.Task[None]]) -> None:
@@ -157,10 +180,12 @@ class Walk:
         self.calls_in_flight += 1
         return True
 
-    def _settle_call(self, role: str, usage: Usage | None) -> None:
+    def _settle_call(self, role: str, usage: Usage | None, started: float) -> None:
         self.calls_in_flight -= 1
         if usage is None:
             return
+        self._call_seconds += time.monotonic() - started
+        self._calls_timed += 1
         self.usage[role] = self.usage[role] + usage
         self.calls_done += usage.calls
         if self._tokens() >= self.budgets.max_tokens and self._work_left(besides=asyncio.current_task()):
@@ -176,6 +201,16 @@ class Walk:
     # -- descent ---------------------------------------------------------------------------------------
 
     async def _descend(self, directory: str, depth: int, key: Key) -> None:
+        try:
+            await self._collect_and_select(directory, depth, key)
+        finally:
+            # Counted down inside the task, not in its done callback: a pump scheduled by this very step
+            # must already know that this descent will add no more candidates.
+            self.open_descents -= 1
+            if self._hold_until is not None:
+                self._schedule_pump()  # a partial batch may have been waiting for this descent only
+
+    async def _collect_and_select(self, directory: str, depth: int, key: Key) -> None:
         try:
             listing = self.bundle.listing(directory)
         except BundleError as exc:
@@ -231,6 +266,7 @@ class Walk:
         self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
         self.stats.signposts_offered += len(page)
         selection: Selection | None = None
+        started = time.monotonic()
         try:
             selection = await self.reader.select(self.question, offers)
         except DeadlineExceeded:
@@ -239,7 +275,7 @@ class Walk:
         except OKFError as exc:  # readers report failures in the result; tolerate one that raises anyway
             selection = Selection(failed=True, error=str(exc))
         finally:
-            self._settle_call("selector", selection.usage if selection is not None else None)
+            self._settle_call("selector", selection.usage if selection is not None else None, started)
         assert selection is not None
         if selection.failed:
             self.stats.failures += 1
@@ -254,17 +290,34 @@ class Walk:
     def _enqueue(self, path: str, key: Key, via: Literal["descent", "link"]) -> bool:
         if path in self.seen:
             # Reached again: order it by its earliest place in the walk, whichever route won the race.
-            self.keys[path] = min(self.keys[path], key)
+            self._place(path, key)
             return False
         self.seen.add(path)
         self.keys[path] = key
         self.stats.candidates += 1
         self.queue.append(Candidate(path, key, via))
+        self._schedule_pump()
+        return True
+
+    def _place(self, path: str, key: Key) -> None:
+        """Give ``path`` the earlier ``key`` and carry it along the links already expanded from it.
+
+        So a concept's key is the earliest of all its routes however the races went: the shortlist order
+        does not depend on whether a concept was first reached by descent or by a link.
+        """
+        stack = [(path, key)]
+        while stack:
+            here, place = stack.pop()
+            if self.keys[here] <= place:
+                continue  # a key only ever gets earlier, so cycles end here
+            self.keys[here] = place
+            stack.extend((target, place + (k,)) for target, k in self.links_of.get(here, ()))
+
+    def _schedule_pump(self) -> None:
         if not self._pump_scheduled:
             # Pump on the next loop turn, so candidates found in the same turn share batches.
             self._pump_scheduled = True
             asyncio.get_running_loop().call_soon(self._pump)
-        return True
 
     def _pump(self) -> None:
         """Start judge batches while candidates wait and the budgets allow."""
@@ -274,25 +327,59 @@ class Walk:
             if room <= 0:
                 self._stop("bodies")
                 break
+            size = min(room, self.budgets.batch_size)
+            if len(self.queue) < size and self._hold_partial():
+                break
             if not self._admit_call():
                 break
-            batch = self._take_batch(min(room, self.budgets.batch_size))
+            batch = self._take_batch(size)
             if not batch:
                 self.calls_in_flight -= 1
                 continue
             self.stats.bodies_judged += len(batch)
             self._track(asyncio.create_task(self._judge(batch)), self.judges)
+        if not self.queue or self.stopped_by is not None:
+            self._release_hold()
         if (self.stopped_by is None and self.stats.bodies_judged >= self.budgets.max_bodies
                 and (self.queue or self.descents)):
             self._stop("bodies")  # nothing more can be judged: further descent would only cost calls
         self._check_done()
+
+    def _hold_partial(self) -> bool:
+        """Whether a partial batch should wait (within its window) for candidates other tasks may add."""
+        if not self.open_descents and not self.judges - {asyncio.current_task()}:
+            return False  # nothing running can add a candidate: send it now
+        loop = asyncio.get_running_loop()
+        if self._hold_until is None:
+            window = 0.0 if not self._calls_timed else min(
+                COALESCE_MAX_S, COALESCE_SHARE * self._call_seconds / self._calls_timed)
+            if window <= 0.0:
+                return False
+            self._hold_until = loop.time() + window
+            self._flush_timer = loop.call_at(self._hold_until, self._flush)
+            return True
+        return loop.time() < self._hold_until
+
+    def _flush(self) -> None:
+        """The window of the waiting partial batch is over: send it."""
+        self._flush_timer = None
+        self._hold_until = 0.0  # over, whatever the clock's resolution made of the timer
+        self._pump()
+
+    def _release_hold(self) -> None:
+        self._hold_until = None
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
 
     def _take_batch(self, size: int) -> list[tuple[Candidate, Concept, Offered]]:
         batch: list[tuple[Candidate, Concept, Offered]] = []
         while self.queue and len(batch) < size:
             candidate = self.queue.popleft()
             try:
-                concept = self.bundle.concept(candidate.path)
+                # Candidates come from listings and resolved links: already safe concept paths, so the
+                # bundle's resolve-and-classify step of concept() would only repeat its path checks.
+                concept = self.bundle.load(candidate.path)
             except BundleError as exc:  # unparseable frontmatter and the like: a warning, never a crash
                 self.trace.warn(f"{candidate.path}: skipped, could not be read: {exc}", candidate.path)
                 continue
@@ -302,6 +389,7 @@ class Walk:
     async def _judge(self, batch: list[tuple[Candidate, Concept, Offered]]) -> None:
         documents = [offered.document for _, _, offered in batch]
         judgement: Judgement | None = None
+        started = time.monotonic()
         try:
             judgement = await self.reader.judge(self.question, documents)
         except DeadlineExceeded:
@@ -311,7 +399,7 @@ class Walk:
             judgement = Judgement(verdicts=[Verdict(id=d.id, relevant=None, failed=True, error=str(exc))
                                             for d in documents])
         finally:
-            self._settle_call("judge", judgement.usage if judgement is not None else None)
+            self._settle_call("judge", judgement.usage if judgement is not None else None, started)
         verdicts = judgement.verdicts
         for n, (candidate, concept, offered) in enumerate(batch):
             verdict = verdicts[n] if n < len(verdicts) and verdicts[n].id == concept.id else None
@@ -350,9 +438,9 @@ class Walk:
         if stale:
             self.trace.warn(f"{concept.path}: shortlisted but stale since {meta.stale_after:%Y-%m-%d}; "
                             "check it against a current source", concept.path)
-        self._expand_links(candidate, concept)
+        self._expand_links(concept)
 
-    def _expand_links(self, candidate: Candidate, concept: Concept) -> None:
+    def _expand_links(self, concept: Concept) -> None:
         """Lateral expansion: every existing concept a relevant concept links to becomes a candidate."""
         try:
             links = self.bundle.links(concept)
@@ -374,15 +462,17 @@ class Walk:
                 continue  # an anchor within the same concept
             elif target.endswith("/") or not target.endswith(".md") or target.rsplit("/", 1)[-1] in _RESERVED:
                 self.trace.add("link", concept.path, target=target, skipped="not a concept")
-            elif self._enqueue(target, candidate.key + (k,), "link"):
-                self.stats.links_followed += 1
-                self.trace.add("link", concept.path, target=target)
             else:
-                self.trace.add("link", concept.path, target=target, skipped="already a candidate")
+                self.links_of.setdefault(concept.path, []).append((target, k))
+                if self._enqueue(target, self.keys[concept.path] + (k,), "link"):
+                    self.stats.links_followed += 1
+                    self.trace.add("link", concept.path, target=target)
+                else:
+                    self.trace.add("link", concept.path, target=target, skipped="already a candidate")
 
     # -- the result ------------------------------------------------------------------------------------
 
-    def _result(self) -> NavigationResult:
+    def _result(self, corpus_id: str) -> NavigationResult:
         found = sorted(self.found, key=lambda f: self.keys[f.entry.path])
         if len(found) > self.budgets.max_shortlist:
             dropped = len(found) - self.budgets.max_shortlist
@@ -397,6 +487,6 @@ class Walk:
         self.stats.usage = dict(self.usage)
         self.stats.seconds = round(self.trace.elapsed, 6)
         return NavigationResult(
-            question=self.question, bundle=str(self.bundle.root), corpus_id=self.bundle.corpus_id(),
+            question=self.question, bundle=str(self.bundle.root), corpus_id=corpus_id,
             reader=self.reader.name, shortlist=shortlist, stopped_by=self.stopped_by, stats=self.stats,
             warnings=list(self.trace.warnings), trace=self.trace.events)

@@ -214,12 +214,6 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
     return choices
 
 
-def select_one(question: Question, offer: SignpostOffer) -> Choice | None:
-    """The decision on ``offer`` shown alone (kept for per-item callers; prefer :func:`select_offer`)."""
-    choices = select_offer(question, [offer])
-    return choices[0] if choices else None
-
-
 def judge_all(
     question: Question, documents: Sequence[Document], bodies: Sequence[Body] | None = None
 ) -> list[Verdict]:

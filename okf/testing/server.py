@@ -338,17 +338,20 @@ def offline_rule() -> Rule:
                 )
                 for s in payload["signposts"]
             ]
-            kept = [c for o in offers if (c := offline.select_one(question, o)) is not None]
+            kept = offline.select_offer(question, offers)
             return {"keep": [{"index": c.index, "reason": c.reason} for c in kept]}
         if task == "judge":
-            verdicts = []
-            for d in payload["documents"]:
-                doc = Document(
-                    id=d["id"], title=d["title"], text=d["text"], sha256="", headings=d["headings"]
-                )
-                v = offline.judge_one(question, doc)
-                verdicts.append({"index": d["index"], "relevant": v.relevant, "reason": v.reason})
-            return {"verdicts": verdicts}
+            documents = [
+                Document(id=d["id"], title=d["title"], text=d["text"], sha256="", headings=d["headings"])
+                for d in payload["documents"]
+            ]
+            decided = offline.judge_all(question, documents)
+            return {
+                "verdicts": [
+                    {"index": d["index"], "relevant": v.relevant, "reason": v.reason}
+                    for d, v in zip(payload["documents"], decided)
+                ]
+            }
         if task == "answer":
             draft = offline.answer_from(question, [Evidence(**e) for e in payload["evidence"]])
             return {

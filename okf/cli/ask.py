@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -12,33 +11,13 @@ import click
 from okf.ask import DEFAULT_EVIDENCE_TOKENS, ask
 from okf.ask.render import render_answer, render_footer, total_usage
 from okf.bundle import Bundle
-from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
-from okf.cli.options import reader_from_options, reader_options
+from okf.cli.common import LiveLine, emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.errors import ConfigError
-from okf.models import AnswerResult, TraceEvent
+from okf.models import AnswerResult
 from okf.navigate import make_budgets
 
 _POSITIVE = click.IntRange(min=1)
-
-
-class _Progress:
-    """One self-overwriting stderr line while navigating, then a note that the answerer is reading."""
-
-    def __init__(self) -> None:
-        self.judged = self.relevant = 0
-        self._shown = 0.0
-
-    def __call__(self, event: TraceEvent) -> None:
-        if event.kind == "verdict":
-            self.judged += 1
-            self.relevant += bool(event.data.get("relevant"))
-        now = time.monotonic()
-        if now - self._shown >= 0.1:  # throttled: a redraw per event would cost more than the walk
-            self._shown = now
-            click.echo(f"\r  {self.judged} bodies judged, {self.relevant} relevant", err=True, nl=False)
-
-    def close(self) -> None:
-        click.echo(f"\r  {self.judged} bodies judged, {self.relevant} relevant", err=True)
 
 
 def _open_log(path: str) -> IO[str]:
@@ -76,20 +55,11 @@ def log_record(result: AnswerResult) -> dict[str, Any]:
 @click.option("--evidence-tokens", type=_POSITIVE, default=DEFAULT_EVIDENCE_TOKENS, show_default=True,
               help="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
                    "not fit is cut or left out and said so in the caveats.")
-@click.option("--max-bodies", type=_POSITIVE, help="Concept bodies judged at most (default 120).")
-@click.option("--max-shortlist", type=_POSITIVE, help="Relevant concepts kept at most (default 12).")
-@click.option("--max-depth", type=_POSITIVE, help="Directory levels below the root descended at most (default 8).")
-@click.option("--max-calls", type=_POSITIVE, help="Model calls, all roles, at most (default 200).")
-@click.option("--max-tokens", type=_POSITIVE, help="Prompt plus completion tokens at most (default 400000).")
-@click.option("--deadline", "deadline_s", type=click.FloatRange(min=0, min_open=True),
-              help="Wall-clock seconds for the navigation (default 120).")
-@click.option("--batch-size", type=_POSITIVE, help="Documents per judge call (default 8).")
+@budget_options
 @reader_options
 @quiet_option
 def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int, quiet: bool,
-            max_bodies: int | None, max_shortlist: int | None, max_depth: int | None, max_calls: int | None,
-            max_tokens: int | None, deadline_s: float | None, batch_size: int | None,
-            **reader_kw: Any) -> None:
+            **options: Any) -> None:
     """Answer QUESTION from BUNDLE with citations it can prove, or abstain and say why.
 
     Navigates like `okf navigate`, gives the shortlisted bodies to the answerer as evidence (within
@@ -111,13 +81,11 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     """
     if not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
-    budgets = make_budgets(None, max_bodies=max_bodies, max_shortlist=max_shortlist, max_depth=max_depth,
-                           max_calls=max_calls, max_tokens=max_tokens, deadline_s=deadline_s,
-                           batch_size=batch_size)
+    budgets = make_budgets(budgets_from_options(options))
     opened = Bundle.open(bundle)
-    reader = reader_from_options(**reader_kw)
+    reader = reader_from_options(**options)
     log = _open_log(log_file) if log_file else None
-    live = _Progress() if progress_enabled(quiet) else None
+    live = LiveLine() if progress_enabled(quiet) else None
     try:
         try:
             result = ask(opened, question, reader=reader, budgets=budgets, evidence_tokens=evidence_tokens,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Callable, TypeVar
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 from pydantic import BaseModel
@@ -36,7 +38,7 @@ class OKFGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             ctx.exit(130)
-        except Exception as exc:  # noqa: BLE001 - last line of defence for users; tests re-raise
+        except Exception as exc:
             if os.environ.get("OKF_RAISE_ERRORS") == "1" or "PYTEST_CURRENT_TEST" in os.environ:
                 raise
             click.echo(f"Error: unexpected {type(exc).__name__}: {exc} "
@@ -72,3 +74,28 @@ def notice(message: str, *, quiet: bool = False) -> None:
 def progress_enabled(quiet: bool) -> bool:
     """Progress bars only when not quiet and stderr is a terminal or OKF_PROGRESS=1."""
     return not quiet and (sys.stderr.isatty() or os.environ.get("OKF_PROGRESS") == "1")
+
+
+class LiveLine:
+    """One self-overwriting stderr line during a walk: directories opened, bodies judged, relevant found."""
+
+    def __init__(self) -> None:
+        self.opened = self.judged = self.relevant = 0
+        self._shown = 0.0
+
+    def __call__(self, event: Any) -> None:
+        if event.kind == "collected":
+            self.opened += 1
+        elif event.kind == "verdict":
+            self.judged += 1
+            self.relevant += bool(event.data.get("relevant"))
+        now = time.monotonic()
+        if now - self._shown >= 0.1:  # throttled: a redraw per event would cost more than the walk
+            self._shown = now
+            click.echo(f"\r  {self._text()}", err=True, nl=False)
+
+    def _text(self) -> str:
+        return f"{self.opened} directories opened, {self.judged} bodies judged, {self.relevant} relevant"
+
+    def close(self) -> None:
+        click.echo(f"\r  {self._text()}", err=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ def _timestamp(value: str | None) -> datetime | None:
     except ValueError as exc:
         raise ConfigError(f"--timestamp {value!r} is not an ISO 8601 datetime",
                           fix="use a form like 2026-01-31T12:00:00Z") from exc
-    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
 @click.command("compile")

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
-from okf.cli.options import reader_from_options, reader_options
+from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.eval import DEFAULT_SEED, QuestionResult, evaluate, render
 
 
@@ -24,14 +24,7 @@ from okf.eval import DEFAULT_SEED, QuestionResult, evaluate, render
 @click.option("--parallel", type=click.IntRange(min=1), default=1, show_default=True,
               help="Questions navigated at once (worth raising with a model endpoint; --concurrency still "
                    "caps the model calls in flight over all of them).")
-@click.option("--max-bodies", type=click.IntRange(min=1), default=None, help="Bodies judged per question at most.")
-@click.option("--max-shortlist", type=click.IntRange(min=1), default=None, help="Shortlist size at most.")
-@click.option("--max-depth", type=click.IntRange(min=1), default=None, help="Directory levels descended at most.")
-@click.option("--max-calls", type=click.IntRange(min=1), default=None, help="Model calls per question at most.")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Tokens per question at most.")
-@click.option("--deadline", "deadline_s", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds per question at most.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=None, help="Documents per judge call.")
+@budget_options
 @reader_options
 @quiet_option
 def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: int | None, sample: int | None,
@@ -50,11 +43,7 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
       okf eval bundles/rhdh corpora/rhdh/questions.jsonl --json > report.json
       okf eval bundles/rhdh questions.jsonl --model gpt-4o-mini --base-url http://localhost:8000/v1 --parallel 4
     """
-    budget_keys = ("max_bodies", "max_shortlist", "max_depth", "max_calls", "max_tokens", "deadline_s",
-                   "batch_size")
-    budgets = {k: options.pop(k) for k in budget_keys if options.get(k) is not None}
-    for key in budget_keys:
-        options.pop(key, None)
+    budgets = budgets_from_options(options)
     reader = reader_from_options(**options)
     show = progress_enabled(quiet)
     hits = 0

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import click
 
 from okf.bundle import Bundle
-from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
-from okf.cli.options import reader_from_options, reader_options
-from okf.models import NavigationResult, ShortlistEntry, TraceEvent
+from okf.cli.common import LiveLine, emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
+from okf.models import NavigationResult, ShortlistEntry
 from okf.navigate import make_budgets, navigate
 
 _POSITIVE = click.IntRange(min=1)
@@ -23,30 +22,6 @@ _STOPS = {
     "tokens": "the tokens budget (--max-tokens)",
     "deadline": "the deadline (--deadline)",
 }
-
-
-class _LiveLine:
-    """One self-overwriting stderr line: directories opened, bodies judged, concepts shortlisted."""
-
-    def __init__(self) -> None:
-        self.opened = self.judged = self.relevant = 0
-        self._shown = 0.0
-
-    def __call__(self, event: TraceEvent) -> None:
-        if event.kind == "collected":
-            self.opened += 1
-        elif event.kind == "verdict":
-            self.judged += 1
-            self.relevant += bool(event.data.get("relevant"))
-        now = time.monotonic()
-        if now - self._shown >= 0.1:  # throttled: a redraw per event would cost more than the walk
-            self._shown = now
-            click.echo(f"\r  {self.opened} directories opened, {self.judged} bodies judged, "
-                       f"{self.relevant} relevant", err=True, nl=False)
-
-    def close(self) -> None:
-        click.echo(f"\r  {self.opened} directories opened, {self.judged} bodies judged, {self.relevant} relevant",
-                   err=True)
 
 
 def _flags(entry: ShortlistEntry) -> str:
@@ -89,21 +64,11 @@ def _write_trace(path: str, result: NavigationResult) -> None:
 @json_option
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False, writable=True, path_type=str),
               help="Write every decision of the walk to FILE as JSON lines.")
-@click.option("--max-bodies", type=_POSITIVE, help="Concept bodies judged at most (default 120).")
-@click.option("--max-shortlist", type=_POSITIVE, help="Relevant concepts kept at most (default 12).")
-@click.option("--max-depth", type=_POSITIVE,
-              help="Directory levels below the root descended at most (default 8).")
-@click.option("--max-calls", type=_POSITIVE, help="Model calls, all roles, at most (default 200).")
-@click.option("--max-tokens", type=_POSITIVE, help="Prompt plus completion tokens at most (default 400000).")
-@click.option("--deadline", "deadline_s", type=click.FloatRange(min=0, min_open=True),
-              help="Wall-clock seconds for the walk (default 120).")
-@click.option("--batch-size", type=_POSITIVE, help="Documents per judge call (default 8).")
+@budget_options
 @reader_options
 @quiet_option
 def command(bundle: str, question: str, as_json: bool, trace_file: str | None, quiet: bool,
-            max_bodies: int | None, max_shortlist: int | None, max_depth: int | None, max_calls: int | None,
-            max_tokens: int | None, deadline_s: float | None, batch_size: int | None,
-            **reader_kw: Any) -> None:
+            **options: Any) -> None:
     """Find the concepts of BUNDLE that answer QUESTION, by reading signposts then bodies (no embeddings).
 
     The selector reads directory signposts and opens the promising subtrees (siblings concurrently); the
@@ -114,16 +79,14 @@ def command(bundle: str, question: str, as_json: bool, trace_file: str | None, q
 
     \b
     Examples:
-      okf navigate bundles/harbor "How many vacation days do new hires get?"
-      okf navigate bundles/harbor "Who approves refunds?" --max-bodies 40 --trace walk.jsonl
-      okf navigate bundles/harbor "Who approves refunds?" --json | jq '.shortlist[].concept_id'
+      okf navigate bundles/harborview "How many vacation days do new hires get?"
+      okf navigate bundles/harborview "Who approves refunds?" --max-bodies 40 --trace walk.jsonl
+      okf navigate bundles/harborview "Who approves refunds?" --json | jq '.shortlist[].concept_id'
     """
-    budgets = make_budgets(None, max_bodies=max_bodies, max_shortlist=max_shortlist, max_depth=max_depth,
-                           max_calls=max_calls, max_tokens=max_tokens, deadline_s=deadline_s,
-                           batch_size=batch_size)
+    budgets = make_budgets(budgets_from_options(options))
     opened = Bundle.open(bundle)
-    reader = reader_from_options(**reader_kw)
-    live = _LiveLine() if progress_enabled(quiet) else None
+    reader = reader_from_options(**options)
+    live = LiveLine() if progress_enabled(quiet) else None
     try:
         result = navigate(opened, question, reader=reader, budgets=budgets, progress=live)
     finally:

@@ -129,3 +129,31 @@ def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
 def reader_from_options(**kwargs: Any) -> Reader:
     """The reader the options ask for; extra keyword arguments (other options) are ignored."""
     return make_reader(reader_config_from_options(**kwargs))
+
+
+_BUDGET_OPTIONS = (
+    click.option("--max-bodies", type=click.IntRange(min=1), help="Concept bodies judged at most (default 120)."),
+    click.option("--max-shortlist", type=click.IntRange(min=1), help="Relevant concepts kept at most (default 12)."),
+    click.option("--max-depth", type=click.IntRange(min=1),
+                 help="Directory levels below the root descended at most (default 8)."),
+    click.option("--max-calls", type=click.IntRange(min=1), help="Model calls, all roles, at most (default 200)."),
+    click.option("--max-tokens", type=click.IntRange(min=1),
+                 help="Prompt plus completion tokens at most (default 400000)."),
+    click.option("--deadline", "deadline_s", type=click.FloatRange(min=0, min_open=True),
+                 help="Wall-clock seconds for one navigation (default 120)."),
+    click.option("--batch-size", type=click.IntRange(min=1), help="Documents per judge call (default 8)."),
+)
+BUDGET_KEYS = ("max_bodies", "max_shortlist", "max_depth", "max_calls", "max_tokens", "deadline_s", "batch_size")
+
+
+def budget_options(f: F) -> F:
+    """The navigation budget options (okf.models.Budgets), shared by navigate, ask and eval."""
+    for option in reversed(_BUDGET_OPTIONS):
+        f = option(f)
+    return f
+
+
+def budgets_from_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Pop the budget options out of ``options``; return the ones the user set."""
+    values = {key: options.pop(key, None) for key in BUDGET_KEYS}
+    return {key: value for key, value in values.items() if value is not None}

@@ -2,6 +2,12 @@
 
 Line numbers are 1-based and inclusive; pass ``line_offset`` (the number of lines before ``text`` in its
 file) to get file line numbers for a body that starts below its frontmatter.
+
+:func:`find_links` and :func:`parse_index` first try a line scanner that is many times faster than
+markdown-it (checking a bundle reads every concept). It accepts only text whose every construct it reproduces
+exactly (plain ``[label](target "title")`` links, ATX headings, ``*``/``-``/``+`` bullets) and declines
+anything else (backticks, HTML, escapes, entities, reference links, indented code, emphasis in labels...),
+which then goes to markdown-it. tests/test_markdown.py checks both give identical results.
 """
 
 from __future__ import annotations
@@ -130,8 +136,86 @@ def _links_in_inline(inline: Token, first_line: int) -> list[MdLink]:
     return links
 
 
-def find_links(text: str, line_offset: int = 0) -> list[MdLink]:
-    """Every inline link in ``text`` (autolinks included), in order."""
+# Text holding any of these goes to markdown-it: code spans and fences, HTML and autolinks, escapes,
+# entities, images, tables, tabs, indented code (four spaces), CR and control characters, and whitespace
+# other than space and newline (markdown-it trims it from paragraphs, which shifts line numbers).
+# One character class (every str.isspace() character but space and newline spelled out) keeps this fast.
+_DECLINE_CHARS = re.compile("[`<\\\\&|\x00-\x09\x0b-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_DECLINE_RUNS = ("![", "~~~", "    ")
+
+
+def _declined(text: str) -> bool:
+    return _DECLINE_CHARS.search(text) is not None or any(run in text for run in _DECLINE_RUNS)
+
+# A link markdown-it reads the same way: label without brackets, a destination without spaces, parentheses
+# or angle brackets, an optional quoted title after a space. A title needs a destination before it: in
+# ``[a]( "t")`` markdown-it reads ``"t"`` as the destination.
+_LINK = re.compile(r"\[([^\[\]]*)\]\((?:([^\s()<>]+)(?: +(?:\"[^\"\n]*\"|'[^'\n]*'))? *)?\)")
+_LABEL_BREAK = re.compile(r" *\n *")
+_BLANK_LINE = re.compile(r"\n *\n")
+# A continuation line of a multi-line label must be plain paragraph text, not a block start.
+_PLAIN_CONTINUATION = re.compile(r"\n *(?![0-9]+[.)])[A-Za-z0-9]")
+_HEADING_START = re.compile(r" {0,3}#")
+
+
+def _label_text(label: str) -> str | None:
+    """The label as markdown-it's text children give it, or None when the scanner cannot be sure."""
+    if "*" in label or "_" in label:  # emphasis inside the label
+        return None
+    if "\n" not in label:
+        return label.strip()
+    if _BLANK_LINE.search(label) or len(_PLAIN_CONTINUATION.findall(label)) != label.count("\n"):
+        return None
+    # markdown-it drops the spaces around a line break inside a paragraph and emits a soft break (" ").
+    return _LABEL_BREAK.sub(" ", label).strip()
+
+
+# Destinations markdown-it's normalizeLink returns unchanged (no scheme, host, percent or non-ASCII).
+_PLAIN_DESTINATION = re.compile(r"(?!//)[A-Za-z0-9_./#?=-]+")
+
+
+@lru_cache(maxsize=16384)
+def _href(destination: str) -> str | None:
+    """markdown-it's normalized href, or None when it would refuse the link (``javascript:`` and kin)."""
+    if _PLAIN_DESTINATION.fullmatch(destination):
+        return destination
+    href = _parser().normalizeLink(destination)
+    return href if _parser().validateLink(href) else None
+
+
+def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
+    """The links of ``text`` by line scan, or None when the text needs markdown-it."""
+    if _declined(text):
+        return None
+    links: list[MdLink] = []
+    pos = 0
+    line = 1 + line_offset
+    for m in _LINK.finditer(text):
+        if "[" in text[pos:m.start()]:  # a bracket that is not a plain link: reference, definition...
+            return None
+        label = _label_text(m.group(1))
+        href = _href(m.group(2) or "")
+        if label is None or href is None:
+            return None
+        line += text.count("\n", pos, m.start())
+        if "\n" in m.group(1):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if _HEADING_START.match(text, line_start):  # a heading ends at its line: no label continues
+                return None
+        links.append(MdLink(label, href, line))
+        line += m.group(0).count("\n")
+        pos = m.end()
+    if "[" in text[pos:]:
+        return None
+    return links
+
+
+def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[MdLink]:
+    """Every inline link in ``text`` (autolinks included), in order. ``fast=False`` forces markdown-it."""
+    if fast:
+        quick = _fast_links(text, line_offset)
+        if quick is not None:
+            return quick
     links: list[MdLink] = []
     for tok in _tokens(text):
         if tok.type == "inline" and tok.map is not None:
@@ -142,12 +226,62 @@ def find_links(text: str, line_offset: int = 0) -> list[MdLink]:
 _SEPARATOR = re.compile(r"^\s*(?:[-\u2013\u2014:|]+\s*)?")
 
 
-def parse_index(text: str, line_offset: int = 0) -> IndexListing:
+_INDEX_HEADING = re.compile(r" {0,3}(#{1,6})(?:(?: +([^#]*))|$)")
+_INDEX_BULLET = re.compile(r" {0,3}[*+-] +(?=\[)")
+# A paragraph line: starts like plain text (not a list, quote, heading or setext underline). One right after a
+# bullet would continue that bullet's text, so it is accepted only after a blank line, heading or paragraph.
+_INDEX_PROSE = re.compile(r" {0,3}(?![0-9]+[.)])[A-Za-z0-9]")
+
+
+def _fast_index(text: str, line_offset: int) -> IndexListing | None:
+    """``parse_index`` by line scan when every line is blank, a plain heading or a plain linked bullet."""
+    if _declined(text):
+        return None
+    listing = IndexListing()
+    section: str | None = None
+    previous = "blank"
+    for number, line in enumerate(text.split("\n"), start=1 + line_offset):
+        if not line.strip(" "):
+            previous = "blank"
+            continue
+        heading = _INDEX_HEADING.fullmatch(line)
+        if heading:
+            content = heading.group(2) or ""
+            if "*" in content or "_" in content or "[" in content:
+                return None
+            section = content.strip()
+            listing.sections.append(section)
+            previous = "heading"
+            continue
+        bullet = _INDEX_BULLET.match(line)
+        if bullet is None and previous != "bullet" and "[" not in line and _INDEX_PROSE.match(line):
+            previous = "prose"  # a plain paragraph line (a summary): not an entry, not a problem
+            continue
+        previous = "bullet"
+        link = _LINK.match(line, bullet.end()) if bullet else None
+        if link is None or "\n" in link.group(1):
+            return None
+        rest = line[link.end():]
+        title = _label_text(link.group(1))
+        href = _href(link.group(2) or "")
+        if title is None or href is None or "[" in rest or "*" in rest or "_" in rest:
+            return None
+        description = _SEPARATOR.sub("", rest.rstrip(), count=1).strip()
+        listing.entries.append(IndexEntry(title, href, description, section, number))
+    return listing
+
+
+def parse_index(text: str, line_offset: int = 0, *, fast: bool = True) -> IndexListing:
     """Read an ``index.md`` body (OKF §8): sections under headings, bullets ``[Title](url) - description``.
 
     Tolerant: ``*`` or ``-`` bullets, ordered lists, any heading level, separators ``-``, ``:``, en or em
-    dash, or none. A bullet without a link is reported in ``problems``, never guessed at.
+    dash, or none. A bullet without a link is reported in ``problems``, never guessed at. ``fast=False``
+    forces markdown-it.
     """
+    if fast:
+        quick = _fast_index(text, line_offset)
+        if quick is not None:
+            return quick
     listing = IndexListing()
     tokens = _tokens(text)
     section: str | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 import pytest
@@ -9,7 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okf.bundle import Bundle, Status, TrustTier
-from okf.errors import BundleError, BundleNotFoundError, ConceptNotFoundError, NotABundleError
+from okf.errors import (
+    BundleError,
+    BundleNotFoundError,
+    ConceptNotFoundError,
+    NotABundleError,
+    PathEscapeError,
+)
 from okf.markdown import parse_index
 
 NOTE = "---\ntype: Note\ntitle: {title}\ndescription: {desc}\n---\n# {title}\n\nBody of {title}.\n"
@@ -227,3 +234,37 @@ def test_link_resolution_never_crashes(tmp_path_factory, body):
     b = Bundle.open(root)
     for link in b.links("c"):
         assert link.path is None or not link.path.startswith("/")
+
+
+def test_corpus_id_cache_is_content_identifying(small, monkeypatch):
+    from okf.bundle import identity
+
+    first = Bundle.open(small).corpus_id()
+    hashed: list[str] = []
+    original = identity.hash_files
+    monkeypatch.setattr(identity, "hash_files", lambda root, rels: hashed.extend(rels) or original(root, rels))
+    # Files written less than two seconds ago are never trusted from the cache (racy mtimes): age them.
+    for path in small.rglob("*.md"):
+        os.utime(path, ns=(1_000_000_000_000, 1_000_000_000_000))
+    assert Bundle.open(small).corpus_id() == first
+    hashed.clear()
+    assert Bundle.open(small).corpus_id() == first and hashed == []  # all from the cache
+    (small / "guide.md").write_text(note("Guide", "Same size!"))
+    os.utime(small / "guide.md", ns=(1_000_000_000_000, 1_000_000_000_000))  # even with the old mtime...
+    changed = Bundle.open(small).corpus_id()
+    assert hashed == ["guide.md"] and changed != first  # ...a new size is rehashed
+
+
+def test_real_path_fast_path_still_refuses_symlink_escapes(tmp_path, write_bundle):
+    root = write_bundle(tmp_path, {"a.md": note("A"), "d/b.md": note("B")})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text(note("X"))
+    os.symlink(outside, root / "link")
+    os.symlink(outside / "x.md", root / "d" / "esc.md")
+    b = Bundle.open(root)
+    assert b.real_path("d/b.md") == os.path.join(os.path.realpath(root), "d/b.md")
+    for rel in ("link/x.md", "d/esc.md", "d/../link/x.md"):
+        with pytest.raises(PathEscapeError):
+            b.real_path(rel)
+    assert list(b.iter_concepts()) == ["a.md", "d/b.md"]

@@ -134,3 +134,23 @@ def test_cli_bad_paths_and_options(tmp_path):
     assert empty.exit_code == 1 and "no markdown" in empty.stderr
     assert runner.invoke(main, ["check", str(tmp_path), "--fanout", "0"]).exit_code == 2
     assert "Examples:" in runner.invoke(main, ["check", "--help"]).stdout
+
+
+def test_worker_processes_give_the_serial_report(tmp_path, write_bundle, monkeypatch):
+    from okf.check import parallel
+
+    monkeypatch.setattr(parallel, "_SLICE", 4)
+    monkeypatch.setattr(parallel, "_DIR_SLICE", 1)  # several slices per worker: order must survive
+    files: dict[str, str | bytes] = {"index.md": "# All\n\n* [A](d0/a0.md) - Other words.\n* no link\n"}
+    for d in range(3):
+        for i in range(7):
+            files[f"d{d}/a{i}.md"] = (f"---\ntype: N\ndescription: Fine {i}.\nstatus: {'deprecated' if i == 3 else 'stable'}\n"
+                                      f"---\n[next](a{i + 1}.md) [root](/index.md) [out](../../../x.md)\n")
+        files[f"d{d}/bad.md"] = "---\ntype: [oops\n---\n"
+        files[f"d{d}/bin.md"] = b"---\ntype: N\n---\n\xff\n"
+    root = write_bundle(tmp_path, files)
+    serial = check(Bundle.open(root), now=NOW, workers=1)
+    pooled = check(Bundle.open(root), now=NOW, workers=2)
+    assert len(serial.diagnostics) > 30
+    assert pooled.diagnostics == serial.diagnostics  # same diagnostics, same order
+    assert pooled.corpus_id == serial.corpus_id and pooled.concepts == serial.concepts == 27

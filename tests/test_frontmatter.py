@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from okf.bundle import Bundle
 from okf.bundle import frontmatter as fm
+from okf.bundle.fastyaml import fast_load
 from okf.errors import BundleError
 
 BOMB = "---\ntype: Bomb\n" + "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n" + "".join(
@@ -110,3 +111,98 @@ def test_meta_never_rejects(mapping):
              "stale_after"}
     assert set(mapping) - typed <= set(meta.extra)  # unknown keys are never dropped
     assert all(d.severity == "warning" for d in diags)
+
+
+# -- the fast scanner (okf.bundle.fastyaml) must give exactly yaml.safe_load's value on what it accepts --------
+
+SCALARS = ["Note", "a b  c", "42", "-7", "0x1F", "1_000", "3.5", ".inf", "-.5", "1e3", "true", "No", "on", "null",
+           "~", "2026-01-01", "2026-01-01T00:00:00Z", "2026-1-1", "12:30:00", "human:kliu@acme", "okf/0.1.0",
+           "http://x.y/a?b=c", "a:b", "é naïve", "(x)", "C#", "a, b", "[x]", "{y}", "it's", "x: y", "- x", "-x",
+           "?q", "@at", "&anc", "*ref", "!tag", "|", ">", "%p", "`b`", "=", "<<", "a #c", "a\tb", "a\u2028b",
+           "\ufeffx", "\x85", "", " lead", "trail ", "''", "\"", "\\", "a\\nb"]
+FLOW_SCALARS = [s for s in SCALARS if s and not any(c in s for c in ",[]{}")] + ["x]", "a,b"]
+KEYS = ["type", "title", "description", "tags", "sources", "generated", "k_2", "dash-key", "null", "true", "1",
+        "Yes", "x y", "'q'", "a:b", "-k", "k "]
+
+
+@st.composite
+def yaml_scalar(draw: st.DrawFn, flow: bool = False) -> str:
+    value = draw(st.sampled_from(FLOW_SCALARS if flow else SCALARS))
+    style = draw(st.sampled_from(["plain", "plain", "double", "single"]))
+    if style == "double":
+        return f'"{value}"'
+    if style == "single":
+        return "'" + value.replace("'", "''") + "'"
+    return value
+
+
+@st.composite
+def yaml_inline(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["scalar", "scalar", "seq", "map"]))
+    if kind == "scalar":
+        return draw(yaml_scalar())
+    items = draw(st.lists(yaml_scalar(flow=True), max_size=3))
+    sep = draw(st.sampled_from([", ", ",", " , ", ",  "]))
+    if kind == "seq":
+        return "[" + sep.join(items) + draw(st.sampled_from(["]", "", ",]"]))
+    pairs = [f"{draw(st.sampled_from(KEYS))}: {item}" for item in items]
+    return draw(st.sampled_from(["{", "{ "])) + sep.join(pairs) + draw(st.sampled_from(["}", " }", ""]))
+
+
+@st.composite
+def yaml_documents(draw: st.DrawFn) -> str:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 6))):
+        key = draw(st.sampled_from(KEYS))
+        form = draw(st.sampled_from(["inline", "inline", "map", "seq", "seqmap", "empty", "noise"]))
+        indent = " " * draw(st.sampled_from([2, 2, 4, 0, 1]))
+        if form == "inline":
+            lines.append(f"{key}: {draw(yaml_inline())}" + draw(st.sampled_from(["", " ", " # c"])))
+        elif form == "empty":
+            lines.append(f"{key}:" + draw(st.sampled_from(["", " "])))
+        elif form == "map":
+            lines.append(f"{key}:")
+            lines += [f"{indent}{draw(st.sampled_from(KEYS))}: {draw(yaml_inline())}"
+                      for _ in range(draw(st.integers(1, 3)))]
+        elif form == "seq":
+            lines.append(f"{key}:")
+            lines += [f"{indent}- {draw(yaml_inline())}" for _ in range(draw(st.integers(1, 3)))]
+        elif form == "seqmap":
+            lines.append(f"{key}:")
+            for _ in range(draw(st.integers(1, 2))):
+                lines.append(f"{indent}- {draw(st.sampled_from(KEYS))}: {draw(yaml_inline())}")
+                lines += [f"{indent}  {draw(st.sampled_from(KEYS))}: {draw(yaml_inline())}"
+                          for _ in range(draw(st.integers(0, 2)))]
+        else:
+            lines.append(draw(st.sampled_from(["  indented: x", "- top", "&a x: 1", "k: !!str 1", "k: |",
+                                               "  continued", "", "#c", "k: &a [1]", "? q", "k: *a"])))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+def _safe_load(text: str) -> object:
+    try:
+        return ("value", yaml.safe_load(text))
+    except yaml.YAMLError:
+        return ("error", None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(yaml_documents())
+def test_fast_yaml_equals_pyyaml(text):
+    quick = fast_load(text)
+    if quick is not None:
+        kind, value = _safe_load(text)
+        assert kind == "value" and quick == value
+        assert [type(v) for v in quick.values()] == [type(v) for v in value.values()]
+
+
+def test_fast_yaml_reads_typical_frontmatter_and_declines_the_rest():
+    typical = ('type: "Document"\ntitle: \'It\'\'s\'\ndescription: Fact 5 in d00/d01.\ntags: [bench, d0, 3]\n'
+               "sources:\n  - id: src\n    resource: \"a/b.md\"\n    lines: [1, 70]\n    sha256: 31ab\n"
+               "generated:\n  by: okf/0.1.0\n  at: 2026-01-01T00:00:00Z\n"
+               "verified:\n- { by: human:kliu@acme, at: 2026-07-01 }\nstale_after: 2026-12-31\nstatus:\n")
+    quick = fast_load(typical)
+    assert quick is not None and quick == yaml.safe_load(typical)
+    for declined in ["a: &x 1\nb: *x\n", "a: |\n  block\n", "a: b\n  continued\n", "a: 1 # comment\n",
+                     "- a\n", "a: !!str 1\n", "\"q\": 1\n", "", "a: [1,\n  2]\n", "a:\n  b:\n    c: 1\n"]:
+        assert fast_load(declined) is None, declined

@@ -15,12 +15,14 @@ import os
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from okf.bundle import identity
 from okf.bundle.codes import CODES, diagnostic
 from okf.bundle.documents import parse_concept, read_text
-from okf.bundle.frontmatter import MAX_FILE_BYTES
+from okf.bundle.identity import Hasher
 from okf.bundle.listing import IndexFile, ResolvedEntry, read_index
 from okf.bundle.model import (
     Actor,
@@ -70,12 +72,29 @@ _CACHE_SIZE = 4096
 
 @dataclass(frozen=True)
 class _Dir:
+    """One directory's visible entries, sorted; the sets make membership tests O(1) in wide directories."""
+
     files: tuple[str, ...]
     dirs: tuple[str, ...]
+    symlinks: frozenset[str] = frozenset()
 
-    @property
+    @cached_property
     def concepts(self) -> tuple[str, ...]:
         return tuple(f for f in self.files if f.endswith(".md") and f not in RESERVED)
+
+    @cached_property
+    def file_set(self) -> frozenset[str]:
+        return frozenset(self.files)
+
+    @cached_property
+    def dir_set(self) -> frozenset[str]:
+        return frozenset(self.dirs)
+
+
+# Links and signposts are built here from values already typed, and a listing makes thousands of them:
+# skip pydantic's validation.
+_link = Link.model_construct
+_signpost = Signpost.model_construct
 
 
 def _derived_title(path: str) -> str:
@@ -94,6 +113,7 @@ class Bundle:
         self._indexes: dict[str, IndexFile | None] = {}
         self._concepts: OrderedDict[str, Concept] = OrderedDict()
         self._concept_dirs: dict[str, bool] = {}
+        self._is_dir: dict[str, bool] = {}
         self._corpus_id: str | None = None
 
     @classmethod
@@ -124,6 +144,7 @@ class Bundle:
         real = os.path.join(self._root_real, directory) if directory else self._root_real
         files: list[str] = []
         dirs: list[str] = []
+        links: list[str] = []
         try:
             with os.scandir(real) as entries:
                 for entry in entries:
@@ -135,6 +156,7 @@ class Bundle:
                             inside = target.startswith(self._root_real.rstrip(os.sep) + os.sep)
                             if inside and os.path.isfile(target):
                                 files.append(entry.name)
+                                links.append(entry.name)
                         elif entry.is_dir(follow_symlinks=False):
                             dirs.append(entry.name)
                         elif entry.is_file(follow_symlinks=False):
@@ -144,7 +166,7 @@ class Bundle:
         except OSError:
             self._dirs[directory] = None
             return None
-        found = _Dir(tuple(sorted(files)), tuple(sorted(dirs)))
+        found = _Dir(tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links))
         self._dirs[directory] = found
         return found
 
@@ -168,9 +190,12 @@ class Bundle:
         rel = rel.strip("/")
         if not rel:
             return True
-        parent, _, name = rel.rpartition("/")
-        scan = self._scan(parent + "/" if parent else "") if self.is_dir(parent) else None
-        return scan is not None and name in scan.dirs
+        known = self._is_dir.get(rel)
+        if known is None:
+            parent, _, name = rel.rpartition("/")
+            scan = self._scan(parent + "/" if parent else "") if self.is_dir(parent) else None
+            known = self._is_dir[rel] = scan is not None and name in scan.dir_set
+        return known
 
     def is_concept_path(self, rel: str) -> bool:
         """True when ``rel`` names a concept file (a non-reserved, non-hidden ``.md`` file)."""
@@ -178,7 +203,7 @@ class Bundle:
         if not name.endswith(".md") or name in RESERVED or not self.is_dir(parent):
             return False
         scan = self._scan(parent + "/" if parent else "")
-        return scan is not None and name in scan.files
+        return scan is not None and name in scan.file_set
 
     def exists(self, rel: str) -> bool:
         """True when ``rel`` exists inside the bundle (hidden files included)."""
@@ -189,6 +214,13 @@ class Bundle:
 
     def real_path(self, rel: str) -> str:
         """The filesystem path of bundle-relative ``rel``; PathEscapeError when it leads outside."""
+        # Fast path, no system call: a normalized path whose directories are all scanned real (non-symlink)
+        # directories and whose last part is a scanned entry that is not a symlink is its own real path.
+        parent, _, name = rel.rpartition("/")
+        if name and name not in (".", "..") and "//" not in rel and not rel.startswith("/") and self.is_dir(parent):
+            scan = self._scan(parent + "/" if parent else "")
+            if scan is not None and name not in scan.symlinks and (name in scan.file_set or name in scan.dir_set):
+                return os.path.join(self._root_real, rel)
         return ensure_inside(self._root_real, rel)
 
     def resolve(self, ref: str, base: str = "") -> str:
@@ -271,26 +303,26 @@ class Bundle:
 
     def _resolve_link(self, text: str, target: str, line: int, base: str, own: str) -> Link:
         if is_external(target):
-            return Link(text=text, target=target, line=line, external=True)
+            return _link(text=text, target=target, line=line, external=True)
         ref = split_target(target)
         if not ref:
-            return Link(text=text, target=target, line=line, path=own, exists=True)
+            return _link(text=text, target=target, line=line, path=own, exists=True)
         try:
             rel = self.resolve(ref, base)
         except PathEscapeError:
-            return Link(text=text, target=target, line=line)
+            return _link(text=text, target=target, line=line)
         bare = rel.rstrip("/")
         if bare.endswith("/index.md") or bare == "index.md":
             bare = bare[: -len("index.md")].rstrip("/")
             rel = bare + "/" if bare else ""
         if self.is_dir(bare):
-            return Link(text=text, target=target, line=line, path=bare + "/" if bare else "", exists=True)
+            return _link(text=text, target=target, line=line, path=bare + "/" if bare else "", exists=True)
         if not rel.endswith("/"):
             if self.is_concept_path(bare):
-                return Link(text=text, target=target, line=line, path=bare, exists=True)
+                return _link(text=text, target=target, line=line, path=bare, exists=True)
             if not bare.endswith(".md") and self.is_concept_path(bare + ".md"):
-                return Link(text=text, target=target, line=line, path=bare + ".md", exists=True)
-        return Link(text=text, target=target, line=line, path=rel, exists=self.exists(bare))
+                return _link(text=text, target=target, line=line, path=bare + ".md", exists=True)
+        return _link(text=text, target=target, line=line, path=rel, exists=self.exists(bare))
 
     # -- listings -----------------------------------------------------------------------------------------
 
@@ -356,7 +388,7 @@ class Bundle:
             description = entry.description
             if not description and resolved.kind == "concept":
                 description = self._summary(resolved.path)[1]
-            listing.signposts.append(Signpost(
+            listing.signposts.append(_signpost(
                 path=resolved.path, title=entry.title or _derived_title(resolved.path), description=description,
                 is_dir=resolved.kind == "directory", section=entry.section, line=entry.line, origin="index"))
         scan = self._scan(d)
@@ -364,12 +396,12 @@ class Bundle:
             path = d + name
             if path not in seen:
                 title, description = self._summary(path)
-                listing.signposts.append(Signpost(path=path, title=title, description=description,
+                listing.signposts.append(_signpost(path=path, title=title, description=description,
                                                   is_dir=False, origin="synthesized"))
         for name in scan.dirs if scan else ():
             path = f"{d}{name}/"
             if path not in seen and self._has_concepts(path):
-                listing.signposts.append(Signpost(path=path, title=self._dir_title(path), is_dir=True,
+                listing.signposts.append(_signpost(path=path, title=self._dir_title(path), is_dir=True,
                                                   origin="synthesized"))
         self._listings[d] = listing
         return listing
@@ -396,26 +428,26 @@ class Bundle:
                               fix="recompile with okf compile")
         return value
 
-    def corpus_id(self) -> str:
-        """A stable identity of the bundle's content: ``sha256:`` and 16 hex digits."""
+    def corpus_id(self, *, hasher: Hasher | None = None) -> str:
+        """A stable identity of the bundle's content: ``sha256:`` and 16 hex digits.
+
+        From the compile manifest when there is one, else from every markdown file's hash (cached by size
+        and modification time, see :mod:`okf.bundle.identity`). ``hasher`` may hash cache misses elsewhere.
+        """
         if self._corpus_id is None:
-            digest = hashlib.sha256()
             manifest = os.path.join(self._root_real, MANIFEST)
             if os.path.isfile(manifest):
+                digest = hashlib.sha256()
                 with open(manifest, "rb") as handle:
                     digest.update(b"manifest\0" + handle.read())
+                self._corpus_id = "sha256:" + digest.hexdigest()[:16]
             else:
-                for directory in self.iter_directories():
-                    scan = self._scan(directory)
-                    for name in scan.files if scan else ():
-                        if name.endswith(".md"):
-                            real = os.path.join(self._root_real, directory + name)
-                            size = os.path.getsize(real)
-                            if size > MAX_FILE_BYTES:  # refused anyway; don't hash 50 MB for an id
-                                file_hash = f"size:{size}"
-                            else:
-                                with open(real, "rb") as handle:
-                                    file_hash = hashlib.sha256(handle.read()).hexdigest()
-                            digest.update(f"{directory}{name}\0{file_hash}\n".encode())
-            self._corpus_id = "sha256:" + digest.hexdigest()[:16]
+                self._corpus_id = identity.corpus_id(self._root_real, self._markdown_files(), hasher)
         return self._corpus_id
+
+    def _markdown_files(self) -> Iterator[str]:
+        for directory in self.iter_directories():
+            scan = self._scan(directory)
+            for name in scan.files if scan else ():
+                if name.endswith(".md"):
+                    yield directory + name

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field, computed_field
@@ -78,8 +79,78 @@ def _same_description(entry: str, description: str) -> bool:
     return short == full.rstrip(".\u2026 ") or (bool(short) and full.startswith(short))
 
 
-def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None) -> CheckReport:
-    """Check every file of ``bundle`` and return all diagnostics. ``now`` decides staleness (default: now)."""
+ListedItem = tuple[str, str, int, str]  # concept path, index.md path, line, the entry's description
+
+
+def check_directories(bundle: Bundle, directories: list[str],
+                      fanout: int) -> tuple[list[Diagnostic], int, list[ListedItem]]:
+    """Listing diagnostics of ``directories`` (index problems, unlisted concepts, fanout, log.md), how many
+    index.md and log.md files were read, and what each index entry says of a concept, in order."""
+    diags: list[Diagnostic] = []
+    files = 0
+    listed: list[ListedItem] = []
+    for directory in directories:
+        listing = bundle.listing(directory)
+        diags.extend(listing.diagnostics)
+        index_rel = directory + "index.md"
+        if listing.has_index:
+            files += 1
+            index = bundle.index(directory)
+            for resolved in index.entries if index else []:
+                if resolved.kind == "concept" and resolved.path and resolved.entry.description:
+                    listed.append((resolved.path, index_rel, resolved.entry.line, resolved.entry.description))
+            for signpost in listing.signposts:
+                if signpost.origin == "synthesized" and not signpost.is_dir:
+                    diags.append(diagnostic("W112", index_rel, None,
+                                            f"{signpost.path} is not listed in {index_rel}"))
+        if len(listing.signposts) > fanout:
+            where = index_rel if listing.has_index else (directory or "./")
+            diags.append(diagnostic("W120", where, None, f"directory {directory or './'} has "
+                                    f"{len(listing.signposts)} entries, more than the fanout of {fanout}"))
+        if bundle.exists(directory + "log.md"):
+            files += 1
+            diags.extend(check_log(bundle, directory + "log.md"))
+    return diags, files, listed
+
+
+def merge_listed(parts: list[list[ListedItem]]) -> dict[str, tuple[str, int, str]]:
+    """What the first index (in directory order) listing each concept says of it."""
+    listed: dict[str, tuple[str, int, str]] = {}
+    for part in parts:
+        for path, index_rel, line, description in part:
+            listed.setdefault(path, (index_rel, line, description))
+    return listed
+
+
+def check_concepts(bundle: Bundle, paths: list[str], listed: dict[str, tuple[str, int, str]], now: datetime,
+                   sources: SourceFiles) -> list[Diagnostic]:
+    """The diagnostics of the concepts ``paths``, in order; ``listed`` holds what index entries say of them."""
+    diags: list[Diagnostic] = []
+    for path in paths:
+        try:
+            concept = bundle.load(path, cache=False)
+        except CodedBundleError as exc:
+            diags.append(diagnostic(exc.code, path, exc.line, exc.message, exc.fix))
+            continue
+        except BundleError as exc:
+            diags.append(diagnostic("E006", path, exc.line, exc.message, exc.fix))
+            continue
+        diags.extend(check_concept(bundle, concept, now, sources))
+        entry = listed.get(path)
+        description = concept.meta.description
+        if entry and description and not _same_description(entry[2], description):
+            diags.append(diagnostic("W113", entry[0], entry[1], f"the entry for {path} says "
+                                    f"{_clip(entry[2])!r}; its frontmatter says {_clip(description)!r}"))
+    return diags
+
+
+def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None,
+          workers: int | None = None) -> CheckReport:
+    """Check every file of ``bundle`` and return all diagnostics. ``now`` decides staleness (default: now).
+
+    Concepts are checked in ``workers`` processes (default: one per CPU for bundles of at least
+    :data:`okf.check.parallel.PARALLEL_FROM` concepts, else in this process); the report is the same.
+    """
     started = time.perf_counter()
     if not isinstance(bundle, Bundle):
         bundle = Bundle.open(bundle)
@@ -97,54 +168,37 @@ def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None
     sources = SourceFiles(bundle, source_root)
 
     # Listings first: index problems, unlisted concepts, fanout; remember what each index says of a concept.
-    listed: dict[str, tuple[str, int, str]] = {}
-    for directory in bundle.iter_directories():
-        listing = bundle.listing(directory)
-        diags.extend(listing.diagnostics)
-        index_rel = directory + "index.md"
-        if listing.has_index:
-            files += 1
-            index = bundle.index(directory)
-            for resolved in index.entries if index else []:
-                if resolved.kind == "concept" and resolved.path and resolved.entry.description:
-                    listed.setdefault(resolved.path, (index_rel, resolved.entry.line,
-                                                      resolved.entry.description))
-            for signpost in listing.signposts:
-                if signpost.origin == "synthesized" and not signpost.is_dir:
-                    diags.append(diagnostic("W112", index_rel, None,
-                                            f"{signpost.path} is not listed in {index_rel}"))
-        if len(listing.signposts) > fanout:
-            where = index_rel if listing.has_index else (directory or "./")
-            diags.append(diagnostic("W120", where, None, f"directory {directory or './'} has "
-                                    f"{len(listing.signposts)} entries, more than the fanout of {fanout}"))
-        if bundle.exists(directory + "log.md"):
-            files += 1
-            diags.extend(check_log(bundle, directory + "log.md"))
-
-    concepts = 0
-    for path in bundle.iter_concepts():
-        concepts += 1
-        files += 1
+    directories = list(bundle.iter_directories())
+    paths = list(bundle.iter_concepts())
+    count = workers if workers is not None else default_workers(len(paths))
+    corpus_id: str | None = None
+    result: tuple[list[Diagnostic], int, list[Diagnostic], str] | None = None
+    if count > 1:
         try:
-            concept = bundle.load(path, cache=False)
-        except CodedBundleError as exc:
-            diags.append(diagnostic(exc.code, path, exc.line, exc.message, exc.fix))
-            continue
-        except BundleError as exc:
-            diags.append(diagnostic("E006", path, exc.line, exc.message, exc.fix))
-            continue
-        diags.extend(check_concept(bundle, concept, now, sources))
-        entry = listed.get(path)
-        description = concept.meta.description
-        if entry and description and not _same_description(entry[2], description):
-            diags.append(diagnostic("W113", entry[0], entry[1], f"the entry for {path} says "
-                                    f"{_clip(entry[2])!r}; its frontmatter says {_clip(description)!r}"))
+            result = check_in_pool(bundle, directories, paths, fanout, now, source_root, count)
+        except (BrokenProcessPool, OSError):  # no processes here (limits, a killed worker): check in this one
+            result = None
+    if result is not None:
+        found, index_files, concept_diags, corpus_id = result
+        diags.extend(found)
+    else:
+        found, index_files, listed_items = check_directories(bundle, directories, fanout)
+        diags.extend(found)
+        concept_diags = check_concepts(bundle, paths, merge_listed([listed_items]), now, sources)
+    diags.extend(concept_diags)
+    concepts = len(paths)
+    files += index_files + concepts
 
+    # Stable sort: equal keys keep the order they were found in, the same in one process or several.
     diags.sort(key=lambda d: (d.path, d.line or 0, d.code))
-    try:
-        corpus_id = bundle.corpus_id()
-    except (OSError, BundleError):
-        corpus_id = ""
+    if corpus_id is None:
+        try:
+            corpus_id = bundle.corpus_id()
+        except (OSError, BundleError):
+            corpus_id = ""
     return CheckReport(bundle=str(bundle.root), corpus_id=corpus_id, okf_version=bundle.okf_version,
                        concepts=concepts, files=files, seconds=round(time.perf_counter() - started, 3),
                        diagnostics=diags)
+
+
+from okf.check.parallel import check_in_pool, default_workers

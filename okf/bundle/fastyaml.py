@@ -1,0 +1,164 @@
+"""A line scanner for the frontmatter most bundles write, giving exactly what ``yaml.safe_load`` gives.
+
+PyYAML builds every value in Python even with libyaml, which made frontmatter the slowest step of
+``okf check``. This reads only a strict subset: ``key: value`` lines, one level of indented mapping or
+sequence (of scalars or of ``key: value`` mappings), flow ``[a, b]`` and ``{k: v}`` of scalars, plain,
+``"double"`` (no escapes) and ``'single'`` quoted scalars, comment lines. Scalars are typed by PyYAML's own
+resolver and constructors, so ints, dates and booleans come out the same. Anything else (anchors, tags, block
+scalars, multi-line values, inline comments, tabs...) returns None and goes to PyYAML.
+tests/test_frontmatter.py compares both on generated documents.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import ScalarNode
+from yaml.resolver import Resolver
+
+_STR = "tag:yaml.org,2002:str"
+# Characters PyYAML reads differently or refuses (line breaks \x85 \u2028 \u2029, BOM, non-printables, tab).
+_UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_FIRST = r"(?:[A-Za-z0-9_./~(+$^\\\u00a0-\U0010ffff]|-(?=[A-Za-z0-9.]))"
+_PLAIN_BLOCK = re.compile(_FIRST + r"(?:[^:#\s]|:(?=\S)| +(?=[^\s#]))*")
+_PLAIN_FLOW = re.compile(_FIRST + r"(?:[^:#\s,?\[\]{}]|:(?=[^\s,\[\]{}])| +(?=[^\s#,?\[\]{}:]))*")
+_DOUBLE = re.compile(r'"([^"\\]*)"')
+_SINGLE = re.compile(r"'((?:[^']|'')*)'")
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +|$)")
+_SPACES = re.compile(r" *")
+_resolver = Resolver()
+_constructor = SafeConstructor()
+_RESOLVED_FIRST = frozenset(k for k in Resolver.yaml_implicit_resolvers if k)
+
+
+class _Decline(Exception):
+    pass
+
+
+def _typed(value: str, plain: bool) -> Any:
+    if not plain or value[0] not in _RESOLVED_FIRST:  # quoted, or no implicit type starts with this char
+        return value
+    return _plain(value)
+
+
+@lru_cache(maxsize=8192)
+def _plain(value: str) -> Any:
+    """A plain scalar typed as PyYAML types it (the values are immutable, so caching them is safe)."""
+    tag = _resolver.resolve(ScalarNode, value, (True, False))
+    if tag == _STR:
+        return value
+    build = SafeConstructor.yaml_constructors.get(tag)
+    if build is None:
+        raise _Decline
+    return build(_constructor, ScalarNode(tag, value))
+
+
+def _scalar(text: str, pos: int, plain: re.Pattern[str]) -> tuple[Any, int]:
+    for pattern, is_plain in ((_DOUBLE, False), (_SINGLE, False), (plain, True)):
+        m = pattern.match(text, pos)
+        if m:
+            raw = m.group(1) if not is_plain else m.group(0)
+            if pattern is _SINGLE:
+                raw = raw.replace("''", "'")
+            return _typed(raw, is_plain), m.end()
+    raise _Decline
+
+
+def _flow(text: str, pos: int, close: str, mapping: bool) -> tuple[Any, int]:
+    items: list[Any] = []
+    pairs: dict[Any, Any] = {}
+    pos = _SPACES.match(text, pos + 1).end()
+    if text.startswith(close, pos):
+        return (pairs if mapping else items), pos + 1
+    while True:
+        value, pos = _scalar(text, pos, _PLAIN_FLOW)
+        if mapping:
+            if not text.startswith(": ", pos):
+                raise _Decline
+            key = value
+            value, pos = _scalar(text, _SPACES.match(text, pos + 1).end(), _PLAIN_FLOW)
+            pairs[key] = value
+        else:
+            items.append(value)
+        pos = _SPACES.match(text, pos).end()
+        if text.startswith(close, pos):
+            return (pairs if mapping else items), pos + 1
+        if not text.startswith(",", pos):
+            raise _Decline
+        pos = _SPACES.match(text, pos + 1).end()
+
+
+def _inline(text: str) -> Any:
+    """A whole value written on its line: a scalar or a flow collection, nothing after it but spaces."""
+    if text.startswith("["):
+        value, end = _flow(text, 0, "]", mapping=False)
+    elif text.startswith("{"):
+        value, end = _flow(text, 0, "}", mapping=True)
+    else:
+        value, end = _scalar(text, 0, _PLAIN_BLOCK)
+    if text[end:].strip(" "):
+        raise _Decline
+    return value
+
+
+def _entry(line: str, indent: int, item: bool = False) -> tuple[Any, Any]:
+    """``key: value`` at column ``indent`` after spaces (or after ``- `` for a sequence item's first key)."""
+    m = _KEY.match(line, indent)
+    if not m or line[:indent - 2 if item else indent].strip(" ") or m.end() == len(line):
+        raise _Decline
+    return _typed(m.group(1), True), _inline(line[m.end():])
+
+
+def _block(lines: list[str]) -> Any:
+    """An indented mapping, or a sequence of scalars or of one-level mappings."""
+    indent = len(lines[0]) - len(lines[0].lstrip(" "))
+    if not lines[0].startswith("- ", indent):
+        return dict(_entry(line, indent) for line in lines)
+    items: list[Any] = []
+    for line in lines:
+        if line.startswith("- ", indent) and not line[:indent].strip(" "):
+            if _KEY.match(line, indent + 2):
+                key, value = _entry(line, indent + 2, item=True)
+                items.append({key: value})
+            else:
+                items.append(_inline(line[indent + 2:]))
+        elif isinstance(items[-1], dict):
+            key, value = _entry(line, indent + 2)
+            items[-1][key] = value
+        else:
+            raise _Decline
+    return items
+
+
+def fast_load(yaml_text: str) -> dict[Any, Any] | None:
+    """``yaml.safe_load(yaml_text)`` for the subset described above, or None when the text is outside it."""
+    if _UNSAFE.search(yaml_text) or "#" in yaml_text:
+        return None
+    lines = [line for line in yaml_text.split("\n") if line.strip(" ")]
+    if not lines:
+        return None  # PyYAML gives None for an empty document
+    out: dict[Any, Any] = {}
+    try:
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            m = _KEY.match(line)
+            if not m:
+                return None
+            j = i + 1
+            while j < len(lines) and (lines[j].startswith(" ") or lines[j].startswith("- ")):
+                j += 1
+            if m.end() == len(line):
+                out[_typed(m.group(1), True)] = _block(lines[i + 1:j]) if j > i + 1 else None
+            elif j > i + 1:
+                return None  # an indented line after a value: a multi-line scalar
+            else:
+                out[_typed(m.group(1), True)] = _inline(line[m.end():])
+            i = j
+    except (_Decline, yaml.YAMLError, ValueError, IndexError):
+        return None
+    return out

@@ -1,0 +1,106 @@
+"""Checking a big bundle's concepts in worker processes: each opens its own Bundle and checks a slice.
+
+The slices are contiguous runs of the sorted concept paths (so mostly whole directories, whose scans each
+worker caches) and their results come back in slice order, so the report is the one a single process gives.
+Workers start by ``fork`` when this process has a single thread (fast, and safe then), else by ``spawn``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from datetime import datetime
+from itertools import repeat
+from typing import Any
+
+from okf.bundle import Bundle, Diagnostic
+from okf.bundle.identity import FileHash, hash_files
+from okf.check import ListedItem, check_concepts, check_directories, merge_listed
+from okf.check.rules import SourceFiles
+from okf.errors import BundleError
+
+PARALLEL_FROM = 4000  # below this, starting processes costs more than it saves
+_SLICE = 500  # concepts per task: small enough to balance load, big enough that a task is not all overhead
+_DIR_SLICE = 50  # directories per task
+
+Listed = dict[str, tuple[str, int, str]]
+_state: dict[str, object] = {}
+
+
+def default_workers(concepts: int) -> int:
+    """How many processes to check ``concepts`` concepts with: one per usable CPU for big bundles, else 1."""
+    if concepts < PARALLEL_FROM:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
+
+
+def _start(root: str, now: datetime, source_root: str | None) -> None:
+    bundle = Bundle.open(root)
+    _state.update(bundle=bundle, now=now, sources=SourceFiles(bundle, source_root))
+
+
+def _plain(diags: list[Diagnostic]) -> list[tuple[Any, ...]]:
+    # Plain tuples pickle several times faster than pydantic models.
+    return [(d.code, d.severity, d.path, d.line, d.message, d.fix) for d in diags]
+
+
+def _models(rows: list[tuple[Any, ...]]) -> list[Diagnostic]:
+    return [Diagnostic.model_construct(code=c, severity=s, path=p, line=ln, message=m, fix=f)
+            for c, s, p, ln, m, f in rows]
+
+
+def _run_directories(directories: list[str], fanout: int) -> tuple[list[tuple[Any, ...]], int, list[ListedItem]]:
+    diags, files, listed = check_directories(_state["bundle"], directories, fanout)  # type: ignore[arg-type]
+    return _plain(diags), files, listed
+
+
+def _run_concepts(paths: list[str], listed: Listed) -> list[tuple[Any, ...]]:
+    bundle, now, sources = _state["bundle"], _state["now"], _state["sources"]
+    return _plain(check_concepts(bundle, paths, listed, now, sources))  # type: ignore[arg-type]
+
+
+def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fanout: int, now: datetime,
+                  source_root: str | None, workers: int) -> tuple[list[Diagnostic], int, list[Diagnostic], str]:
+    """What :func:`okf.check.check_directories` and :func:`okf.check.check_concepts` give, computed by
+    ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
+    read, concept diagnostics, corpus id). The corpus id's uncached file hashes are computed by the same
+    workers ("" when a file cannot be read)."""
+    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
+        else "spawn"
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                             initializer=_start, initargs=(str(bundle.root), now, source_root)) as pool:
+        # Directories first: the concept checks need what every index says of each concept (W113).
+        listings = [pool.submit(_run_directories, part, fanout) for part in _slices(directories, _DIR_SLICE)]
+        found: list[Diagnostic] = []
+        files = 0
+        listed_parts: list[list[ListedItem]] = []
+        for task in listings:
+            rows, count, listed_part = task.result()
+            found.extend(_models(rows))
+            files += count
+            listed_parts.append(listed_part)
+        listed = merge_listed(listed_parts)
+        tasks = [pool.submit(_run_concepts, part, {p: listed[p] for p in part if p in listed})
+                 for part in _slices(paths, _SLICE)]
+
+        def hasher(root: str, rels: list[str]) -> list[FileHash]:
+            return [item for part in pool.map(hash_files, repeat(root), _slices(rels, _SLICE)) for item in part]
+
+        try:  # while the workers check concepts, this process stats every file for the corpus id
+            corpus_id = bundle.corpus_id(hasher=hasher)
+        except (OSError, BundleError):
+            corpus_id = ""
+        concept_diags: list[Diagnostic] = []
+        for task in tasks:
+            concept_diags.extend(_models(task.result()))
+    return found, files, concept_diags, corpus_id
+
+
+def _slices(items: list[str], size: int) -> list[list[str]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]

@@ -460,3 +460,103 @@ def test_answer_to_a_how_long_question_prefers_the_sentence_with_a_figure() -> N
     evidence = [Evidence(id="E1", title="Supply agreement", text=text)]
     draft = run(OfflineReader().answer("How long is the warranty?", evidence))
     assert draft.text.startswith('Supply agreement: "The warranty runs for a period of two (2) years."')
+
+
+# --- negated words, alternatives, titled sections, wide offers ---
+
+
+def test_negated_words_are_also_read_as_the_word_they_negate() -> None:
+    assert stem("solicit") in terms("7. Nonsolicitation.") and stem("competition") in terms("Noncompetition")
+    assert stem("cap") in terms("uncapped") and stem("limit") in terms("unlimited")
+    # Short words that merely start like a negation stay whole.
+    assert terms("none unless until") == ["none", "unless"]
+
+
+def test_synonym_table_joins_clause_vocabulary() -> None:
+    assert stem("exceed") in synonyms(stem("cap")) and stem("exceeding") in synonyms(stem("cap"))
+    assert stem("licence") in synonyms(stem("license"))
+    assert stem("indemnification") in synonyms(stem("indemnify"))
+
+
+def test_question_alternatives_group_the_words_joined_by_or() -> None:
+    assert Question.parse("Can it audit the books, records or premises?").alternatives == (
+        frozenset(terms("books records premises")),
+    )
+    first = Question.parse("Is there a right of first refusal, first offer or first negotiation?")
+    assert first.alternatives == (frozenset(terms("refusal offer negotiation")),)
+    assert Question.parse("Who pays the fees?").alternatives == ()
+
+
+def test_judge_one_alternative_is_enough() -> None:
+    question = (
+        "Does a party to the Fulucai license have the right to audit the other's books, records or premises?"
+    )
+    audit = doc(
+        "g/fulucai-license/18-audit",
+        "18 Audit",
+        "18. Audit. Each party may audit the records of the other party once a year on 30 days notice.",
+    )
+    verdict = run(OfflineReader().judge(question, [audit])).verdicts[0]
+    # "records" covers the alternatives; read as three separate words, coverage is 0.40 < 0.45.
+    assert verdict.relevant is True and "audit" in verdict.reason
+
+
+def test_judge_a_section_titled_on_the_topic_needs_one_rare_word_in_a_sentence() -> None:
+    question = "Does the Acme agreement restrict a party from competing?"
+    others = [
+        doc(f"g/acme-agreement/{n}", f"{n} Fees", f"{n}. Each party pays its fees; the agreement governs.")
+        for n in range(4)
+    ]
+    titled = doc(
+        "g/acme-agreement/9-non-competition",
+        "9 Non-Competition",
+        "9. During the term neither party shall engage in any competing business.",
+    )
+    untitled = doc(
+        "g/acme-agreement/10-notes",
+        "10 Notes",
+        "Access is restricted. No party shall engage in any competing business.",
+    )
+    verdicts = run(OfflineReader().judge(question, [*others, titled, untitled])).verdicts
+    # "party" is in every body; "competing" is rare in the batch and decides alone only under a title naming
+    # it: the notes say "restricted" and "competing" but never together.
+    assert [v.relevant for v in verdicts] == [False, False, False, False, True, False]
+
+
+def test_select_opens_folders_carrying_a_word_too_common_to_be_informative() -> None:
+    guides = [
+        offer(0, "g/audit/", "Audit logs", "Audit logs record user activity"),
+        offer(1, "g/monitoring/", "Monitoring and logging", "Logging and metrics"),
+        offer(2, "g/install/", "Installing", "Installing on OpenShift"),
+    ]
+    # "log" is in two of three signposts (over the informative share), yet it beats opening nothing.
+    assert kept("How do I enable json log forwarding?", guides) == [0, 1]
+    # A folder named for another organisation is not opened on a common word.
+    named = [
+        offer(0, "g/acmecorp/", "ACMECORP Supply Agreement", "Supply of widgets"),
+        offer(1, "g/betaltd/", "BETALTD Supply Agreement", "Supply of gears"),
+        offer(2, "g/notes/", "Notes", "Meeting notes"),
+    ]
+    assert kept("Does the supply contract say who pays?", named) == []
+
+
+def test_select_opens_groups_titled_with_their_span_when_nothing_speaks() -> None:
+    groups = [
+        offer(
+            0, "documents-1-14/", "Documents 1 to 14: About to Installing", "14 documents: About; Installing"
+        ),
+        offer(1, "documents-15-28/", "Documents 15 to 28: Plugins to Upgrading", "14 documents: Plugins"),
+    ]
+    assert kept("How are webhooks retried?", groups) == [0, 1]
+
+
+def test_select_inside_a_range_group_opens_its_folders_when_nothing_speaks() -> None:
+    guides = [
+        offer(0, "documents-15-28/plugins/", "Installing plugins", "Plugins: Installing; Viewing"),
+        offer(1, "documents-15-28/upgrading/", "Upgrading", "Upgrading: Operator; Helm"),
+        offer(2, "documents-15-28/ACMECORP/", "ACMECORP Agreement", "Supply"),
+    ]
+    # Nothing mentions "scalprum": the group's folders are the only places left (not another party's).
+    assert kept("What must the scalprum.name value match?", guides) == [0, 1]
+    # Outside a range group, nothing speaking to the question still opens nothing.
+    assert kept("What must the scalprum.name value match?", [offer(0, "docs/plugins/", "Plugins")]) == []

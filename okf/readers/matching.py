@@ -24,6 +24,13 @@ _ASKS_FIGURE = re.compile(
     r"price|number|age))\b",
     re.IGNORECASE,
 )
+# "a, b or c" / "a or b": one or two words per item (an article may stand before the last).
+_ALTERNATIVES = re.compile(
+    r"(?:[^\W_][\w'’-]*(?:\s+[^\W_][\w'’-]*)?\s*,\s*)*(?:[^\W_][\w'’-]*\s+)?[^\W_][\w'’-]*\s+or\s+(?:(?:a|an|the)\s+)?"
+    r"[^\W_][\w'’-]*(?:\s+[^\W_][\w'’-]*)?",
+    re.IGNORECASE,
+)
+_LIST_SPLIT = re.compile(r"\s*,\s*|\s+or\s+", re.IGNORECASE)
 WORD = re.compile(r"[^\W_]+(?:[._'’-][^\W_]+)*")
 
 
@@ -36,6 +43,8 @@ class Question:
     runs: tuple[str, ...]
     pairs: frozenset[tuple[str, str]]
     asks_figure: bool = False
+    # Words offered as alternatives ("books, records or premises"): a body needs one of each group.
+    alternatives: tuple[frozenset[str], ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> Question:
@@ -68,6 +77,7 @@ class Question:
             tuple(dict.fromkeys(runs)),
             pairs,
             bool(_ASKS_FIGURE.search(text)),
+            _alternatives(text, set(words)),
         )
 
     @property
@@ -96,6 +106,23 @@ class Question:
 
     def weight(self, term: str) -> float:
         return NAME_WEIGHT if term in self.names else 1.0
+
+
+def _alternatives(text: str, wanted: set[str]) -> tuple[frozenset[str], ...]:
+    """Groups of content terms joined by "or" (with a comma list before it): "soliciting or hiring"."""
+    groups: list[frozenset[str]] = []
+    for match in _ALTERNATIVES.finditer(unicodedata.normalize("NFKC", text)):
+        items = [item for item in (terms(part) for part in _LIST_SPLIT.split(match.group())) if item]
+        if len({item[0] for item in items}) == 1 and all(len(item) > 1 for item in items):
+            # A shared first word ("first refusal, first offer or first negotiation"): the heads differ.
+            picked = [item[-1] for item in items]
+        else:
+            # The word next to each separator: the last of an item before it, the first of the one after.
+            picked = [item[-1] for item in items[:-1]] + [items[-1][0]] if items else []
+        group = frozenset(t for t in picked if t in wanted)
+        if len(group) > 1:
+            groups.append(group)
+    return tuple(groups)
 
 
 def _name_like(word: str, *, first: bool) -> bool:

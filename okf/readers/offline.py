@@ -7,9 +7,13 @@ contract title) tells the options apart no better than none, while a rare word o
 items against each other or by scoring the question against the corpus. No network, no randomness.
 
 - select: keep a signpost whose title, name or description matches an informative question word; when
-  nothing in the offer does, open the plain range groups ("Documents 1 to 24") that may hide it.
+  nothing in the offer does, open the directories carrying a question word too widely spread to be
+  informative, else the range groups ("Documents 1 to 24") that may hide it, else (inside a range group)
+  its folders.
 - judge: a body is relevant when it covers the question's topic words (those its own path does not
-  already explain) and one sentence or heading carries them together; the reason quotes that sentence.
+  already explain; alternatives joined by "or" count once) and one sentence or heading carries them
+  together, or its title names the topic with a word rare in the batch that a sentence carries too; the
+  reason quotes that sentence.
 - answer: quote the evidence sentences that carry the most topic words, citing their evidence ids.
 """
 
@@ -50,6 +54,9 @@ RELEVANT_COVERAGE = 0.45
 # judge: a question word every document of a batch (of at least COMMON_BATCH) carries weighs this much.
 COMMON_WEIGHT = 0.25
 COMMON_BATCH = 4
+# judge: a question word at most this share of a batch carries is rare there: with the title on the
+# question's topic, one sentence carrying it is enough.
+RARE_SHARE = 0.5
 # judge: a question with this many telling words needs one more of them together in a sentence.
 LONG_QUESTION = 5
 # judge: a question word pair that stands together in a sentence too (a phrase) adds this to coverage.
@@ -108,6 +115,11 @@ _FIGURE = re.compile(
 )
 # A range group: "Documents 1 to 24", "Sections 1.1.1 to 2", "Part 3", "Pages 10-19".
 _RANGE_TITLE = re.compile(r"^\s*[^\W\d_]+\s+[\w.()]+(?:\s*(?:to|-|–)\s*[\w.()]+)?\s*$")
+# A range followed by the span of titles it holds ("Documents 1 to 14: About to Installing"): its
+# description lists them, so it is read like any signpost and opened only when nothing else fits.
+# A range group's folder name: "documents-15-28", "sections-1-22".
+_RANGE_PATH = re.compile(r"^[^\W\d_]+-\d[\w.]*-\d[\w.]*$")
+_SPAN_TITLE = re.compile(r"^\s*[^\W\d_]+\s+[\w.()]+\s*(?:to|-|–)\s*[\w.()]+\s*:")
 
 
 def _name_of(path: str) -> str:
@@ -119,6 +131,19 @@ def _name_of(path: str) -> str:
 def _is_range(offer: SignpostOffer) -> bool:
     """A group named only by its range ("Documents 1 to 24"): its title says nothing about its content."""
     return offer.is_dir and bool(_RANGE_TITLE.match(offer.title)) and any(ch.isdigit() for ch in offer.title)
+
+
+def _is_group(offer: SignpostOffer) -> bool:
+    """A range group, also one titled with the span of titles it holds ("Documents 1 to 14: A to B")."""
+    return _is_range(offer) or (offer.is_dir and bool(_SPAN_TITLE.match(offer.title)))
+
+
+def _lists_a_range_group(offers: Sequence[SignpostOffer]) -> bool:
+    """The folder these signposts list is a range group by its name ("documents-15-28")."""
+    if not offers:
+        return False
+    folder = offers[0].path.rstrip("/").rpartition("/")[0]
+    return bool(_RANGE_PATH.match(folder.rpartition("/")[2]))
 
 
 def _hard_name(title: str) -> bool:
@@ -201,6 +226,16 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
             if o.is_dir
         ]
     if not choices:
+        # The words the offer carries are carried too widely to count as informative: open the folders
+        # carrying one that still tells some apart rather than nothing (children are decided one by one).
+        common = [t for t in wanted if 0 < len(hits[t]) < len(offers)]
+        choices = [
+            Choice(index=o.index, reason=f"mentions {question.named({t for t in common if i in hits[t]})}")
+            for i, o in enumerate(offers)
+            # Never a folder named for an organisation: a common word is no reason to open another's files.
+            if o.is_dir and any(i in hits[t] for t in common) and not _hard_name(o.title)
+        ]
+    if not choices:
         # Nothing here speaks to the question: the only places it may still hide are groups named by range.
         choices = [
             Choice(
@@ -209,7 +244,17 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
                 "words, so it may hold them",
             )
             for o in offers
-            if _is_range(o)
+            if _is_group(o)
+        ]
+    if not choices and _lists_a_range_group(offers):
+        # This listing is itself a range group, opened because nothing above spoke to the question either:
+        # its folders are the only places left, so open them rather than nothing.
+        choices = [
+            Choice(
+                index=o.index, reason="a folder of a range group where nothing mentions the question's words"
+            )
+            for o in offers
+            if o.is_dir and not _hard_name(o.title)
         ]
     return choices
 
@@ -220,11 +265,16 @@ def judge_all(
     """One verdict per document of a batch, in order (words every document carries weigh little)."""
     read = list(bodies) if bodies is not None else [read_body(d.text) for d in documents]
     common = batch_common(question, read)
-    return [judge_one(question, d, b, common) for d, b in zip(documents, read)]
+    rare = batch_rare(question, read)
+    return [judge_one(question, d, b, common, rare) for d, b in zip(documents, read)]
 
 
 def judge_one(
-    question: Question, document: Document, body: Body | None = None, common: frozenset[str] = frozenset()
+    question: Question,
+    document: Document,
+    body: Body | None = None,
+    common: frozenset[str] = frozenset(),
+    rare: frozenset[str] | None = None,
 ) -> Verdict:
     """Relevant when the body covers the question's topic words and one sentence carries them together.
 
@@ -247,8 +297,19 @@ def judge_one(
     head = Field.of(" ".join([document.title, *document.headings]))
     in_head = {t for t in topic if head.has_word(t, question.word(t))}
     in_body = {t for t in topic if body.has(t)}
-    total = sum(weight(t) for t in topic)
-    credit = sum(weight(t) * (HEADING_CREDIT if t in in_head else BODY_CREDIT) for t in in_head | in_body)
+    # Alternatives ("books, records or premises") are one unit: the best-covered of them counts.
+    units = _units(question, topic)
+    total = sum(max(weight(t) for t in unit) for unit in units)
+    credit = sum(
+        max(
+            (
+                weight(t) * (HEADING_CREDIT if t in in_head else BODY_CREDIT)
+                for t in unit & (in_head | in_body)
+            ),
+            default=0.0,
+        )
+        for unit in units
+    )
     # Only sentences holding a telling word can decide: visit those, in order (earlier wins ties).
     holding: dict[int, set[str]] = {}
     for term in telling:
@@ -263,10 +324,19 @@ def judge_one(
             best, best_found, best_score, best_phrases = body.sentences[n], found, score, phrases
     coverage = credit / total + PHRASE_BONUS * best_phrases
     # Two telling words together; long questions (five or more) need three in one sentence.
-    needed = min(len(telling), 2 + len(telling) // LONG_QUESTION)
+    telling_units = _units(question, telling)
+    needed = min(len(telling_units), 2 + len(telling_units) // LONG_QUESTION)
     heads_telling = in_head & set(telling)
-    together = len(best_found) >= needed or (
-        bool(heads_telling) and len(best_found | heads_telling) >= needed
+    title = Field.of(document.title)
+    titled = {t for t in heads_telling if title.has_word(t, question.word(t))}
+    # A title naming the topic ("Non-Solicitation", "Limitation of Liability") with a word few documents
+    # of the batch carry, which a sentence carries too, is the section on that topic, however the
+    # question words the rest.
+    strong = set(telling) if rare is None else rare & set(telling)
+    together = (
+        _count(telling_units, best_found) >= needed
+        or (bool(heads_telling) and _count(telling_units, best_found | heads_telling) >= needed)
+        or (bool(titled & strong) and bool(best_found & strong))
     )
     relevant = coverage >= RELEVANT_COVERAGE and together
     found = in_head | in_body
@@ -286,11 +356,34 @@ def judge_one(
     return Verdict(id=document.id, relevant=relevant, reason=reason)
 
 
+def _units(question: Question, terms: Sequence[str]) -> list[frozenset[str]]:
+    """``terms`` grouped into the question's alternatives; every other term is a unit of its own."""
+    units: list[frozenset[str]] = []
+    for term in terms:
+        group = next((g & set(terms) for g in question.alternatives if term in g), frozenset([term]))
+        if group not in units:
+            units.append(group)
+    return units
+
+
+def _count(units: Sequence[frozenset[str]], found: set[str]) -> int:
+    """How many units ``found`` carries at least one term of."""
+    return sum(1 for unit in units if unit & found)
+
+
 def batch_common(question: Question, bodies: Sequence[Body]) -> frozenset[str]:
     """Question terms that every body of a batch of at least ``COMMON_BATCH`` carries."""
     if len(bodies) < COMMON_BATCH:
         return frozenset()
     return frozenset(t for t in question.words if all(b.has(t) for b in bodies))
+
+
+def batch_rare(question: Question, bodies: Sequence[Body]) -> frozenset[str] | None:
+    """Question terms at most ``RARE_SHARE`` of a batch carries; ``None`` when the batch is too small to tell."""
+    if len(bodies) < COMMON_BATCH:
+        return None
+    limit = len(bodies) * RARE_SHARE
+    return frozenset(t for t in question.words if sum(b.has(t) for b in bodies) <= limit)
 
 
 @dataclass(frozen=True)

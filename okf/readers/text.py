@@ -24,6 +24,10 @@ _INLINE_CHARS = re.compile(r"[*_`\[]")
 _SENTENCE_CUE = re.compile(r"[.!?;]\s")
 _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 
+# A word starting with "non" this long (with "un" one shorter) is also read as the word it negates:
+# "noncompetition", "uncapped"; "none", "nonce", "unless", "until" are too short.
+NEGATED_MIN = 8
+
 STOP_WORDS = frozenset(
     [
         "a",
@@ -122,6 +126,7 @@ STOP_WORDS = frozenset(
         "need",
         "no",
         "nor",
+        "non",
         "not",
         "now",
         "of",
@@ -269,6 +274,11 @@ def token_terms(token: str) -> list[str]:
     if not _keep(token):
         return []
     if _is_number(token) or ("." not in token and "_" not in token):
+        # "noncompetition", "nonsolicitation": the negated word is found by a question about the word.
+        if token.startswith("non") and len(token) >= NEGATED_MIN and token.isalpha():
+            return [stem(token), stem(token[3:])]
+        if token.startswith("un") and len(token) >= NEGATED_MIN - 1 and token.isalpha():
+            return [stem(token), stem(token[2:])]
         return [stem(token)]
     out = [token]
     for part in re.split(r"[._]", token):
@@ -531,10 +541,13 @@ _SYNONYMS = _synonym_table(
     [
         "terminate termination cancel cancellation",
         "renew renewal extend extension",
-        "cap limit limitation maximum",
+        "cap limit limitation maximum exceed exceeds exceeding exceeded",
         "compete competition competitor competing competitive",
         "assign assignment transfer",
-        "warranty warrant guarantee",
+        "warranty warranties warrant guarantee",
+        "license licence licensing",
+        "indemnify indemnification indemnity",
+        "audit inspect inspection",
         "notice notify notification",
         "prerequisite requirement require",
         "delete remove",

@@ -2,7 +2,8 @@
 
 Usage: python scripts/bench_compile.py [--corpus PATH] [--json]
 The corpus is copied to a temp dir first so one file can be changed. Each compile runs in a fresh
-subprocess so max RSS (resource.getrusage) is that compile's own peak.
+subprocess so max RSS (resource.getrusage) is that compile's own peak (parent process; the worker processes'
+peak separately); CPU seconds include the workers; the 1-minute load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from okf.compile import compile_bundle
 t = time.perf_counter()
 r = compile_bundle([sys.argv[1]], sys.argv[2])
 s = time.perf_counter() - t
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"seconds": s, "concepts": r.concepts, "rebuilt": r.documents_rebuilt, "changed": r.changed,
-                  "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "max_rss_mb": me.ru_maxrss / 1024, "worker_max_rss_mb": kids.ru_maxrss / 1024,
+                  "user_s": me.ru_utime + kids.ru_utime, "sys_s": me.ru_stime + kids.ru_stime}))
 """
 
 
@@ -48,6 +51,7 @@ def main() -> None:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
         shutil.copytree(args.corpus, src)
         mb = sum(p.stat().st_size for p in src.rglob("*") if p.is_file()) / 1e6
+        load_before = os.getloadavg()[0]
         full = run(src, out)
         noop = run(src, out)
         victim = sorted(p for p in src.rglob("*.txt"))[len(list(src.rglob("*.txt"))) // 2]
@@ -57,6 +61,9 @@ def main() -> None:
         "corpus_mb": round(mb, 1), "cpus": os.cpu_count(), "full_s": round(full["seconds"], 2),
         "mb_per_s": round(mb / full["seconds"], 2), "concepts": full["concepts"],
         "concepts_per_s": round(full["concepts"] / full["seconds"]), "peak_rss_mb": round(full["max_rss_mb"]),
+        "worker_peak_rss_mb": round(full["worker_max_rss_mb"]), "full_user_cpu_s": round(full["user_s"], 2),
+        "full_sys_cpu_s": round(full["sys_s"], 2), "one_changed_cpu_s": round(one["user_s"] + one["sys_s"], 2),
+        "load_avg_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "noop_s": round(noop["seconds"], 3), "noop_ratio": round(noop["seconds"] / full["seconds"], 3),
         "one_changed_s": round(one["seconds"], 3), "one_changed_ratio": round(one["seconds"] / full["seconds"], 3),
         "one_changed_rebuilt": one["rebuilt"], "noop_changed": noop["changed"],

@@ -259,3 +259,52 @@ def test_cli_json_and_errors(corpus: Path, tmp_path: Path) -> None:
     bad = runner.invoke(main, ["compile", str(tmp_path / "nope"), "-o", str(tmp_path / "o2")])
     assert bad.exit_code == 1 and "source does not exist" in bad.stderr
     assert "Examples:" in runner.invoke(main, ["compile", "--help"]).stdout
+
+
+def test_forced_rebuild_with_same_output_writes_nothing(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    options = CompileOptions(max_words=30, min_words=8)
+    compile_bundle([corpus], out, options=options)
+    before = snapshot(out)
+    report = compile_bundle([corpus], out, options=options.model_copy(update={"force": True}))
+    assert report.documents_rebuilt == 3 and not report.changed
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]  # no side tree left behind
+
+
+def test_worker_processes_write_the_same_bundle(corpus: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked workers write their documents into the side tree: the result is byte for byte the same."""
+    from okf.compile import parallel
+
+    for i in range(6):
+        (corpus / "legal" / f"msa-{i}.txt").write_text(CONTRACT.replace("Acme", f"Acme {i}"))
+    options = CompileOptions(max_words=30, min_words=8, fanout=4, timestamp="2026-01-01T00:00:00Z")
+    monkeypatch.setenv("OKF_COMPILE_JOBS", "1")
+    serial = compile_bundle([corpus], tmp_path / "one" / "out", options=options)
+    monkeypatch.setenv("OKF_COMPILE_JOBS", "2")
+    monkeypatch.setattr(parallel, "MIN_BYTES", 0)
+    forked = compile_bundle([corpus], tmp_path / "two" / "out", options=options)
+    assert forked.files_written == serial.files_written and forked.bytes == serial.bytes
+    assert snapshot(tmp_path / "two" / "out").keys() == snapshot(tmp_path / "one" / "out").keys()
+    for rel in snapshot(tmp_path / "one" / "out"):
+        assert (tmp_path / "two" / "out" / rel).read_bytes() == (tmp_path / "one" / "out" / rel).read_bytes(), rel
+
+
+def test_failed_step_removes_the_side_tree(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import okf.compile as compile_module
+
+    out = tmp_path / "out"
+    compile_bundle([corpus], out, options=CompileOptions(max_words=30, min_words=8))
+    before = snapshot(out)
+    (corpus / "notes.md").write_text((corpus / "notes.md").read_text().replace("monthly", "weekly"))
+
+    def broken(state: object) -> None:
+        raise CompileError("broken step")
+
+    steps = [(n, broken if n == "finish" else s) for n, s in compile_module.STEPS]
+    monkeypatch.setattr(compile_module, "STEPS", steps)
+    with pytest.raises(CompileError):
+        compile_bundle([corpus], out, options=CompileOptions(max_words=30, min_words=8))
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]

@@ -49,5 +49,10 @@ def test_killed_compile_leaves_previous_bundle(tmp_path: Path) -> None:
         proc.wait()
         assert tree(out) == previous, f"bundle changed after a kill while {phase}"
     report = compile_bundle([src], out, options=CompileOptions())
-    assert not list(tmp_path.glob("out.okf-*")), "stale temp trees were not cleaned up"
+    assert not list(tmp_path.glob("out.okf-tmp-*")), "stale temp trees were not cleaned up"
     assert report.concepts and tree(out) != previous
+    # The replaced bundle is deleted by a detached process after the swap: it must be gone soon.
+    deadline = time.monotonic() + 20
+    while list(tmp_path.glob("out.okf-*")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not list(tmp_path.glob("out.okf-*")), "the replaced bundle was not deleted"

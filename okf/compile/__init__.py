@@ -7,6 +7,7 @@ The compiler is an ordered list of named steps, each ``step(state) -> None`` ove
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -68,7 +69,11 @@ def compile_bundle(sources: Sequence[str | Path] | str | Path, output: str | Pat
                          progress=progress)
     state.report.output = str(output)
     state.at = compile_time(options)
-    for _name, step in STEPS:
-        step(state)
+    try:
+        for _name, step in STEPS:
+            step(state)
+    finally:
+        if state.side is not None:  # a step failed after files were written beside the output
+            shutil.rmtree(state.side, ignore_errors=True)
     state.report.seconds = round(time.perf_counter() - started, 3)
     return state.report

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +18,7 @@ from okf.compile.render import (
 )
 from okf.compile.state import CompileState, DocPlan, Node
 from okf.compile.tree import iter_concepts, iter_dirs
+from okf.compile.write import open_side_tree, write_outputs
 
 _AT = re.compile(rb"\n  at: (\S+)\n---\n")
 
@@ -62,9 +64,10 @@ def _read_old(output: Path, path: str, old_files: set[str]) -> bytes | None:
         return None
 
 
-def render_plan(resource: str) -> tuple[dict[str, bytes], list[str], dict[str, Any]]:
-    """One rebuilt document's concept and index files (new or changed ones), the unchanged ones to keep,
-    and its manifest record. Reads its inputs from ``parallel.SHARED`` so it can run in a worker."""
+def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any]]:
+    """Write one rebuilt document's new or changed concept and index files into the side tree; return their
+    sizes, the unchanged ones to keep, and its manifest record. Reads its inputs from ``parallel.SHARED`` so
+    it can run in a worker (workers write their own files: creating them is kernel work both CPUs can do)."""
     plan: DocPlan = SHARED["plans"][resource]
     anchors_of: dict[str, dict[str, str]] = SHARED["anchors"]
     output: Path = SHARED["output"]
@@ -107,18 +110,21 @@ def render_plan(resource: str) -> tuple[dict[str, bytes], list[str], dict[str, A
         "concepts": [n.path for n in concepts], "anchors": plan.anchors,
         "links_to": sorted(plan.links_to),
     }
-    return outputs, keep, entry
+    return write_outputs(SHARED["side"], outputs), keep, entry
 
 
 def render_documents(state: CompileState) -> None:
     """Concept files and in-document index files of every rebuilt source; their manifest records."""
     anchors = {r: e.get("anchors", {}) for r, e in state.doc_entries.items()}
     anchors.update({r: p.anchors for r, p in state.plans.items()})
-    shared = {"plans": state.plans, "anchors": anchors, "output": state.output,
-              "old_files": manifest_files(state.previous), "at": state.at or datetime.now()}
     resources = [r for r, p in state.plans.items() if p.lines]  # text and PDF ones were rendered with their plan
-    for resource, (outputs, keep, entry) in zip(resources, ordered_map(render_plan, resources, state.jobs, shared)):
-        state.outputs.update(outputs)
+    if not resources:
+        return
+    shared = {"plans": state.plans, "anchors": anchors, "output": state.output,
+              "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
+              "side": f"{open_side_tree(state)}{os.sep}"}
+    for resource, (written, keep, entry) in zip(resources, ordered_map(render_plan, resources, state.jobs, shared)):
+        state.written.update(written)
         state.keep.update(keep)
         state.doc_entries[resource] = entry
         state.plans[resource].lines = []  # release the text: rendering is done
@@ -132,7 +138,7 @@ def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: d
     if plan.source.kind in ("markdown", "html"):
         body = rewrite_markdown_links(body, plan, resolve)
     else:
-        body = link_text(body, plan, node.path)
+        body = link_text(body, plan, node.path, node.lines[0])
     sha = _span_sha256(plan.lines, *node.lines)
     old = _read_old(output, node.path, old_files)
     if old is not None and (m := _AT.search(old)):
@@ -189,7 +195,8 @@ def finish(state: CompileState) -> None:
     new_concepts = {p for e in state.doc_entries.values() for p in e.get("concepts", [])}
     created = sorted(new_concepts - old_concepts)
     removed = sorted(old_concepts - new_concepts)
-    updated = sorted(p for p in new_concepts & old_concepts if p in state.outputs)
+    changed = state.changed_files()
+    updated = sorted(p for p in new_concepts & old_concepts if p in changed)
     report = state.report
     report.created, report.updated, report.removed = len(created), len(updated), len(removed)
     report.concepts = len(new_concepts)
@@ -202,7 +209,7 @@ def finish(state: CompileState) -> None:
         if resource not in state.plans:  # untouched source: its files carry over as they are
             state.keep.update(entry_files)
     old_files = manifest_files(previous)
-    content_changed = bool(state.outputs) or bool(old_files - files)
+    content_changed = bool(changed) or bool(old_files - files)
     manifest = new_manifest(state)
     manifest["indexes"] = indexes
     log_path = state.output / "log.md"
@@ -210,7 +217,7 @@ def finish(state: CompileState) -> None:
     if content_changed:
         at = state.at or datetime.now()
         changed_sources = sorted(p.source.resource for p in state.plans.values()
-                                 if any(c in state.outputs for c in state.doc_entries[p.source.resource]["concepts"]))
+                                 if any(c in changed for c in state.doc_entries[p.source.resource]["concepts"]))
         gone = sorted(set(old_sources) - set(state.doc_entries))
         bullets = log_entry(at.strftime("%Y-%m-%d"), created, updated, removed, changed_sources + gone)
         state.outputs["log.md"] = log_file(old_log, at.strftime("%Y-%m-%d"), bullets)
@@ -222,4 +229,4 @@ def finish(state: CompileState) -> None:
     else:
         state.keep.add(MANIFEST)
     state.manifest = manifest
-    report.changed = bool(state.outputs)
+    report.changed = bool(state.outputs) or bool(state.written)

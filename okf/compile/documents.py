@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
@@ -14,6 +15,7 @@ from okf.compile.parallel import SHARED, ordered_map, workers
 from okf.compile.state import CompileState, DocPlan, Node, SourceFile
 from okf.compile.structure import Section, build_tree, markdown_headings, text_headings
 from okf.compile.tree import assign_paths
+from okf.compile.write import open_side_tree
 from okf.sources import read_source_text
 
 
@@ -79,7 +81,7 @@ def plan_and_render(source: SourceFile) -> tuple[DocPlan | None, list[str], str 
     if plan is not None and source.kind in ("text", "pdf"):
         SHARED["plans"] = {source.resource: plan}
         rendered = render_plan(source.resource)
-        plan.lines, plan.terms_by_word = [], None
+        plan.lines, plan.terms_by_word, plan.term_hits, plan.line_starts = [], None, None, []
     return plan, warnings, skipped, rendered
 
 
@@ -89,8 +91,11 @@ def build_documents(state: CompileState) -> None:
     total = len(state.rebuild)
     size = sum(s.path.stat().st_size for s in state.rebuild if s.path.is_file())
     state.jobs = workers(size)
+    if not state.rebuild:
+        return
     shared = {"placement": state.placement, "options": state.options, "anchors": {}, "output": state.output,
-              "old_files": manifest_files(state.previous), "at": state.at or datetime.now()}
+              "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
+              "side": f"{open_side_tree(state)}{os.sep}"}
     results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared)
     for done, (source, (plan, warnings, skipped, rendered)) in enumerate(zip(state.rebuild, results), 1):
         for message in warnings:
@@ -100,8 +105,8 @@ def build_documents(state: CompileState) -> None:
         else:
             state.plans[source.resource] = plan
         if rendered is not None:
-            outputs, keep, entry = rendered
-            state.outputs.update(outputs)
+            written, keep, entry = rendered
+            state.written.update(written)
             state.keep.update(keep)
             state.doc_entries[source.resource] = entry
         if state.progress:

@@ -101,6 +101,8 @@ class DocPlan:
     outline: list[str] = field(default_factory=list)  # the document's top-level headings
     terms: dict[str, str] = field(default_factory=dict)  # defined term -> defining concept path
     terms_by_word: dict[str, list[str]] | None = None  # first word -> terms, longest first
+    term_hits: list[tuple[int, int, str]] | None = None  # defined-term uses in the whole text: start, end, term
+    line_starts: list[int] = field(default_factory=list)  # offset of each line in the joined text
 
 
 @dataclass
@@ -120,11 +122,17 @@ class CompileState:
     rebuild: list[SourceFile] = field(default_factory=list)
     plans: dict[str, DocPlan] = field(default_factory=dict)
     outputs: dict[str, bytes] = field(default_factory=dict)  # new or changed file contents
+    written: dict[str, int] = field(default_factory=dict)  # new or changed files already in the side tree: size
+    side: Path | None = None  # the side tree being built (``<output>.okf-tmp-<pid>``), once opened
     keep: set[str] = field(default_factory=set)  # files carried over unchanged from the old output
     manifest: dict[str, Any] = field(default_factory=dict)
     doc_entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # resource -> manifest record
     report: CompileReport = field(default_factory=lambda: CompileReport(output=""))
     jobs: int = 1  # processes used for per-document work
+
+    def changed_files(self) -> set[str]:
+        """Paths whose content this compile writes (queued or already in the side tree)."""
+        return self.outputs.keys() | self.written.keys()
 
     def warn(self, message: str) -> None:
         """Record a warning for the report."""

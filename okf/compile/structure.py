@@ -81,11 +81,12 @@ def _title(rest: str) -> str:
 
 def _is_caps(line: str) -> bool:
     stripped = line.strip()
-    if not (3 <= len(stripped) <= 80) or len(stripped.split()) > 10 or stripped[-1] in ",;":
+    # Cheapest test first: almost every line has a lowercase letter.
+    if not (3 <= len(stripped) <= 80) or stripped.upper() != stripped or len(stripped.split()) > 10 \
+            or stripped[-1] in ",;":
         return False
     letters = sum(c.isalpha() for c in stripped)
-    return letters >= 3 and letters >= 0.6 * len(stripped.replace(" ", "")) and stripped.upper() == stripped \
-        and any(c.isupper() for c in stripped)
+    return letters >= 3 and letters >= 0.6 * len(stripped.replace(" ", "")) and any(c.isupper() for c in stripped)
 
 
 def _opens_title(rest: str) -> bool:
@@ -149,10 +150,11 @@ def text_headings(lines: list[str]) -> list[Section]:
     for number, line in enumerate(lines, 1):
         if line.strip():
             # An all-caps line inside a paragraph is emphasis, not a heading: require a blank line before.
-            heading = text_heading(line)
             last = found[-1] if found else None
             named = last is not None and last.kind in ("article", "schedule") and ":" not in last.title \
                 and number - last.start <= 2
+            # Most lines continue a paragraph with no pending heading: no branch below would use a match.
+            heading = text_heading(line) if previous_blank or named or bare is not None else None
             if named and heading is not None and heading.kind == "caps":
                 # "ARTICLE I" over "DEFINITIONS": the caps line is the article's title, not a new section.
                 assert last is not None

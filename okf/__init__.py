@@ -4,9 +4,9 @@ The public API (see docs/api.md)::
 
     import okf
 
-    bundle = okf.open_bundle("bundles/harbor")
-    result = okf.navigate(bundle, "How many vacation days do new hires get?")
-    answer = okf.ask(bundle, "How many vacation days do new hires get?")
+    bundle = okf.open_bundle("bundles/harborview")
+    result = okf.navigate(bundle, "How many paid time off days does a new employee get each year?")
+    answer = okf.ask(bundle, "How many paid time off days does a new employee get each year?")
 
 Every name in ``__all__`` is loaded on first use, so ``import okf`` stays fast and imports neither the
 ``openai`` client, ``click`` nor the MCP SDK.

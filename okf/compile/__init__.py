@@ -7,18 +7,17 @@ The compiler is an ordered list of named steps, each ``step(state) -> None`` ove
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
 from okf.compile.assemble import finish, render_documents, render_indexes
-from okf.compile.discover import check_paths, discover, hash_sources
+from okf.compile.discover import check_paths, discover, hash_sources, save_stat_cache
 from okf.compile.documents import build_documents
 from okf.compile.manifest import load_manifest, place, plan_changes
 from okf.compile.state import CompileOptions, CompileReport, CompileState, SkippedFile
-from okf.compile.write import clean_stale, write_bundle
+from okf.compile.write import clean_stale, drop_side, write_bundle
 from okf.errors import ConfigError
 
 Step = Callable[[CompileState], None]
@@ -36,6 +35,7 @@ STEPS: list[tuple[str, Step]] = [
     ("render_indexes", render_indexes),
     ("finish", finish),
     ("write_bundle", write_bundle),
+    ("save_stat_cache", save_stat_cache),
 ]
 
 __all__ = ["STEPS", "CompileOptions", "CompileReport", "CompileState", "SkippedFile", "compile_bundle",
@@ -72,8 +72,9 @@ def compile_bundle(sources: Sequence[str | Path] | str | Path, output: str | Pat
     try:
         for _name, step in STEPS:
             step(state)
+            if state.settled:
+                break
     finally:
-        if state.side is not None:  # a step failed after files were written beside the output
-            shutil.rmtree(state.side, ignore_errors=True)
+        drop_side(state)  # set only when a step failed after files were written beside the output
     state.report.seconds = round(time.perf_counter() - started, 3)
     return state.report

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import time
 from pathlib import Path
+from typing import Any
 
+from okf import __version__
 from okf.compile.state import KINDS, CompileState, SourceFile
 from okf.errors import CompileError
 
@@ -77,19 +81,97 @@ def discover(state: CompileState) -> None:
     state.report.sources = len(files)
 
 
+STAT_CACHE = ".okf/stat-cache.json"
+RACY_NS = 2_000_000_000  # a file modified this close to the recording may change again within the same mtime
+
+
+def _stat_key(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _load_stat_cache(state: CompileState) -> dict[str, Any]:
+    """The previous compile's (size, mtime_ns, inode) -> sha256 record; empty when missing or unreadable."""
+    try:
+        data = json.loads((state.output / STAT_CACHE).read_bytes())
+        if isinstance(data, dict) and isinstance(data.get("files"), dict) and isinstance(data.get("at"), int):
+            return data
+    except (OSError, ValueError):
+        pass
+    return {}
+
+
 def hash_sources(state: CompileState) -> None:
-    """sha256 of each source file's bytes; unreadable files are skipped with a notice."""
-    readable = []
+    """sha256 of each source file's bytes; unreadable files are skipped with a notice.
+
+    Like git's index, a file whose size, mtime and inode match the last compile's record keeps its recorded
+    sha256 unread, unless its mtime is within 2 s of that record (racy: it may have changed since in the
+    same mtime tick); the sha256 stays the truth everywhere else."""
+    cache = {} if state.options.force else _load_stat_cache(state)
+    cached: dict[str, Any] = cache.get("files", {})
+    racy_from = cache.get("at", 0) - RACY_NS
+    state.stat_at = time.time_ns()
+    readable, all_cached = [], True
     for source in state.files:
-        digest = hashlib.sha256()
         try:
-            with source.path.open("rb") as handle:
-                while chunk := handle.read(1 << 20):
-                    digest.update(chunk)
+            key = _stat_key(os.stat(source.path))
+            old = cached.get(source.resource)
+            if old is not None and old[:3] == key and key[1] < racy_from:
+                source.sha256 = old[3]
+            else:
+                all_cached = False
+                source.sha256 = _sha256(source.path)
         except OSError as exc:
             state.skip(source.resource, f"not readable ({exc.strerror or exc})")
             continue
-        source.sha256 = digest.hexdigest()
+        state.stats[source.resource] = [*key, source.sha256]
         readable.append(source)
+    state.stat_cache = cache
     state.files = readable
     state.report.sources = len(readable)
+    if all_cached and cache.get("settled") and cache["settled"] == _settled_key(state, cache.get("indexes", [])):
+        # Same sources, setup and okf-written bundle files as after the last compile: nothing can change.
+        state.settled = True
+        state.report.concepts = state.report.unchanged = int(cache.get("concepts", 0))
+
+
+def _settled_key(state: CompileState, indexes: list[str]) -> str | None:
+    """Digest of everything a no-op compile depends on: okf version, options, paths, the sources' stat data,
+    and the stat data of the manifest, log.md and folder index files (a hand edit there is repaired)."""
+    parts: list[Any] = [__version__, state.options.recorded(), state.options.title, str(state.output),
+                        str(state.root), state.stats]
+    for rel in [".okf/manifest.json", "log.md", *indexes]:
+        try:
+            parts.append([rel, *_stat_key(os.stat(state.output / rel))])
+        except OSError:
+            return None
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def save_stat_cache(state: CompileState) -> None:
+    """Record the sources' stat data beside the manifest (not part of the bundle's content); rewritten only
+    when it changed. A failure to write it only costs the next compile some hashing."""
+    if not (state.output / ".okf").is_dir():
+        return
+    indexes = sorted(state.manifest.get("indexes", []))
+    data = {"format": 1, "at": state.stat_at, "files": state.stats, "indexes": indexes,
+            "concepts": state.report.concepts, "settled": _settled_key(state, indexes)}
+    old = state.stat_cache
+    newest = max((v[1] for v in state.stats.values()), default=0)
+    if all(old.get(k) == data[k] for k in ("files", "indexes", "concepts", "settled")) \
+            and newest < old.get("at", 0) - RACY_NS:
+        return  # same record, none racy: rewriting would only move "at"
+    path = state.output / STAT_CACHE
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(json.dumps(data, separators=(",", ":"), sort_keys=True).encode("utf-8"))
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)

@@ -129,6 +129,11 @@ class CompileState:
     doc_entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # resource -> manifest record
     report: CompileReport = field(default_factory=lambda: CompileReport(output=""))
     jobs: int = 1  # processes used for per-document work
+    stats: dict[str, list[Any]] = field(default_factory=dict)  # resource -> [size, mtime_ns, inode, sha256]
+    stat_cache: dict[str, Any] = field(default_factory=dict)  # the previous compile's stat record
+    stat_at: int = 0  # time.time_ns() when the sources were statted
+    settled: bool = False  # the stat data proves nothing changed since the last compile: later steps skipped
+    reused_side: bool = False  # the side tree is the previous compile's spare tree, reconciled on write
 
     def changed_files(self) -> set[str]:
         """Paths whose content this compile writes (queued or already in the side tree)."""

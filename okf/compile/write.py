@@ -18,6 +18,8 @@ from okf.errors import CompileError
 TMP_MARK = ".okf-tmp-"
 OLD_MARK = ".okf-old-"
 TRASH_MARK = ".okf-trash-"
+SPARE_MARK = ".okf-spare"  # the tree the last swap replaced, kept to become the next compile's side tree
+STAT_CACHE = ".okf/stat-cache.json"
 _RENAME_EXCHANGE = 2
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
@@ -39,6 +41,9 @@ def clean_stale(state: CompileState) -> None:
     if not parent.is_dir():
         return
     for entry in parent.iterdir():
+        if entry.name == output.name + SPARE_MARK and not output.is_dir():
+            discard(entry)  # the bundle it mirrored is gone
+            continue
         if entry.name.startswith(output.name + TRASH_MARK):
             discard(entry)  # a replaced bundle whose deletion did not finish: delete it again
             continue
@@ -92,8 +97,16 @@ def open_side_tree(state: CompileState) -> Path:
     if state.side is None:
         tmp = state.output.with_name(f"{state.output.name}{TMP_MARK}{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
+        spare = state.output.with_name(state.output.name + SPARE_MARK)
         try:
-            tmp.mkdir(parents=True)
+            if state.output.is_dir() and spare.is_dir() and not spare.is_symlink():
+                os.rename(spare, tmp)  # claimed atomically; reconciled with the new tree in write_bundle
+                state.reused_side = True
+        except OSError:
+            pass
+        try:
+            if not state.reused_side:
+                tmp.mkdir(parents=True)
         except OSError as exc:
             raise CompileError(f"could not create the side tree ({exc.strerror or exc}); the previous bundle "
                                "is unchanged", path=str(tmp)) from exc
@@ -101,10 +114,30 @@ def open_side_tree(state: CompileState) -> Path:
     return state.side
 
 
+def drop_side(state: CompileState) -> None:
+    """Give up the side tree: a claimed spare goes back as it is (reconciling makes any content right),
+    a fresh one is deleted."""
+    if state.side is None:
+        return
+    try:
+        if not state.reused_side:
+            raise OSError("not a spare")
+        os.rename(state.side, state.output.with_name(state.output.name + SPARE_MARK))
+    except OSError:
+        shutil.rmtree(state.side, ignore_errors=True)
+    state.side = None
+
+
 def write_file(root: str, path: str, content: bytes) -> None:
     """Create ``root/path`` (it must not exist) with ``content``: three system calls, no buffered file
     object (whose isatty and seek probes would double the calls per file)."""
-    fd = os.open(root + path, _FLAGS, 0o666)
+    try:
+        fd = os.open(root + path, _FLAGS, 0o666)
+    except FileExistsError:
+        # A reused side tree holds the previous version, possibly a hard link shared with the live bundle:
+        # drop that link and create a new inode, never write into the old one.
+        os.unlink(root + path)
+        fd = os.open(root + path, _FLAGS, 0o666)
     try:
         view = memoryview(content)
         while view:
@@ -148,22 +181,54 @@ def _ancestors(folder: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
-def _foreign_files(state: CompileState) -> set[str]:
+def _scan(root: Path) -> tuple[dict[str, int], set[str]]:
+    """Every file below ``root`` with its inode, and every folder (relative POSIX paths); one scandir pass."""
+    files: dict[str, int] = {}
+    dirs: set[str] = set()
+    stack = [""]
+    base = f"{root}{os.sep}"
+    while stack:
+        rel = stack.pop()
+        with os.scandir(base + rel) as entries:
+            for entry in entries:
+                path = rel + entry.name
+                if entry.is_dir():
+                    if not entry.is_symlink():  # as os.walk: a linked folder is neither entered nor carried
+                        dirs.add(path)
+                        stack.append(path + "/")
+                else:
+                    files[path] = entry.inode()
+    return files, dirs
+
+
+def _foreign_files(state: CompileState, live: dict[str, int]) -> set[str]:
     """Files in the old output that okf did not write (kept, never lost, with a warning)."""
-    if not state.output.is_dir() or state.previous is None:
+    if state.previous is None:
         return set()
-    known = manifest_files(state.previous) | state.changed_files() | state.keep | {".okf/manifest.json"}
-    foreign = set()
-    prefix = len(str(state.output)) + 1
-    for dirpath, _dirs, names in os.walk(state.output):
-        base = dirpath[prefix:].replace(os.sep, "/")
-        for name in names:
-            rel = f"{base}/{name}" if base else name
-            if rel not in known:
-                foreign.add(rel)
+    known = (manifest_files(state.previous) | state.changed_files() | state.keep
+             | {".okf/manifest.json", STAT_CACHE})
+    foreign = set(live) - known
     for rel in sorted(foreign)[:5]:
         state.warn(f"{rel}: not written by okf compile; kept as it is")
     return foreign
+
+
+def _reconcile(root: str, live: dict[str, int], carried: list[str], fresh: set[str]) -> list[str]:
+    """Turn the reused side tree (the previous version) into the new one: drop what the new tree does not
+    hold or holds differently, remove folders it no longer has; return the carried files still to link.
+    Only links are removed: no file shared with the live bundle is ever opened."""
+    side, side_dirs = _scan(Path(root))
+    wanted = set(carried) | fresh
+    for path, inode in list(side.items()):
+        if path in fresh:
+            continue  # written by this compile (rendered by a worker, or written just below)
+        if path not in wanted or live.get(path) != inode:
+            os.unlink(root + path)
+            del side[path]
+    needed = {a for f in {p.rpartition("/")[0] for p in wanted} - {""} for a in _ancestors(f)}
+    for folder in sorted(side_dirs - needed, reverse=True):  # children before their parents
+        os.rmdir(root + folder)
+    return [p for p in carried if p not in side]
 
 
 def write_bundle(state: CompileState) -> None:
@@ -171,15 +236,16 @@ def write_bundle(state: CompileState) -> None:
     is written when nothing changed. Rebuilt documents' files are already there (written by the workers)."""
     output = state.output
     if not state.report.changed:
-        if state.side is not None:
-            shutil.rmtree(state.side, ignore_errors=True)  # only empty folders: every rendered file was kept
-            state.side = None
+        drop_side(state)  # a fresh one holds only empty folders: every rendered file was kept
         return
     tmp = open_side_tree(state)
     try:
         # New content wins over a carried file of the same path (a link there would share the old inode).
-        carried = sorted((state.keep | _foreign_files(state)) - state.changed_files())
+        live = _scan(output)[0] if output.is_dir() else {}
+        carried = sorted((state.keep | _foreign_files(state, live)) - state.changed_files())
         root, old_root = f"{tmp}{os.sep}", f"{output}{os.sep}"
+        if state.reused_side:
+            carried = _reconcile(root, live, carried, state.written.keys() | state.outputs.keys())
         make_folders(root, carried)
         for path in carried:
             _carry(old_root + path, root + path)
@@ -188,7 +254,7 @@ def write_bundle(state: CompileState) -> None:
         state.report.bytes = sum(state.written.values())
         _swap(tmp, output)
     except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
+        drop_side(state)
         raise CompileError(f"could not write the bundle ({exc.strerror or exc}); the previous bundle is "
                            "unchanged", path=str(exc.filename or output)) from exc
     finally:
@@ -201,9 +267,10 @@ def _swap(tmp: Path, output: Path) -> None:
     if not output.exists():
         output.parent.mkdir(parents=True, exist_ok=True)
         os.rename(tmp, output)
+        _mirror(output, tmp)
         return
     if _exchange(tmp, output):
-        _retire(tmp, trash)  # tmp now holds the previous bundle
+        _keep_spare(tmp, output, trash)  # tmp now holds the previous bundle
         return
     old = output.with_name(f"{output.name}{OLD_MARK}{os.getpid()}")
     os.rename(output, old)
@@ -212,7 +279,37 @@ def _swap(tmp: Path, output: Path) -> None:
     except OSError:
         os.rename(old, output)
         raise
-    _retire(old, trash)
+    _keep_spare(old, output, trash)
+
+
+def _mirror(output: Path, tmp: Path) -> None:
+    """After a first compile, make the spare tree the next one reconciles: the same folders, every file a
+    hard link. Built under the side tree's name, so a kill leaves only a stale side tree to clean; any
+    failure just means the next compile builds its side tree from scratch."""
+    files, dirs = _scan(output)
+    root, live = f"{tmp}{os.sep}", f"{output}{os.sep}"
+    try:
+        os.mkdir(tmp)
+        for folder in sorted(dirs):
+            os.mkdir(root + folder)
+        for path in files:
+            os.link(live + path, root + path)
+        os.rename(tmp, output.with_name(output.name + SPARE_MARK))
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _keep_spare(tree: Path, output: Path, trash: Path) -> None:
+    """Keep the replaced bundle as ``<output>.okf-spare``: the next compile turns it into its side tree by
+    changing only what differs, instead of creating every folder and link again."""
+    spare = output.with_name(output.name + SPARE_MARK)
+    if spare.exists():  # left by an interrupted compile: it would be reconciled anyway, but one is enough
+        _retire(spare, trash)
+        trash = trash.with_name(trash.name + "-2")
+    try:
+        os.rename(tree, spare)
+    except OSError:
+        _retire(tree, trash)
 
 
 def _retire(tree: Path, trash: Path) -> None:

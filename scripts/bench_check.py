@@ -3,8 +3,8 @@
 Usage: python scripts/bench_check.py [--concepts 100000] [--fanout 20] [--keep DIR] [--workers N] [--runs 2]
 
 Targets: open + root signposts < 1 s; check >= 5,000 concepts/s. Prints measured figures only, with the load
-average (other work on the machine slows every figure). The first check hashes every file for the corpus id;
-later runs find the hashes in the cache (okf.bundle.identity). ``--keep DIR`` reuses a bundle already there.
+average (other work on the machine slows every figure). Later runs may find the files in the page cache.
+``--keep DIR`` reuses a bundle already there.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--fanout", type=int, default=20)
     parser.add_argument("--keep", type=Path, help="write the bundle here and keep it (reused when present)")
     parser.add_argument("--workers", type=int, default=None, help="check processes (default: okf's choice)")
-    parser.add_argument("--runs", type=int, default=2, help="check runs (the first one hashes every file)")
+    parser.add_argument("--runs", type=int, default=2, help="check runs, each timed on its own")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="okf-bench-"))
     try:

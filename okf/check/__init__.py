@@ -28,7 +28,7 @@ class CheckReport(BaseModel):
     """The outcome of ``okf check``: every diagnostic, sorted by path and line, and what was read."""
 
     bundle: str
-    corpus_id: str = ""
+    corpus_id: str | None = None
     okf_version: str | None = None
     concepts: int = Field(0, description="Concept files checked.")
     files: int = Field(0, description="Markdown files checked (concepts, index.md, log.md).")
@@ -171,15 +171,14 @@ def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None
     directories = list(bundle.iter_directories())
     paths = list(bundle.iter_concepts())
     count = workers if workers is not None else default_workers(len(paths))
-    corpus_id: str | None = None
-    result: tuple[list[Diagnostic], int, list[Diagnostic], str] | None = None
+    result: tuple[list[Diagnostic], int, list[Diagnostic]] | None = None
     if count > 1:
         try:
             result = check_in_pool(bundle, directories, paths, fanout, now, source_root, count)
         except (BrokenProcessPool, OSError):  # no processes here (limits, a killed worker): check in this one
             result = None
     if result is not None:
-        found, index_files, concept_diags, corpus_id = result
+        found, index_files, concept_diags = result
         diags.extend(found)
     else:
         found, index_files, listed_items = check_directories(bundle, directories, fanout)
@@ -191,11 +190,14 @@ def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None
 
     # Stable sort: equal keys keep the order they were found in, the same in one process or several.
     diags.sort(key=lambda d: (d.path, d.line or 0, d.code))
-    if corpus_id is None:
+    # The content id is free for an okf-compiled bundle (its manifest); for any other bundle it would mean
+    # hashing every file a second time, which doubles a first check's cost, so check leaves it out there.
+    corpus_id: str | None = None
+    if bundle.manifest() is not None:
         try:
             corpus_id = bundle.corpus_id()
         except (OSError, BundleError):
-            corpus_id = ""
+            corpus_id = None
     return CheckReport(bundle=str(bundle.root), corpus_id=corpus_id, okf_version=bundle.okf_version,
                        concepts=concepts, files=files, seconds=round(time.perf_counter() - started, 3),
                        diagnostics=diags)

@@ -12,14 +12,11 @@ import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
-from itertools import repeat
 from typing import Any
 
 from okf.bundle import Bundle, Diagnostic
-from okf.bundle.identity import FileHash, hash_files
 from okf.check import ListedItem, check_concepts, check_directories, merge_listed
 from okf.check.rules import SourceFiles
-from okf.errors import BundleError
 
 PARALLEL_FROM = 4000  # below this, starting processes costs more than it saves
 _SLICE = 500  # concepts per task: small enough to balance load, big enough that a task is not all overhead
@@ -66,11 +63,10 @@ def _run_concepts(paths: list[str], listed: Listed) -> list[tuple[Any, ...]]:
 
 
 def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fanout: int, now: datetime,
-                  source_root: str | None, workers: int) -> tuple[list[Diagnostic], int, list[Diagnostic], str]:
+                  source_root: str | None, workers: int) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
     """What :func:`okf.check.check_directories` and :func:`okf.check.check_concepts` give, computed by
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
-    read, concept diagnostics, corpus id). The corpus id's uncached file hashes are computed by the same
-    workers ("" when a file cannot be read)."""
+    read, concept diagnostics)."""
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
         else "spawn"
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
@@ -89,17 +85,10 @@ def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fano
         tasks = [pool.submit(_run_concepts, part, {p: listed[p] for p in part if p in listed})
                  for part in _slices(paths, _SLICE)]
 
-        def hasher(root: str, rels: list[str]) -> list[FileHash]:
-            return [item for part in pool.map(hash_files, repeat(root), _slices(rels, _SLICE)) for item in part]
-
-        try:  # while the workers check concepts, this process stats every file for the corpus id
-            corpus_id = bundle.corpus_id(hasher=hasher)
-        except (OSError, BundleError):
-            corpus_id = ""
         concept_diags: list[Diagnostic] = []
         for task in tasks:
             concept_diags.extend(_models(task.result()))
-    return found, files, concept_diags, corpus_id
+    return found, files, concept_diags
 
 
 def _slices(items: list[str], size: int) -> list[list[str]]:

@@ -40,6 +40,8 @@ def main() -> int:
             report = compile_bundle([source], fresh, options=options(title))
             shutil.rmtree(target, ignore_errors=True)
             fresh.rename(target)
+            # The spare tree a compile keeps for its next incremental run belongs to the temporary name.
+            shutil.rmtree(fresh.with_name(fresh.name + ".okf-spare"), ignore_errors=True)
         else:
             report = compile_bundle([source], target, options=options(title))
         print(f"{name}: {report.concepts} concepts ({report.created} created, {report.updated} updated, "

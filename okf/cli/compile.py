@@ -43,7 +43,9 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, fanout: int
 
     Each source document becomes a directory of concepts, one per section, nested along the document's
     own headings or numbering. Recompiling rebuilds only changed sources; the output is replaced
-    atomically, so an interrupted compile leaves the previous bundle intact.
+    atomically, so an interrupted compile leaves the previous bundle intact. Beside the bundle, OUTPUT.okf-spare
+    keeps the previous tree for the next compile to reuse (safe to delete); inside it,
+    .okf/stat-cache.json holds per-machine file stats (keep it out of version control). See docs/compile.md.
 
     \b
     Examples:

@@ -379,6 +379,17 @@ def test_answer_quotes_the_best_sentences_and_cites_them() -> None:
     assert not draft.partial and draft.missing == ""
 
 
+def test_answer_counts_the_quoted_sources_title_and_adds_no_off_topic_quotes() -> None:
+    # "Paid time off" is said by the first item's title; the second item's sentence only repeats those words.
+    evidence = [
+        Evidence(id="E1", title="Paid Time Off", text="New hires receive 15 days each year."),
+        Evidence(id="E2", title="Leave of Absence", text="Bereavement days beyond the paid ones may use time off."),
+    ]
+    draft = run(OfflineReader().answer("How many paid time off days do new hires get each year?", evidence))
+    assert draft.cited == ["E1"], draft.text
+    assert draft.text == 'Paid Time Off: "New hires receive 15 days each year."' and not draft.partial
+
+
 def test_answer_skips_heading_fragments_and_quotes_sentences() -> None:
     evidence = [
         Evidence(id="E1", title="Leave", text="# Vacation days\n\nNew hires receive 15 vacation days.")

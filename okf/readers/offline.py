@@ -392,6 +392,11 @@ class _Candidate:
     order: int
     sentence: str
     found: frozenset[str]
+    titled: frozenset[str]  # question words the evidence's title already states
+
+    @property
+    def covers(self) -> frozenset[str]:
+        return self.found | self.titled
 
 
 def _candidates(question: Question, evidence: Sequence[Evidence]) -> list[_Candidate]:
@@ -411,7 +416,8 @@ def _candidates(question: Question, evidence: Sequence[Evidence]) -> list[_Candi
         for sentence, found in scored[1:]:
             if len(picked) < SENTENCES_PER_EVIDENCE and found - picked[0][1]:
                 picked.append((sentence, found))
-        out.extend(_Candidate(item, order, s, f) for s, f in picked)
+        titled = frozenset(t for t in question.words if context.has(t))
+        out.extend(_Candidate(item, order, s, f, titled) for s, f in picked)
     return out
 
 
@@ -420,13 +426,14 @@ def answer_from(question: Question, evidence: Sequence[Evidence]) -> DraftAnswer
     candidates = _candidates(question, evidence)
     chosen: list[_Candidate] = []
     covered: set[str] = set()
-    # Greedy cover: each pick adds the most question words not yet quoted; ties go to earlier evidence.
+    # Greedy cover: each pick adds the most question words not yet quoted (a quote is read with its source's
+    # title, so the title's words count as said); ties go to earlier evidence.
     while candidates and len(chosen) < SENTENCES_TOTAL:
-        best = max(candidates, key=lambda c: (len(c.found - covered), len(c.found), -c.order))
-        if chosen and not best.found - covered:
+        best = max(candidates, key=lambda c: (len(c.covers - covered), len(c.covers), -c.order))
+        if chosen and not best.covers - covered:
             break
         chosen.append(best)
-        covered |= best.found
+        covered |= best.covers
         candidates.remove(best)
     if not chosen:
         return DraftAnswer(

@@ -162,14 +162,18 @@ def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def markdown(results: list[dict[str, Any]], command: str) -> str:
-    """One table per corpus plus the loss breakdown and the latency table."""
+def markdown(results: list[dict[str, Any]], flags: str) -> str:
+    """One table per corpus plus the loss breakdown and the latency table.
+
+    ``flags`` are the judge-everything options of the run; sample, seed and budgets come from each result.
+    """
     lines: list[str] = []
     for r in results:
         name = r["corpus"]
         lines += [(f"#### {name}: {r['sample']} of {r['questions_total']} questions (seed {r['seed']}), "
                   f"{r['concepts']} concepts"), "",
-                  f"Reproduce: `{command} --corpora {name}`", "",
+                  (f"Reproduce: `python scripts/eval_corpora.py --sample {r['sample']} --seed {r['seed']} "
+                   f"--budgets {','.join(str(b) for b in r['okf'])} {flags} --corpora {name}`"), "",
                   ("| system | questions | recall (any) | recall (all) | gold coverage | precision | "
                   "bodies / question | calls / question |"),
                   "|---|---|---|---|---|---|---|---|"]
@@ -266,8 +270,7 @@ def main() -> None:
     out = Path(args.out or Path(args.cache) / "results.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2), encoding="utf-8")
-    command = f"python scripts/eval_corpora.py --sample {args.sample} --seed {args.seed}"
-    text = markdown(results, command)
+    text = markdown(results, f"--judge-all-sample {args.judge_all_sample} --judge-all-bodies {args.judge_all_bodies}")
     if args.markdown:
         Path(args.markdown).write_text(text, encoding="utf-8")
     chart(results, Path(args.chart))

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import concept as build_concept
+from builders import write_files
 
 from okf.ask import ask, ask_async
 from okf.ask.evidence import gather_evidence
@@ -32,8 +34,7 @@ CARRY = "Up to 5 unused days carry over into the next year."
 
 
 def concept(title: str, body: str, **meta: str) -> str:
-    extra = "".join(f"{k}: {v}\n" for k, v in meta.items())
-    return f"---\ntype: Policy\ntitle: {title}\n{extra}---\n{body}"
+    return build_concept(title, body, kind="Policy", heading=False, **meta)
 
 
 SOURCES = "\n  - resource: raw/handbook.md\n    lines: [10, 14]\n  - resource: https://wiki.example/pto"
@@ -50,10 +51,7 @@ def bundle(tmp_path: Path) -> Path:
         "hr/old-leave.md": concept("Old leave policy", "New employees received 10 days.\n", status="deprecated",
                                    stale_after="2020-01-01T00:00:00Z"),
     }
-    for rel, text in files.items():
-        (tmp_path / "b" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "b" / rel).write_text(text, encoding="utf-8")
-    return tmp_path / "b"
+    return write_files(tmp_path / "b", files)
 
 
 Answer = DraftAnswer | Callable[[str, Sequence[Evidence]], DraftAnswer]

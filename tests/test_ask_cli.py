@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import concept as build_concept
+from builders import write_files
 from click.testing import CliRunner, Result
 
 import okf.cli.ask as ask_cli
@@ -20,8 +22,7 @@ QUESTION = "How many vacation days do new hires get?"
 
 
 def concept(title: str, body: str, **meta: str) -> str:
-    extra = "".join(f"{k}: {v}\n" for k, v in meta.items())
-    return f"---\ntype: policy\ntitle: {title}\n{extra}---\n# {title}\n\n{body}\n"
+    return build_concept(title, body, kind="policy", **meta)
 
 
 @pytest.fixture
@@ -34,10 +35,7 @@ def bundle(tmp_path: Path) -> Path:
                                       sources="\n  - resource: raw/handbook.md\n    lines: [3, 4]"),
         "money/invoices.md": concept("Invoices", "Invoices are paid within 30 days."),
     }
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
+    return write_files(root, files)
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import concept, write_files
 
 from okf.bundle import Bundle
 from okf.errors import BundleNotFoundError, ConfigError, NotABundleError
@@ -18,19 +19,6 @@ from okf.navigate import make_budgets, navigate, navigate_async
 from okf.readers.base import Judgement, Selection, Usage, Verdict
 from okf.sources import span_sha256
 from okf.testing import ScriptedReader
-
-
-def concept(title: str, body: str = "", **meta: str) -> str:
-    extra = "".join(f"{k}: {v}\n" for k, v in meta.items())
-    return f"---\ntype: note\ntitle: {title}\n{extra}---\n# {title}\n\n{body or title + ' body.'}\n"
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def judged(reader: ScriptedReader) -> list[str]:
@@ -49,7 +37,7 @@ def keep(*names: str) -> Any:
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    return write(tmp_path / "b", {
+    return write_files(tmp_path / "b", {
         "index.md": "# Root\n\n* [Intro](intro.md) - the introduction\n* [HR](hr/) - people\n"
                     "* [Finance](finance/) - money\n",
         "intro.md": concept("Intro"),
@@ -91,7 +79,7 @@ def test_links_expand_laterally_and_cycles_stop(tree: Path) -> None:
 
 
 def test_broken_external_and_directory_links_are_tolerated_and_traced(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {
+    root = write_files(tmp_path / "b", {
         "a.md": concept("A", "[gone](missing.md) [web](https://example.com) [dir](sub/) [b](b.md)"),
         "b.md": concept("B"),
         "sub/c.md": concept("C"),
@@ -107,7 +95,7 @@ def test_broken_external_and_directory_links_are_tolerated_and_traced(tmp_path: 
 
 
 def test_bodies_budget_stops_the_walk_and_keeps_what_was_found(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {f"c{i:02}.md": concept(f"C{i}") for i in range(20)})
+    root = write_files(tmp_path / "b", {f"c{i:02}.md": concept(f"C{i}") for i in range(20)})
     reader = ScriptedReader(judge=lambda q, docs: [True] * len(docs))
     result = navigate(root, "q", reader=reader, budgets={"max_bodies": 5, "batch_size": 2, "max_shortlist": 50})
     assert result.stopped_by == "bodies"
@@ -117,7 +105,7 @@ def test_bodies_budget_stops_the_walk_and_keeps_what_was_found(tmp_path: Path) -
 
 
 def test_shortlist_budget(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {f"c{i:02}.md": concept(f"C{i}") for i in range(60)})
+    root = write_files(tmp_path / "b", {f"c{i:02}.md": concept(f"C{i}") for i in range(60)})
     reader = ScriptedReader(judge=lambda q, docs: [True] * len(docs))
     result = navigate(root, "q", reader=reader, budgets={"max_shortlist": 3, "batch_size": 2})
     assert result.stopped_by == "shortlist"
@@ -126,7 +114,7 @@ def test_shortlist_budget(tmp_path: Path) -> None:
 
 
 def chain(tmp_path: Path) -> Path:
-    return write(tmp_path / "b", {"top.md": concept("Top"), "a/x.md": concept("X"), "a/b/y.md": concept("Y"),
+    return write_files(tmp_path / "b", {"top.md": concept("Top"), "a/x.md": concept("X"), "a/b/y.md": concept("Y"),
                                   "a/b/c/z.md": concept("Z")})
 
 
@@ -151,7 +139,7 @@ def test_calls_budget(tmp_path: Path) -> None:
 
 
 def test_tokens_budget(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {f"c{i:02}.md": concept(f"C{i}") for i in range(20)})
+    root = write_files(tmp_path / "b", {f"c{i:02}.md": concept(f"C{i}") for i in range(20)})
     reader = ScriptedReader(judge=lambda q, docs: [True] * len(docs), tokens_per_call=100)
     result = navigate(root, "q", reader=reader, budgets={"max_tokens": 250, "batch_size": 1,
                                                             "max_shortlist": 50})
@@ -161,7 +149,7 @@ def test_tokens_budget(tmp_path: Path) -> None:
 
 
 def test_deadline_ends_the_walk_and_cancels_in_flight_calls(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {"c.md": concept("C"), "d/e.md": concept("E")})
+    root = write_files(tmp_path / "b", {"c.md": concept("C"), "d/e.md": concept("E")})
     reader = ScriptedReader(select=lambda q, offers: [0], judge={"c": True}, latency={"select": 5.0})
     start = time.monotonic()
     result = navigate(root, "q", reader=reader, budgets={"deadline_s": 0.2})
@@ -172,7 +160,7 @@ def test_deadline_ends_the_walk_and_cancels_in_flight_calls(tmp_path: Path) -> N
 
 
 def test_wide_directory_is_offered_in_pages(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {f"d{i:03}/c.md": concept(f"C{i}") for i in range(130)})
+    root = write_files(tmp_path / "b", {f"d{i:03}/c.md": concept(f"C{i}") for i in range(130)})
     wanted = {"d005/", "d070/", "d129/"}
     reader = ScriptedReader(select=lambda q, offers: [o.path for o in offers if o.path in wanted], judge={})
     result = navigate(root, "q", reader=reader)
@@ -187,7 +175,7 @@ def test_wide_directory_is_offered_in_pages(tmp_path: Path) -> None:
 
 
 def test_failures_are_recorded_never_taken_as_not_relevant(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {"a.md": concept("A"), "b.md": concept("B"), "d/c.md": concept("C")})
+    root = write_files(tmp_path / "b", {"a.md": concept("A"), "b.md": concept("B"), "d/c.md": concept("C")})
     reader = ScriptedReader(select=Selection(failed=True, error="model said nonsense"),
                             judge=lambda q, docs: [None if d.id == "a" else True for d in docs])
     result = navigate(root, "q", reader=reader)
@@ -202,7 +190,7 @@ def test_failures_are_recorded_never_taken_as_not_relevant(tmp_path: Path) -> No
 
 
 def test_short_or_mismatched_judgement_counts_as_failure(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {"a.md": concept("A"), "b.md": concept("B")})
+    root = write_files(tmp_path / "b", {"a.md": concept("A"), "b.md": concept("B")})
     reader = ScriptedReader(judge=Judgement(verdicts=[Verdict(id="zzz", relevant=True)], usage=Usage(calls=1)))
     result = navigate(root, "q", reader=reader)
     assert result.shortlist == []
@@ -210,7 +198,7 @@ def test_short_or_mismatched_judgement_counts_as_failure(tmp_path: Path) -> None
 
 
 def test_deprecated_and_stale_concepts_are_flagged(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {
+    root = write_files(tmp_path / "b", {
         "old.md": concept("Old", status="deprecated"),
         "stale.md": concept("Stale", stale_after="2001-01-01"),
         "fine.md": concept("Fine", verified="[{by: 'human:ann', at: 2024-01-01}]"),
@@ -226,7 +214,7 @@ def test_deprecated_and_stale_concepts_are_flagged(tmp_path: Path) -> None:
 
 
 def test_unparseable_frontmatter_is_a_warning_not_a_crash(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {"bad.md": "---\ntitle: [unclosed\n---\nbody\n", "good.md": concept("Good")})
+    root = write_files(tmp_path / "b", {"bad.md": "---\ntitle: [unclosed\n---\nbody\n", "good.md": concept("Good")})
     reader = ScriptedReader(judge=lambda q, docs: [True] * len(docs))
     result = navigate(root, "q", reader=reader)
     assert "good" in [e.concept_id for e in result.shortlist]
@@ -235,7 +223,7 @@ def test_unparseable_frontmatter_is_a_warning_not_a_crash(tmp_path: Path) -> Non
 
 def test_receipts_point_at_the_exact_lines_judged(tmp_path: Path) -> None:
     long_body = "\n".join(f"line {i} of the policy" for i in range(100))
-    root = write(tmp_path / "b", {"long.md": concept("Long", long_body), "short.md": concept("Short")})
+    root = write_files(tmp_path / "b", {"long.md": concept("Long", long_body), "short.md": concept("Short")})
     reader = ScriptedReader(judge=lambda q, docs: [True] * len(docs))
     result = navigate(root, "q", reader=reader, budgets={"body_chars": 300})
     assert [e.receipt.evidence_id for e in result.shortlist] == ["c1", "c2"]
@@ -274,7 +262,7 @@ def test_same_input_same_result_whatever_the_timing(tree: Path) -> None:
 
 
 def test_sibling_directories_are_descended_concurrently(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {"a/x/c.md": concept("C"), "b/y/d.md": concept("D"), "top.md": concept("T")})
+    root = write_files(tmp_path / "b", {"a/x/c.md": concept("C"), "b/y/d.md": concept("D"), "top.md": concept("T")})
     spans: dict[str, tuple[float, float]] = {}
 
     async def select(q: str, offers: Any) -> list[int]:

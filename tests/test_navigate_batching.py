@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import concept, write_files
 
 from okf.bundle import Bundle
 from okf.models import NavigationResult
@@ -19,18 +20,6 @@ from okf.navigate import navigate, walk
 from okf.readers import LLMReader, ReaderConfig
 from okf.readers.base import SignpostOffer
 from okf.testing import LoopbackServer, ScriptedReader, loopback_only
-
-
-def concept(title: str, body: str = "") -> str:
-    return f"---\ntype: note\ntitle: {title}\n---\n# {title}\n\n{body or title + ' body.'}\n"
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def judge_batches(reader: ScriptedReader) -> list[list[str]]:
@@ -46,7 +35,7 @@ def wide_window(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_candidates_of_directories_opened_moments_apart_share_a_judge_batch(tmp_path: Path,
                                                                              wide_window: None) -> None:
-    root = write(tmp_path / "b", {
+    root = write_files(tmp_path / "b", {
         **{f"a/x/c{i}.md": concept(f"A{i}") for i in range(3)},
         **{f"b/y/d{i}.md": concept(f"B{i}") for i in range(3)},
     })
@@ -63,7 +52,7 @@ def test_candidates_of_directories_opened_moments_apart_share_a_judge_batch(tmp_
 
 
 def test_full_batches_leave_at_once_and_only_the_remainder_waits(tmp_path: Path, wide_window: None) -> None:
-    root = write(tmp_path / "b", {**{f"a/x/c{i}.md": concept(f"A{i}") for i in range(5)},
+    root = write_files(tmp_path / "b", {**{f"a/x/c{i}.md": concept(f"A{i}") for i in range(5)},
                                   **{f"b/y/d{i}.md": concept(f"B{i}") for i in range(3)}})
 
     async def select(q: str, offers: Any) -> list[int]:
@@ -82,7 +71,7 @@ def test_a_partial_batch_is_not_held_when_nothing_else_can_add_candidates(tmp_pa
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(walk, "COALESCE_SHARE", 3.0)
     monkeypatch.setattr(walk, "COALESCE_MAX_S", 0.3)
-    root = write(tmp_path / "b", {f"d/c{i}.md": concept(f"C{i}") for i in range(3)})
+    root = write_files(tmp_path / "b", {f"d/c{i}.md": concept(f"C{i}") for i in range(3)})
     reader = ScriptedReader(select=lambda q, offers: [0], judge={}, latency={"select": 0.1, "judge": 0.0})
     start = time.monotonic()
     result = navigate(root, "q", reader=reader)
@@ -95,7 +84,7 @@ def test_a_partial_batch_is_not_held_when_nothing_else_can_add_candidates(tmp_pa
 def test_links_found_by_concurrent_batches_share_a_call(tmp_path: Path, wide_window: None) -> None:
     files = {f"c{i}.md": concept(f"C{i}", f"See [t{i}](t/t{i}.md).") for i in range(6)}
     files.update({f"t/t{i}.md": concept(f"T{i}") for i in range(6)})
-    root = write(tmp_path / "b", files)
+    root = write_files(tmp_path / "b", files)
 
     async def judge(q: str, docs: Any) -> list[bool]:
         await asyncio.sleep({"c0": 0.05, "c3": 0.07}.get(docs[0].id, 0.0))  # the two batches 20 ms apart
@@ -122,7 +111,7 @@ def test_same_result_whatever_the_timing_with_coalesced_batches(tmp_path: Path, 
         for i in range(5):
             other = {"hr": "finance", "finance": "ops", "ops": "hr"}[d]
             files[f"{d}/n{i}.md"] = concept(f"{d} {i}", f"Related: [x](../{other}/n{(i + 1) % 5}.md).")
-    root = write(tmp_path / "b", files)
+    root = write_files(tmp_path / "b", files)
 
     def run(seed: int) -> NavigationResult:
         rng = random.Random(seed)
@@ -147,7 +136,7 @@ def test_same_result_whatever_the_timing_with_coalesced_batches(tmp_path: Path, 
 
 
 def test_result_corpus_id_is_the_bundles(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {f"d{i}/c.md": concept(f"C{i}") for i in range(5)})
+    root = write_files(tmp_path / "b", {f"d{i}/c.md": concept(f"C{i}") for i in range(5)})
     result = navigate(root, "q", reader=ScriptedReader(select=lambda q, offers: [0, 2], judge={}))
     assert result.corpus_id == Bundle.open(root).corpus_id()
 

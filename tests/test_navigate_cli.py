@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from builders import concept as build_concept
+from builders import write_files
 from click.testing import CliRunner, Result
 
 import okf.cli.navigate as navigate_cli
@@ -14,8 +16,7 @@ from okf.testing import ScriptedReader
 
 
 def concept(title: str, body: str, **meta: str) -> str:
-    extra = "".join(f"{k}: {v}\n" for k, v in meta.items())
-    return f"---\ntype: policy\ntitle: {title}\n{extra}---\n# {title}\n\n{body}\n"
+    return build_concept(title, body, kind="policy", **meta)
 
 
 @pytest.fixture
@@ -29,10 +30,7 @@ def bundle(tmp_path: Path) -> Path:
                                           status="deprecated"),
         "money/invoices.md": concept("Invoices", "Invoices are paid within 30 days."),
     }
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
+    return write_files(root, files)
 
 
 @pytest.fixture

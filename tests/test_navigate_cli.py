@@ -52,7 +52,7 @@ def test_prints_a_numbered_shortlist_with_flags_and_a_summary(bundle: Path, scri
     assert "1. Old vacation days  [people/old-vacation]  (policy, DEPRECATED, unverified)" in out
     assert "2. Vacation days  [people/vacation]  (policy, unverified)" in out
     assert "people/vacation.md:5-7  (c2)" in out
-    assert "2/3 concept bodies judged" in out and "reader: scripted" in out and "finished" in out
+    assert "2 of 2 candidate bodies judged (2 directories opened)" in out and "reader: scripted" in out and "finished" in out
     assert "deprecated" in result.stderr  # the warning, on stderr only
     assert "warning" not in out
 

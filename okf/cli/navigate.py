@@ -36,7 +36,7 @@ def _flags(entry: ShortlistEntry) -> str:
     return ", ".join(flags)
 
 
-def _render(result: NavigationResult, concepts: int) -> None:
+def _render(result: NavigationResult) -> None:
     if not result.shortlist:
         click.echo("No relevant concept found.")
     for n, entry in enumerate(result.shortlist, start=1):
@@ -48,7 +48,9 @@ def _render(result: NavigationResult, concepts: int) -> None:
         click.echo(f"   {r.path}:{r.start_line}-{r.end_line}  ({r.evidence_id}{truncated})")
     stats, total = result.stats, result.stats.total
     stopped = f"stopped by {_STOPS[result.stopped_by]}" if result.stopped_by else "finished"
-    click.echo(f"{stats.bodies_judged}/{concepts} concept bodies judged ({stats.candidates} candidates), "
+    # No bundle-wide concept count here: on a large bundle counting would cost more than the walk did.
+    click.echo(f"{stats.bodies_judged} of {stats.candidates} candidate bodies judged "
+               f"({stats.directories_opened} directories opened), "
                f"{total.calls} calls, {total.tokens} tokens, {stats.seconds:.2f}s, {stopped}, "
                f"reader: {result.reader}")
 
@@ -97,7 +99,7 @@ def command(bundle: str, question: str, as_json: bool, trace_file: str | None, q
     if as_json:
         emit_json(result)
     else:
-        _render(result, sum(1 for _ in opened.iter_concepts()))
+        _render(result)
     for warning in result.warnings:
         notice(f"warning: {warning}", quiet=quiet)
     judged_any = any(e.kind == "verdict" and not e.data.get("failed") for e in result.trace)

@@ -10,6 +10,7 @@ The tree::
      │    └── ConceptNotFoundError  an id or path names no concept in the bundle
      ├── CompileError             a compile cannot run; carries path and line
      ├── ConfigError              bad configuration or arguments; says how to fix it
+     │    └── ContractError       a contract file is malformed; lists every problem, each naming its fact
      ├── ProviderError            a model endpoint failed; keeps the HTTP status (None for network errors)
      │    └── DeadlineExceeded    the overall deadline passed before the call finished
      └── ModelOutputError         a model reply failed validation after its repair retry; keeps the raw text
@@ -71,6 +72,23 @@ class CompileError(BundleError):
 
 class ConfigError(OKFError):
     """Bad configuration or arguments; the message says how to fix it."""
+
+
+class ContractError(ConfigError):
+    """A contract cannot be used: unreadable, not valid against its schema, or a fact that cannot be checked.
+
+    ``problems`` holds one line per problem, each naming the fact (and field) and its fix.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, problems: list[str] | None = None,
+                 fix: str | None = None) -> None:
+        super().__init__(message, fix=fix)
+        self.path = path
+        self.problems = list(problems or [])
+
+    def __str__(self) -> str:
+        head = f"{self.path}: {super().__str__()}" if self.path else super().__str__()
+        return "\n".join([head, *(f"  - {problem}" for problem in self.problems)])
 
 
 class ProviderError(OKFError):

@@ -334,3 +334,57 @@ def headings(text: str, line_offset: int = 0) -> list[Block]:
             out.append(Block("heading", tok.map[0] + 1 + line_offset, tok.map[1] + line_offset,
                              level=int(tok.tag[1]), text=_inline_text(tokens[i + 1])))
     return out
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One body row of a pipe table: its file line and its cells as plain text (markup stripped)."""
+
+    line: int
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A pipe table: its line range, header cells and body rows, as plain text."""
+
+    start_line: int
+    end_line: int
+    header: tuple[str, ...]
+    rows: tuple[TableRow, ...]
+
+
+def tables(text: str, line_offset: int = 0) -> list[Table]:
+    """Every pipe table of ``text`` (at any nesting depth), in order, with file line numbers."""
+    tokens = _tokens(text)
+    out: list[Table] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type != "table_open" or tok.map is None:
+            i += 1
+            continue
+        header: tuple[str, ...] = ()
+        rows: list[TableRow] = []
+        cells: list[str] = []
+        row_line = 0
+        in_head = False
+        i += 1
+        while i < len(tokens) and tokens[i].type != "table_close":
+            part = tokens[i]
+            if part.type == "thead_open":
+                in_head = True
+            elif part.type == "thead_close":
+                in_head = False
+            elif part.type == "tr_open":
+                cells, row_line = [], (part.map[0] + 1 + line_offset if part.map else 0)
+            elif part.type == "inline":
+                cells.append(_inline_text(part))
+            elif part.type == "tr_close":
+                if in_head:
+                    header = tuple(cells)
+                else:
+                    rows.append(TableRow(row_line, tuple(cells)))
+            i += 1
+        out.append(Table(tok.map[0] + 1 + line_offset, tok.map[1] + line_offset, header, tuple(rows)))
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, computed_field, model_validator
 
 from okf.readers.base import Usage
 
@@ -127,6 +127,38 @@ class Supporting(BaseModel):
     why: str
 
 
+class FactResult(BaseModel):
+    """One contract fact after a check: ``grounded`` (its typed value and the receipt of the lines it was read
+    from) or ``failed`` (a stable ``code``, a message naming the fact, and a one-line fix). See docs/contracts.md."""
+
+    name: str
+    type: str
+    severity: Literal["error", "warning"] = "error"
+    status: Literal["grounded", "failed"]
+    value: Any = Field(default=None, description="The typed value: a number, string, boolean, ISO date or list.")
+    receipt: Receipt | None = Field(default=None, description="Where the value was read: path, lines, sha256.")
+    code: str | None = None
+    message: str | None = None
+    fix: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def receipt_ids(self) -> list[str]:
+        """The evidence ids that support this fact (its receipt's id)."""
+        return [self.receipt.evidence_id] if self.receipt is not None and self.status == "grounded" else []
+
+
+class ContractSummary(BaseModel):
+    """Which contract an answer was checked against, and whether its preflight passed."""
+
+    path: str = Field(description="The contract file, or '<inline>' for a contract passed as data.")
+    sha256: str = Field(description="sha256 of the contract as read (file bytes, or its canonical JSON).")
+    version: int
+    ok: bool = Field(description="No error-severity fact failed.")
+    grounded: int = 0
+    failed: int = 0
+
+
 class AnswerResult(BaseModel):
     """What ``ask`` returns."""
 
@@ -145,3 +177,9 @@ class AnswerResult(BaseModel):
     navigation: NavigationResult | None = None
     failed: bool = Field(default=False, description="The answerer failed (a model error, not an honest "
                          "abstention); the shortlist is kept.")
+    typed_fact_guarantee: bool = Field(default=False, description="True only when a contract was checked in code "
+                                       "before answering and its facts were grounded; a contract-free answer has "
+                                       "no typed-fact guarantee.")
+    contract: ContractSummary | None = Field(default=None, description="The contract checked first; null without one.")
+    facts: list[FactResult] = Field(default_factory=list, description="With a contract: every fact the preflight "
+                                    "checked; grounded ones were given to the answerer as evidence (receipt_ids).")

@@ -7,6 +7,7 @@ The public API (see docs/api.md)::
     bundle = okf.open_bundle("bundles/harborview")
     result = okf.navigate(bundle, "How many paid time off days does a new employee get each year?")
     answer = okf.ask(bundle, "How many paid time off days does a new employee get each year?")
+    facts = okf.check_contract(bundle, "bundles/harborview.contract.yaml")   # typed facts, zero model calls
 
 Every name in ``__all__`` is loaded on first use, so ``import okf`` stays fast and imports neither the
 ``openai`` client, ``click`` nor the MCP SDK.
@@ -38,12 +39,21 @@ if TYPE_CHECKING:
     )
     from okf.check import CheckReport, check
     from okf.compile import CompileOptions, CompileReport, SkippedFile, compile_bundle
+    from okf.contract import (
+        Contract,
+        ContractReport,
+        check_contract,
+        contract_schema,
+        init_contract,
+        load_contract,
+    )
     from okf.errors import (
         BundleError,
         BundleNotFoundError,
         CompileError,
         ConceptNotFoundError,
         ConfigError,
+        ContractError,
         DeadlineExceeded,
         ModelOutputError,
         NotABundleError,
@@ -56,6 +66,8 @@ if TYPE_CHECKING:
         AnswerResult,
         Budgets,
         Citation,
+        ContractSummary,
+        FactResult,
         NavigationResult,
         NavigationStats,
         Receipt,
@@ -90,6 +102,12 @@ _EXPORTS: dict[str, str] = {
     "SkippedFile": "okf.compile",
     "check": "okf.check",
     "CheckReport": "okf.check",
+    "check_contract": "okf.contract",
+    "load_contract": "okf.contract",
+    "init_contract": "okf.contract",
+    "contract_schema": "okf.contract",
+    "Contract": "okf.contract",
+    "ContractReport": "okf.contract",
     "navigate": "okf.navigate",
     "navigate_async": "okf.navigate",
     "ask": "okf.ask",
@@ -103,6 +121,8 @@ _EXPORTS: dict[str, str] = {
     "AnswerResult": "okf.models",
     "Budgets": "okf.models",
     "Citation": "okf.models",
+    "ContractSummary": "okf.models",
+    "FactResult": "okf.models",
     "NavigationResult": "okf.models",
     "NavigationStats": "okf.models",
     "Receipt": "okf.models",
@@ -126,6 +146,7 @@ _EXPORTS: dict[str, str] = {
     "ConceptNotFoundError": "okf.errors",
     "CompileError": "okf.errors",
     "ConfigError": "okf.errors",
+    "ContractError": "okf.errors",
     "ProviderError": "okf.errors",
     "DeadlineExceeded": "okf.errors",
     "ModelOutputError": "okf.errors",
@@ -134,13 +155,14 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Actor", "AnswerResult", "Budgets", "Bundle", "BundleError", "BundleNotFoundError", "CheckReport",
     "Citation", "CompileError", "CompileOptions", "CompileReport", "Concept", "ConceptMeta",
-    "ConceptNotFoundError", "ConfigError", "DeadlineExceeded", "Diagnostic", "EvalQuestion", "EvalReport",
-    "EvalSummary", "LLMReader", "Link", "Listing", "ModelOutputError", "NavigationResult", "NavigationStats",
-    "NotABundleError", "OKFError", "OfflineReader", "PathEscapeError", "ProviderError", "Reader",
-    "ReaderConfig", "Receipt", "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef",
-    "Status", "Supporting", "TraceEvent", "TrustTier", "Usage", "__version__", "ask", "ask_async", "check",
-    "compile_bundle", "evaluate", "evaluate_async", "make_reader", "navigate", "navigate_async",
-    "open_bundle",
+    "ConceptNotFoundError", "ConfigError", "Contract", "ContractError", "ContractReport", "ContractSummary",
+    "DeadlineExceeded", "Diagnostic", "EvalQuestion", "EvalReport", "EvalSummary", "FactResult", "LLMReader",
+    "Link", "Listing", "ModelOutputError", "NavigationResult", "NavigationStats", "NotABundleError",
+    "OKFError", "OfflineReader", "PathEscapeError", "ProviderError", "Reader", "ReaderConfig", "Receipt",
+    "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef", "Status", "Supporting",
+    "TraceEvent", "TrustTier", "Usage", "__version__", "ask", "ask_async", "check", "check_contract",
+    "compile_bundle", "contract_schema", "evaluate", "evaluate_async", "init_contract", "load_contract",
+    "make_reader", "navigate", "navigate_async", "open_bundle",
 ]
 
 

@@ -26,6 +26,7 @@ OPERATION_MODULES = {
     "okf.navigate": {"make_budgets"},  # Budgets(...) is the public way to set limits
     "okf.ask": {"DEFAULT_EVIDENCE_TOKENS"},  # a default, documented on ask()
     "okf.compile": {"STEPS", "CompileState", "compile_time"},  # the pipeline's insides (docs/compile.md)
+    "okf.contract": {"REGEX_TIMEOUT_S", "contract_data"},  # a default, and the file-writing helper of init
 }
 # The reader layer exports this declared list; the protocol's message models stay in okf.readers.
 READERS = {"Reader", "OfflineReader", "LLMReader", "ReaderConfig", "make_reader", "Usage"}

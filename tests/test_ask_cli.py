@@ -63,7 +63,9 @@ def test_offline_default_prints_the_answer_shape(bundle: Path) -> None:
     out = result.stdout
     assert out.startswith('Vacation days: "New hires get 25 vacation days per year." [1]')
     assert "\n\nSupporting concepts\n- [1] Vacation days (people/vacation): " in out
-    assert out.rstrip().endswith("Sources\n1. Vacation days (people/vacation.md): raw/handbook.md:3-4")
+    ledger, _, last = out.rstrip().rpartition("\n\n")
+    assert ledger.endswith("Sources\n1. Vacation days (people/vacation.md): raw/handbook.md:3-4")
+    assert last.startswith("No contract: this answer has no typed-fact guarantee")  # the one line it says so
     assert "Caveats" not in out
     assert "by offline:" in result.stderr and "by offline:" not in out
 

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from okf.ask.evidence import GatheredEvidence, gather_evidence
+from okf.ask.facts import contract_fields, fact_items, preflight, preflight_failure
 from okf.ask.validate import Validated, validate
 from okf.bundle import Bundle
+from okf.contract.load import ContractInput
 from okf.errors import ConfigError, OKFError
 from okf.models import AnswerResult, Budgets, Citation, NavigationResult, SourceLine, Supporting, TraceEvent
 from okf.navigate import make_budgets, navigate_async
@@ -34,8 +36,13 @@ def _check(question: str, evidence_tokens: int) -> str:
 async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
                     budgets: Budgets | Mapping[str, Any] | None = None,
                     evidence_tokens: int = DEFAULT_EVIDENCE_TOKENS,
-                    progress: Progress | None = None) -> AnswerResult:
-    """A grounded, cited answer to ``question`` from ``bundle``, or an abstention that says why."""
+                    progress: Progress | None = None, contract: ContractInput | None = None) -> AnswerResult:
+    """A grounded, cited answer to ``question`` from ``bundle``, or an abstention that says why.
+
+    With ``contract`` (a path, mapping or Contract) its facts are checked first, in code: when an error fact
+    fails, the answer stops there with the failures and no model is called; otherwise the grounded facts are
+    given to the answerer as evidence and reported in ``facts`` (docs/contracts.md).
+    """
     text = _check(question, evidence_tokens)
     checked = make_budgets(budgets)
     opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
@@ -43,12 +50,16 @@ async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reade
         from okf.readers import make_reader  # lazy: a configured reader may import a model client
 
         reader = make_reader()
+    report = preflight(opened, contract) if contract is not None else None
+    if report is not None and not report.ok:
+        return preflight_failure(text, report, reader=reader.name, corpus_id=report.corpus_id or opened.corpus_id())
     nav = await navigate_async(opened, text, reader=reader, budgets=checked, progress=progress)
     usage = dict(nav.stats.usage)
     base: dict[str, Any] = {"question": text, "shortlist": nav.shortlist, "reader": nav.reader,
-                            "corpus_id": nav.corpus_id, "navigation": nav}
+                            "corpus_id": nav.corpus_id, "navigation": nav, **contract_fields(report)}
     nav_caveats = navigation_caveats(nav)
-    if not nav.shortlist:
+    facts = fact_items(opened, report) if report is not None else []
+    if not nav.shortlist and not facts:
         # The empty-evidence short-circuit: no answerer call at all.
         if nav.stats.failures and not any(e.kind == "verdict" and not e.data.get("failed") for e in nav.trace):
             # Nothing was judged because every model call failed: a model failure, not an honest abstention.
@@ -58,6 +69,7 @@ async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reade
         return AnswerResult(status="abstained", answer="", usage=usage, caveats=nav_caveats,
                             reason="No concept in the bundle was judged relevant to the question.", **base)
     gathered = gather_evidence(opened, nav.shortlist, evidence_tokens=evidence_tokens)
+    gathered.items[:0] = facts  # contract facts first, outside the budget: a few lines each
     evidence_caveats = gathering_caveats(gathered)
     if not gathered.items:
         return AnswerResult(status="abstained", answer="", usage=usage, caveats=nav_caveats + evidence_caveats,
@@ -80,13 +92,13 @@ async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reade
 
 def ask(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
         budgets: Budgets | Mapping[str, Any] | None = None, evidence_tokens: int = DEFAULT_EVIDENCE_TOKENS,
-        progress: Progress | None = None) -> AnswerResult:
+        progress: Progress | None = None, contract: ContractInput | None = None) -> AnswerResult:
     """Synchronous :func:`ask_async`; call that one instead from inside a running event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(ask_async(bundle, question, reader=reader, budgets=budgets,
-                                     evidence_tokens=evidence_tokens, progress=progress))
+                                     evidence_tokens=evidence_tokens, progress=progress, contract=contract))
     raise ConfigError("ask() was called inside a running event loop", fix="use `await okf.ask.ask_async(...)` there")
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 from okf.ask.prose import one_line
 from okf.models import AnswerResult
 from okf.readers.base import Usage
 
 NO_SOURCE = "(no source recorded)"
+NO_CONTRACT = ("No contract: this answer has no typed-fact guarantee (okf ask --contract checks named facts in "
+               "code first; see docs/contracts.md).")
 
 
 def render_answer(result: AnswerResult) -> str:
@@ -57,3 +61,21 @@ def render_footer(result: AnswerResult) -> str:
     seconds = (result.navigation.stats.seconds if result.navigation else 0.0) + answering
     return (f"{result.status} by {result.reader or 'unknown reader'}: {total.calls} call(s){failures}, "
             f"{total.tokens} tokens, {seconds:.2f} s")
+
+
+def render_facts(result: AnswerResult) -> str:
+    """The Facts section (with a contract) or the one line saying a contract-free answer has no typed facts."""
+    if result.contract is None:
+        return NO_CONTRACT
+    lines = [f"Facts (checked in code against {one_line(result.contract.path)} before answering)"]
+    for fact in result.facts:
+        if fact.status == "grounded" and fact.receipt is not None:
+            r = fact.receipt
+            shown = fact.value if isinstance(fact.value, str) else json.dumps(fact.value, ensure_ascii=False)
+            value = "absent, as required" if fact.value is None else f"= {shown}"
+            lines.append(f"- {one_line(fact.name)} {one_line(str(value))} [{r.evidence_id}] "
+                         f"{one_line(r.path)}:{r.start_line}-{r.end_line}")
+        else:
+            lines.append(f"- {one_line(fact.name)} FAILED {fact.code} ({fact.severity}): "
+                         f"{one_line(fact.message or '')} (fix: {one_line(fact.fix or '')})")
+    return "\n".join(lines)

@@ -9,8 +9,9 @@ from typing import IO, Any
 import click
 
 from okf.ask import DEFAULT_EVIDENCE_TOKENS, ask
-from okf.ask.render import render_answer, render_footer, total_usage
+from okf.ask.render import render_answer, render_facts, render_footer, total_usage
 from okf.bundle import Bundle
+from okf.contract import load_contract
 from okf.cli.common import LiveLine, emit_json, json_option, notice, progress_enabled, quiet_option
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.errors import ConfigError
@@ -55,11 +56,14 @@ def log_record(result: AnswerResult) -> dict[str, Any]:
 @click.option("--evidence-tokens", type=_POSITIVE, default=DEFAULT_EVIDENCE_TOKENS, show_default=True,
               help="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
                    "not fit is cut or left out and said so in the caveats.")
+@click.option("--contract", "contract_path", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+              help="Check this contract's facts first, in code: on a failed error fact stop with the failures and "
+                   "call no model; else give the grounded facts to the answerer as evidence (docs/contracts.md).")
 @budget_options
 @reader_options
 @quiet_option
-def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int, quiet: bool,
-            **options: Any) -> None:
+def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int,
+            contract_path: str | None, quiet: bool, **options: Any) -> None:
     """Answer QUESTION from BUNDLE with citations it can prove, or abstain and say why.
 
     Navigates like `okf navigate`, gives the shortlisted bodies to the answerer as evidence (within
@@ -70,18 +74,26 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     path:lines); a one-line cost footer goes to stderr. With no model configured the offline reader
     answers extractively (it quotes the evidence sentences that carry the question's words).
 
+    With --contract FILE the contract's facts are checked first with zero model calls: if an error fact
+    fails, okf prints the failures and stops (exit 1, no model called); otherwise the grounded facts go to
+    the answerer as evidence (ids f1, f2...) and a Facts section lists them. Without a contract the last
+    line says the answer has no typed-fact guarantee.
+
     Exit status: 0 for an answer, a partial answer or an honest abstention; 1 when the model failed
-    (the shortlist is still printed); 2 for bad arguments. See docs/ask.md.
+    (the shortlist is still printed) or the contract preflight failed; 2 for bad arguments or a
+    malformed contract. See docs/ask.md.
 
     \b
     Examples:
       okf ask bundles/harborview "How many paid time off days does a new employee get each year?"
       okf ask bundles/harborview "Who approves international travel?" --json | jq '.status, .citations'
       okf ask bundles/harborview "What is the liability cap?" --model gpt-4o-mini --log queries.jsonl
+      okf ask bundles/harborview "How many PTO days does a new hire get?" --contract bundles/harborview.contract.yaml
     """
     if not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
     budgets = make_budgets(budgets_from_options(options))
+    contract = load_contract(contract_path) if contract_path else None  # malformed: exit 2 before any work
     opened = Bundle.open(bundle)
     reader = reader_from_options(**options)
     log = _open_log(log_file) if log_file else None
@@ -89,7 +101,7 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     try:
         try:
             result = ask(opened, question, reader=reader, budgets=budgets, evidence_tokens=evidence_tokens,
-                         progress=live)
+                         progress=live, contract=contract)
         finally:
             if live is not None:
                 live.close()
@@ -102,7 +114,11 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
         emit_json(result)
     else:
         click.echo(render_answer(result))
+        click.echo("\n" + render_facts(result))
     notice(click.style(render_footer(result), dim=True), quiet=quiet)
     if result.failed:
+        notice(f"Error: {result.reason}", quiet=False)
+        raise SystemExit(1)
+    if result.contract is not None and not result.contract.ok:
         notice(f"Error: {result.reason}", quiet=False)
         raise SystemExit(1)

@@ -7,6 +7,7 @@ import click
 from okf.bundle import Bundle
 from okf.check import check
 from okf.cli.common import emit_json, json_option, notice, quiet_option
+from okf.cli.contract import run_contract_check
 
 
 @click.command("check")
@@ -15,8 +16,12 @@ from okf.cli.common import emit_json, json_option, notice, quiet_option
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on errors.")
 @click.option("--fanout", type=click.IntRange(min=1), default=24, show_default=True,
               help="Warn (W120) when a directory lists more entries than this.")
+@click.option("--contract", "contract", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+              help="Check the facts of this contract (JSON or YAML) instead of the conformance rules: each "
+                   "grounded or failed, zero model calls; exit 2 if the contract is malformed. See "
+                   "docs/contracts.md.")
 @quiet_option
-def command(bundle: str, as_json: bool, strict: bool, fanout: int, quiet: bool) -> None:
+def command(bundle: str, as_json: bool, strict: bool, fanout: int, contract: str | None, quiet: bool) -> None:
     """Check BUNDLE against OKF v0.2: errors break conformance (§11), warnings are worth fixing.
 
     One line per finding on stdout, 'path:line: CODE severity: message (fix: ...)', then a summary.
@@ -28,7 +33,11 @@ def command(bundle: str, as_json: bool, strict: bool, fanout: int, quiet: bool) 
       okf check bundles/mydocs
       okf check bundles/mydocs --strict --fanout 40
       okf check bundles/mydocs --json | jq '.diagnostics[] | select(.severity == "error")'
+      okf check bundles/harborview --contract bundles/harborview.contract.yaml
     """
+    if contract is not None:
+        run_contract_check(bundle, contract, as_json=as_json, strict=strict, quiet=quiet)
+        return
     report = check(Bundle.open(bundle), fanout=fanout)
     if as_json:
         emit_json(report)

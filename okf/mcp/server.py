@@ -46,6 +46,9 @@ IncludeTrace = Annotated[bool, Field(description="Include every step of the walk
 EvidenceTokens = Annotated[int | None, Field(description="Token budget for the evidence shown to the answerer "
                                                          "(default 12000).")]
 MaxDiagnostics = Annotated[int, Field(description="Most diagnostics to return (errors first).")]
+ContractData = Annotated[dict[str, Any] | None, Field(description="A contract as JSON: {version: 1, facts: [{name, "
+                                                      "type, locate, expect, severity}]}; its schema is in "
+                                                      "docs/contracts.md (okf contract schema prints it).")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
@@ -114,22 +117,26 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
     @server.tool(annotations=MODEL_BACKED)
     async def ask(bundle: BundleName, question: Question, max_bodies: MaxBodies = None,
                   max_shortlist: MaxShortlist = None, deadline_s: DeadlineS = None,
-                  evidence_tokens: EvidenceTokens = None) -> AnswerResult:
+                  evidence_tokens: EvidenceTokens = None, contract: ContractData = None) -> AnswerResult:
         """Answer a question from a bundle, citing the concepts it rests on. status is 'answered',
         'partial' (reason says what is missing) or 'abstained' (nothing relevant found); citations carry
         receipts, sources lists the raw sources behind each cited concept, caveats flag stale or draft
-        evidence."""
+        evidence. With a contract, its facts are checked first in code: if one fails, no model is called and
+        facts holds the failures; else the grounded facts are evidence (receipt ids f1, f2...) and are listed
+        in facts. Without one, typed_fact_guarantee is false."""
         budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
         with _tool_errors():
-            return await shelf.ask(bundle, question, budgets, evidence_tokens)
+            return await shelf.ask(bundle, question, budgets, evidence_tokens, contract)
 
     @server.tool(annotations=READ_ONLY)
-    async def check(bundle: BundleName, max_diagnostics: MaxDiagnostics = DEFAULT_MAX_DIAGNOSTICS) -> CheckSummary:
+    async def check(bundle: BundleName, max_diagnostics: MaxDiagnostics = DEFAULT_MAX_DIAGNOSTICS,
+                    contract: ContractData = None) -> CheckSummary:
         """Check a bundle against the OKF format: counts of errors and warnings and the first diagnostics,
-        each with a code, file, line, message and fix. Makes no model calls."""
+        each with a code, file, line, message and fix. With a contract, also every fact of it: grounded
+        (typed value and receipt: path, lines, sha256) or failed (code, message, fix). Makes no model calls."""
         # check reads every file (about a second for a few hundred concepts): off the event loop.
         with _tool_errors():
-            return await anyio.to_thread.run_sync(shelf.check, bundle, max_diagnostics)
+            return await anyio.to_thread.run_sync(shelf.check, bundle, max_diagnostics, contract)
 
     return server
 

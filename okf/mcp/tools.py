@@ -21,6 +21,7 @@ from okf.ask import ask_async
 from okf.bundle import Bundle
 from okf.bundle.model import Concept, Diagnostic, Link, Signpost
 from okf.check import check
+from okf.contract import ContractReport, check_contract, load_contract
 from okf.errors import ConfigError
 from okf.models import AnswerResult, Budgets, NavigationResult
 from okf.navigate import navigate_async
@@ -89,6 +90,9 @@ class CheckSummary(BaseModel):
     diagnostics: list[Diagnostic] = Field(description="Errors first, then warnings, at most max_diagnostics.")
     total_diagnostics: int
     truncated: bool = Field(description="True when more diagnostics exist than were returned.")
+    contract: ContractReport | None = Field(default=None, description="With a contract: every fact grounded "
+                                            "(value + receipt) or failed (code, message, fix); contract.ok is false "
+                                            "when an error fact failed. ok above is about conformance only.")
 
 
 def json_safe(value: Any) -> Any:
@@ -225,24 +229,33 @@ class BundleSet:
         return result if include_trace else result.model_copy(update={"trace": []})
 
     async def ask(self, bundle: str, question: str, budgets: dict[str, float | None],
-                  evidence_tokens: int | None = None) -> AnswerResult:
-        """Answer ``question`` from one bundle with citations (the navigation itself is left out)."""
+                  evidence_tokens: int | None = None, contract: dict[str, Any] | None = None) -> AnswerResult:
+        """Answer ``question`` from one bundle with citations (the navigation itself is left out); with a
+        ``contract`` (the contract as data) its facts are checked first and no model is called if one fails."""
         positive("evidence_tokens", evidence_tokens)
         b, limits = self.check_input(bundle, question, budgets)
         kwargs: dict[str, Any] = {} if evidence_tokens is None else {"evidence_tokens": evidence_tokens}
+        if contract is not None:
+            kwargs["contract"] = load_contract(contract)
         result = await ask_async(b, question.strip(), reader=self.reader, budgets=limits, **kwargs)
         return result.model_copy(update={"navigation": None})
 
-    def check(self, bundle: str, max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS) -> CheckSummary:
-        """Check one bundle: error and warning counts and the first ``max_diagnostics`` findings."""
+    def check(self, bundle: str, max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS,
+              contract: dict[str, Any] | None = None) -> CheckSummary:
+        """Check one bundle: error and warning counts and the first ``max_diagnostics`` findings; with a
+        ``contract`` (the contract as data) every fact of it too."""
         positive("max_diagnostics", max_diagnostics)
+        loaded = load_contract(contract) if contract is not None else None  # malformed: an error before any work
         # A fresh Bundle: the server runs check in a worker thread, and Bundle caches are not shared safely.
-        report = check(Bundle.open(self.get(bundle).root))
+        fresh = Bundle.open(self.get(bundle).root)
+        facts = check_contract(fresh, loaded) if loaded is not None else None
+        report = check(fresh)
         ordered = sorted(report.diagnostics, key=lambda d: d.severity != "error")  # stable: errors first
         errors = sum(1 for d in ordered if d.severity == "error")
         return CheckSummary(bundle=bundle, ok=errors == 0, errors=errors, warnings=len(ordered) - errors,
                             concepts=report.concepts, diagnostics=ordered[:max_diagnostics],
-                            total_diagnostics=len(ordered), truncated=len(ordered) > max_diagnostics)
+                            total_diagnostics=len(ordered), truncated=len(ordered) > max_diagnostics,
+                            contract=facts)
 
 
 def concept_view(bundle: str, c: Concept, links: list[Link], max_bytes: int,

@@ -86,14 +86,13 @@ def init_contract(bundle: Bundle | str | Path, specs: Sequence[str | dict[str, A
             draft["type"] = infer_type(_raw_value(opened, probe))
         except Unlocated as problem:
             problems.append(f"fact {draft['name']!r}: {problem.code}: {problem.message} (fix: {problem.fix})")
-    if problems:
-        raise ContractError("cannot pin these facts", problems=problems)
+    located = [d for d in drafts if "type" in d]
     data: dict[str, Any] = {"version": CONTRACT_VERSION, "bundle": opened.root.name}
     if description:
         data["description"] = description
-    data["facts"] = drafts
-    report = check_contract(opened, data)
-    for result, draft in zip(report.facts, drafts, strict=True):
+    data["facts"] = located
+    report = check_contract(opened, data) if located else None
+    for result, draft in zip(report.facts if report else [], located, strict=True):
         if result.status != "grounded" or result.receipt is None:
             problems.append(f"fact {result.name!r}: {result.code}: {result.message} (fix: {result.fix})")
             continue

@@ -303,6 +303,11 @@ def test_every_problem_is_listed_and_files_are_read_as_yaml_or_json(tmp_path: Pa
     with pytest.raises(ContractError, match="line 1: not valid JSON"):
         (tmp_path / "c.json").write_text("{version: 1}")
         load_contract(tmp_path / "c.json")
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("a: &a [x, x]\n" + "".join(f"b{n}: &b{n} [*{'a' if n == 0 else f'b{n - 1}'}, "
+                                                 f"*{'a' if n == 0 else f'b{n - 1}'}]\n" for n in range(120)))
+    with pytest.raises(ContractError, match="refused: more than 100 YAML aliases"):
+        load_contract(bomb)
     with pytest.raises(ContractError, match="no such contract file"):
         load_contract(tmp_path / "missing.yaml")
     with pytest.raises(ContractError, match="a mapping with 'version' and 'facts'"):

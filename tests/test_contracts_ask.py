@@ -140,3 +140,28 @@ def test_mcp_check_and_ask_take_a_contract(bundle: Path) -> None:
     assert stopped.status == "abstained" and not stopped.contract.ok and stopped.usage == {}
     with pytest.raises(ContractError, match="fact 'vacation_days'"):
         shelf.check(name, contract={"version": 1, "facts": [{**DAYS, "type": "decimal"}]})
+
+
+def test_mcp_tools_take_a_contract_over_stdio(bundle: Path, tmp_path: Path) -> None:
+    """The served tools accept a contract object as input and return the facts, as an agent sees them."""
+    from test_mcp import call, call_error, session
+
+    holding = {"version": 1, "facts": [{**DAYS, "expect": {"equals": 25}}]}
+    failing = {"version": 1, "facts": [{**DAYS, "expect": {"equals": 30}}]}
+
+    async def main() -> None:
+        async with session(bundle, errlog=tmp_path / "stderr.txt") as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            assert "contract" in listed["check"].input_schema["properties"]
+            assert "contract" in listed["ask"].input_schema["properties"]
+            checked = await call(client, "check", bundle="b", contract=holding)
+            assert checked["contract"]["ok"] and checked["contract"]["facts"][0]["receipt_ids"] == ["f1"]
+            stopped = await call(client, "ask", bundle="b", question=QUESTION, contract=failing)
+            assert stopped["status"] == "abstained" and stopped["facts"][0]["code"] == "mismatch"
+            answered = await call(client, "ask", bundle="b", question=QUESTION, contract=holding)
+            assert answered["typed_fact_guarantee"] and answered["facts"][0]["value"] == 25
+            error = await call_error(client, "check", bundle="b",
+                                     contract={"version": 1, "facts": [{**DAYS, "type": "decimal"}]})
+            assert "ContractError:" in error and "fact 'vacation_days'" in error
+
+    anyio.run(main)

@@ -17,6 +17,7 @@ import regex
 import yaml
 from pydantic import ValidationError
 
+from okf.bundle.frontmatter import _CountingLoader, _TooComplex
 from okf.contract.model import CONTRACT_VERSION, Contract, Fact
 from okf.contract.values import ValueProblem, parse_value
 from okf.errors import ContractError
@@ -67,14 +68,20 @@ def _read(path: Path) -> tuple[Any, str, str]:
         except json.JSONDecodeError as exc:
             raise ContractError(f"line {exc.lineno}: not valid JSON: {exc.msg}", path=shown,
                                 fix="fix the JSON syntax at that line") from None
+    loader = _CountingLoader(text)  # frontmatter's loader: refuses alias bombs (billion laughs)
     try:
-        return yaml.safe_load(text), shown, digest
+        return loader.get_single_data(), shown, digest
+    except (_TooComplex, RecursionError) as exc:
+        raise ContractError(f"the contract is refused: {exc or 'nested too deeply'}", path=shown,
+                            fix="write the values out instead of using YAML anchors and aliases") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ContractError(f"{where}not valid YAML: {problem}", path=shown,
                             fix="fix the YAML syntax at that line") from None
+    finally:
+        loader.dispose()
 
 
 def _fact_label(data: Any, index: int) -> str:

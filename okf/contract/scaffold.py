@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from okf.bundle import Bundle
-from okf.contract.evaluate import check_contract
+from okf.contract.evaluate import REGEX_TIMEOUT_S, check_contract
 from okf.contract.load import load_contract
 from okf.contract.locate import Unlocated, extract, find_concept, read_source, scope
 from okf.contract.model import CONTRACT_VERSION, Contract, Fact
@@ -58,7 +58,7 @@ def parse_fact_spec(spec: str) -> dict[str, Any]:
 
 def _raw_value(bundle: Bundle, fact: Fact) -> Any:
     source = read_source(bundle, find_concept(bundle, fact.locate.concept))
-    found = extract(source, fact.locate, scope(source, fact), timeout=1.0)
+    found = extract(source, fact.locate, scope(source, fact), timeout=REGEX_TIMEOUT_S)
     if not found:
         raise Unlocated("not_found", f"the {fact.locate.extractor} extractor found nothing in {source.path}",
                         "check the locator against the concept's current text")

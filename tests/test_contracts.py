@@ -334,6 +334,8 @@ def test_drift_after_editing_a_source_and_recompiling(tmp_path: Path) -> None:
 
     leave = sources / "handbook" / "leave.md"
     leave.write_text(leave.read_text().replace("per year.", "per calendar year."))  # same value, new text
+    stale = check_contract(out, pinned).facts[0]  # the source changed; the bundle was not recompiled yet
+    assert stale.code == "source_drift" and "handbook/leave.md" in stale.message and "recompile" in stale.fix
     compile_bundle([sources], out)
     days, notice = check_contract(out, pinned).facts
     assert (days.code, days.value, notice.status) == ("drift", 15, "grounded")

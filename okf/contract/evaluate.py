@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field, computed_field
 
 from okf.bundle import Bundle
+from okf.check.rules import SourceFiles
 from okf.contract.load import ContractInput, load_contract
 from okf.contract.locate import Occurrence, Source, Span, Unlocated, extract, find_concept, read_source, scope
 from okf.contract.model import Fact
@@ -181,6 +182,20 @@ def _check_unchanged(fact: Fact, result: FactResult) -> FactResult:
                    receipt, result.value)
 
 
+def _source_drift(fact: Fact, result: FactResult, sources: dict[str, Source | Unlocated],
+                  raw: SourceFiles) -> FactResult:
+    """A grounded fact read from a concept whose raw source changed since it was compiled is stale: failed."""
+    source = sources.get(result.receipt.path) if result.status == "grounded" and result.receipt else None
+    if not isinstance(source, Source):
+        return result
+    drifted = raw.drift(source.concept)
+    if not drifted:
+        return result
+    return _failed(fact, "source_drift", f"{drifted[0].message}, so {result.receipt.path} may no longer say what "
+                   "its source says", "recompile the bundle with okf compile, then check again", result.receipt,
+                   result.value)
+
+
 def check_contract(bundle: Bundle | str | Path, contract: ContractInput, *,
                    regex_timeout: float = REGEX_TIMEOUT_S) -> ContractReport:
     """Check every fact of ``contract`` (a path, mapping or Contract) against ``bundle``. Zero model calls.
@@ -194,10 +209,15 @@ def check_contract(bundle: Bundle | str | Path, contract: ContractInput, *,
     sources: dict[str, Source | Unlocated] = {}
     facts = [evaluate_fact(opened, fact, f"f{n}", sources, regex_timeout) for n, fact in enumerate(loaded.facts, 1)]
     corpus_id: str | None = None
+    manifest = None
     try:  # free for an okf-compiled bundle (its manifest); otherwise left out, as okf check does
-        corpus_id = opened.corpus_id() if opened.manifest() is not None else None
+        manifest = opened.manifest()
+        corpus_id = opened.corpus_id() if manifest is not None else None
     except (OSError, BundleError):
         corpus_id = None
+    root = manifest.get("source_root") if manifest else None
+    raw = SourceFiles(opened, root if isinstance(root, str) else None)
+    facts = [_source_drift(fact, result, sources, raw) for fact, result in zip(loaded.facts, facts, strict=True)]
     return ContractReport(bundle=str(opened.root), corpus_id=corpus_id, contract=loaded.origin,
                           contract_sha256=loaded.sha256, version=loaded.version,
                           seconds=round(time.perf_counter() - started, 3), facts=facts)

@@ -98,6 +98,7 @@ class NavigationResult(BaseModel):
     reader: str
     shortlist: list[ShortlistEntry] = Field(default_factory=list)
     stopped_by: StopReason | None = None
+    budgets: Budgets | None = Field(default=None, description="The limits the walk ran under.")
     stats: NavigationStats = Field(default_factory=NavigationStats)
     warnings: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)

@@ -11,8 +11,17 @@ import click
 from okf.ask import DEFAULT_EVIDENCE_TOKENS, ask
 from okf.ask.render import render_answer, render_facts, render_footer, total_usage
 from okf.bundle import Bundle
+from okf.cli.common import (
+    LiveLine,
+    emit_json,
+    json_option,
+    notice,
+    progress_enabled,
+    quiet_option,
+    report_options,
+    show_walk,
+)
 from okf.contract import load_contract
-from okf.cli.common import LiveLine, emit_json, json_option, notice, progress_enabled, quiet_option
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.errors import ConfigError
 from okf.models import AnswerResult
@@ -59,11 +68,13 @@ def log_record(result: AnswerResult) -> dict[str, Any]:
 @click.option("--contract", "contract_path", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
               help="Check this contract's facts first, in code: on a failed error fact stop with the failures and "
                    "call no model; else give the grounded facts to the answerer as evidence (docs/contracts.md).")
+@report_options
 @budget_options
 @reader_options
 @quiet_option
 def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int,
-            contract_path: str | None, quiet: bool, **options: Any) -> None:
+            contract_path: str | None, report_file: str | None, show_trace: bool, quiet: bool,
+            **options: Any) -> None:
     """Answer QUESTION from BUNDLE with citations it can prove, or abstain and say why.
 
     Navigates like `okf navigate`, gives the shortlisted bodies to the answerer as evidence (within
@@ -89,6 +100,7 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
       okf ask bundles/harborview "Who approves international travel?" --json | jq '.status, .citations'
       okf ask bundles/harborview "What is the liability cap?" --model gpt-4o-mini --log queries.jsonl
       okf ask bundles/harborview "How many PTO days does a new hire get?" --contract bundles/harborview.contract.yaml
+      okf ask bundles/harborview "Who approves international travel?" --report answer.html
     """
     if not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
@@ -116,6 +128,7 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
         click.echo(render_answer(result))
         click.echo("\n" + render_facts(result))
     notice(click.style(render_footer(result), dim=True), quiet=quiet)
+    show_walk(result, report_file=report_file, show_trace=show_trace, bundle=opened, quiet=quiet)
     if result.failed:
         notice(f"Error: {result.reason}", quiet=False)
         raise SystemExit(1)

@@ -104,3 +104,28 @@ class LiveLine:
 
     def close(self) -> None:
         click.echo(f"\r  {self._text()}", err=True)
+
+
+def report_options(f: F) -> F:
+    """``--report OUT.html`` and ``--show-trace``: see the walk of navigate or ask (okf.report, okf.trace)."""
+    f = click.option("--show-trace", is_flag=True,
+                     help="After the result, draw the walk as a tree on stderr (as `okf trace` does).")(f)
+    return click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=str),
+                        metavar="OUT.html", help="Also write the walk (and answer) as one self-contained "
+                        "HTML page (as `okf trace --html` does).")(f)
+
+
+def show_walk(result: Any, *, report_file: str | None, show_trace: bool, bundle: Any, quiet: bool) -> None:
+    """Write the HTML page and/or draw the tree of ``result`` (a NavigationResult or an AnswerResult)."""
+    if not report_file and not show_trace:
+        return
+    from okf.trace import WalkRecord, render_tree
+
+    record = WalkRecord.from_result(result)
+    if show_trace:
+        click.echo(render_tree(record, color=sys.stderr.isatty() and not os.environ.get("NO_COLOR")), err=True)
+    if report_file:
+        from okf.report import walk_page, write_html  # Jinja2 only when a page is asked for
+
+        size = write_html(report_file, walk_page(record, bundle=bundle))
+        notice(f"wrote {report_file} ({size / 1024:.0f} KB)", quiet=quiet)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
 from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
-from okf.eval import DEFAULT_SEED, QuestionResult, evaluate, render
+from okf.errors import ConfigError
+from okf.eval import DEFAULT_SEED, EvalQuestion, QuestionResult, evaluate, render
+from okf.models import NavigationResult
+from okf.trace.load import walk_file_name
 
 
 @click.command("eval")
@@ -24,11 +29,14 @@ from okf.eval import DEFAULT_SEED, QuestionResult, evaluate, render
 @click.option("--parallel", type=click.IntRange(min=1), default=1, show_default=True,
               help="Questions navigated at once (worth raising with a model endpoint; --concurrency still "
                    "caps the model calls in flight over all of them).")
+@click.option("--walks", "walks_dir", type=click.Path(file_okay=False, path_type=str), metavar="DIR",
+              help="Save every question's navigation (shortlist, receipts, trace) as DIR/<question id>.json, "
+                   "for `okf report --walks DIR` and `okf trace`.")
 @budget_options
 @reader_options
 @quiet_option
 def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: int | None, sample: int | None,
-            seed: int, parallel: int, quiet: bool, **options: Any) -> None:
+            seed: int, parallel: int, walks_dir: str | None, quiet: bool, **options: Any) -> None:
     """Navigate every question of QUESTIONS (a JSONL file) in BUNDLE and score the shortlists against gold.
 
     A shortlisted concept hits a gold span when its `sources` provenance names the same source file with
@@ -40,7 +48,7 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
     Examples:
       okf eval bundles/cuad corpora/cuad/questions.jsonl --sample 200
       okf eval bundles/rhdh corpora/rhdh/questions.jsonl --max-bodies 40 --verbose
-      okf eval bundles/rhdh corpora/rhdh/questions.jsonl --json > report.json
+      okf eval bundles/rhdh corpora/rhdh/questions.jsonl --json --walks walks/ > report.json
       okf eval bundles/rhdh questions.jsonl --model gpt-4o-mini --base-url http://localhost:8000/v1 --parallel 4
     """
     budgets = budgets_from_options(options)
@@ -59,10 +67,25 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
                        f"recall so far {hits / done:.0%}", err=True, nl=done == total)
 
     report = evaluate(bundle, questions, reader=reader, budgets=budgets or None, sample=sample, seed=seed,
-                      limit=limit, concurrency=parallel, progress=progress)
+                      limit=limit, concurrency=parallel, progress=progress,
+                      on_walk=_walk_saver(walks_dir) if walks_dir else None)
     if as_json:
         emit_json(report)
         for warning in report.warnings:
             notice(f"warning: {warning}", quiet=quiet)
     else:
         click.echo(render(report, verbose=verbose))
+
+
+def _walk_saver(folder: str) -> Callable[[EvalQuestion, NavigationResult], None]:
+    """Write each question's navigation to ``folder/<safe id>.json`` (made before any question runs)."""
+    target = Path(folder)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create {folder}: {exc.strerror or exc}", fix="pass --walks a writable folder") from None
+
+    def save(question: EvalQuestion, result: NavigationResult) -> None:
+        (target / f"{walk_file_name(question.id)}.json").write_text(result.model_dump_json(), encoding="utf-8")
+
+    return save

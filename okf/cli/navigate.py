@@ -8,7 +8,16 @@ from typing import Any
 import click
 
 from okf.bundle import Bundle
-from okf.cli.common import LiveLine, emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.common import (
+    LiveLine,
+    emit_json,
+    json_option,
+    notice,
+    progress_enabled,
+    quiet_option,
+    report_options,
+    show_walk,
+)
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.models import NavigationResult, ShortlistEntry
 from okf.navigate import make_budgets, navigate
@@ -66,11 +75,12 @@ def _write_trace(path: str, result: NavigationResult) -> None:
 @json_option
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False, writable=True, path_type=str),
               help="Write every decision of the walk to FILE as JSON lines.")
+@report_options
 @budget_options
 @reader_options
 @quiet_option
-def command(bundle: str, question: str, as_json: bool, trace_file: str | None, quiet: bool,
-            **options: Any) -> None:
+def command(bundle: str, question: str, as_json: bool, trace_file: str | None, report_file: str | None,
+            show_trace: bool, quiet: bool, **options: Any) -> None:
     """Find the concepts of BUNDLE that answer QUESTION, by reading signposts then bodies (no embeddings).
 
     The selector reads directory signposts and opens the promising subtrees (siblings concurrently); the
@@ -84,6 +94,7 @@ def command(bundle: str, question: str, as_json: bool, trace_file: str | None, q
       okf navigate bundles/harborview "How many vacation days do new hires get?"
       okf navigate bundles/harborview "Who approves refunds?" --max-bodies 40 --trace walk.jsonl
       okf navigate bundles/harborview "Who approves refunds?" --json | jq '.shortlist[].concept_id'
+      okf navigate bundles/harborview "Who approves international travel?" --show-trace --report walk.html
     """
     budgets = make_budgets(budgets_from_options(options))
     opened = Bundle.open(bundle)
@@ -100,6 +111,7 @@ def command(bundle: str, question: str, as_json: bool, trace_file: str | None, q
         emit_json(result)
     else:
         _render(result)
+    show_walk(result, report_file=report_file, show_trace=show_trace, bundle=opened, quiet=quiet)
     for warning in result.warnings:
         notice(f"warning: {warning}", quiet=quiet)
     judged_any = any(e.kind == "verdict" and not e.data.get("failed") for e in result.trace)

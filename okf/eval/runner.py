@@ -16,6 +16,7 @@ from okf.models import Budgets, NavigationResult
 from okf.readers.base import Reader
 
 Progress = Callable[[int, int, QuestionResult], None]
+WalkSink = Callable[[EvalQuestion, NavigationResult], None]
 
 
 def index_stats(index: GoldIndex) -> IndexStats:
@@ -37,8 +38,12 @@ async def evaluate_async(
     concurrency: int = 1,
     progress: Progress | None = None,
     gold_index: GoldIndex | None = None,
+    on_walk: WalkSink | None = None,
 ) -> EvalReport:
-    """Evaluate ``bundle`` (a Bundle or a path) on ``questions`` (a list or a questions.jsonl path)."""
+    """Evaluate ``bundle`` (a Bundle or a path) on ``questions`` (a list or a questions.jsonl path).
+
+    ``on_walk`` is given each question with its whole navigation (trace included), e.g. to save the walks.
+    """
     # Imported here: navigate and bundle are siblings built apart; eval's pure parts must import without them.
     from okf.bundle import Bundle
     from okf.navigate import make_budgets, navigate_async
@@ -81,6 +86,8 @@ async def evaluate_async(
             except OKFError as exc:
                 error = f"{type(exc).__name__}: {exc}"
             scored = score(question, result, index, error=error)
+            if on_walk is not None and result is not None:
+                on_walk(question, result)
         done += 1
         if progress is not None:
             progress(done, len(chosen), scored)
@@ -117,8 +124,9 @@ def evaluate(
     concurrency: int = 1,
     progress: Progress | None = None,
     gold_index: GoldIndex | None = None,
+    on_walk: WalkSink | None = None,
 ) -> EvalReport:
     """Synchronous :func:`evaluate_async` (same arguments); not for use inside a running event loop."""
     return asyncio.run(evaluate_async(bundle, questions, reader=reader, budgets=budgets, sample=sample,
                                       seed=seed, limit=limit, concurrency=concurrency, progress=progress,
-                                      gold_index=gold_index))
+                                      gold_index=gold_index, on_walk=on_walk))

@@ -59,7 +59,9 @@ async def navigate_async(bundle: Bundle | str | Path, question: str, *, reader: 
                          progress: Progress | None = None) -> NavigationResult:
     """Find the concepts of ``bundle`` that answer ``question`` by progressive disclosure (no similarity)."""
     opened, text, chosen, checked = _inputs(bundle, question, reader, budgets)
-    return await Walk(opened, text, chosen, checked, progress).run()
+    result = await Walk(opened, text, chosen, checked, progress).run()
+    result.budgets = checked  # so a saved result (and its HTML report) says what limits the walk ran under
+    return result
 
 
 def navigate(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,

@@ -149,7 +149,7 @@ def walk_context(record: WalkRecord, reader: ReceiptReader) -> dict[str, Any]:
                                                                            len(citations)),
             "cited": cited, "supporting": _entries(answer.get("supporting")),
             "caveats": [str(c) for c in answer.get("caveats") or []]}
-    orchestration = (answer or {}).get("orchestration") or nav.get("orchestration")
+    orchestration = (answer or {}).get("orchestration") or nav.get("orchestration") or record.extra.get("orchestration")
     context["orchestration"] = orchestration if orchestration else None
     context["other_fields"] = {k: v for k, v in record.extra.items() if k not in _ANSWER_KEYS and v not in (None, [], {})}
     return context

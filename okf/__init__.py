@@ -74,6 +74,8 @@ if TYPE_CHECKING:
         ShortlistEntry,
         SourceLine,
         Supporting,
+        SynthesisNode,
+        SynthesisReport,
         TraceEvent,
     )
     from okf.navigate import navigate, navigate_async
@@ -129,6 +131,8 @@ _EXPORTS: dict[str, str] = {
     "ShortlistEntry": "okf.models",
     "SourceLine": "okf.models",
     "Supporting": "okf.models",
+    "SynthesisNode": "okf.models",
+    "SynthesisReport": "okf.models",
     "TraceEvent": "okf.models",
     # readers
     "Reader": "okf.readers",
@@ -160,9 +164,9 @@ __all__ = [
     "Link", "Listing", "ModelOutputError", "NavigationResult", "NavigationStats", "NotABundleError",
     "OKFError", "OfflineReader", "PathEscapeError", "ProviderError", "Reader", "ReaderConfig", "Receipt",
     "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef", "Status", "Supporting",
-    "TraceEvent", "TrustTier", "Usage", "__version__", "ask", "ask_async", "check", "check_contract",
-    "compile_bundle", "contract_schema", "evaluate", "evaluate_async", "init_contract", "load_contract",
-    "make_reader", "navigate", "navigate_async", "open_bundle",
+    "SynthesisNode", "SynthesisReport", "TraceEvent", "TrustTier", "Usage", "__version__", "ask", "ask_async",
+    "check", "check_contract", "compile_bundle", "contract_schema", "evaluate", "evaluate_async", "init_contract",
+    "load_contract", "make_reader", "navigate", "navigate_async", "open_bundle",
 ]
 
 

@@ -60,7 +60,8 @@ class ShortlistEntry(BaseModel):
 
 class TraceEvent(BaseModel):
     """One step of the walk, in order. ``kind`` is one of: ``offered``, ``selected``, ``collected``,
-    ``verdict``, ``link``, ``failure``, ``budget``, ``warning``, ``answer``."""
+    ``verdict``, ``link``, ``failure``, ``budget``, ``warning``, ``answer``; recursive synthesis adds
+    ``decompose``, ``leaf``, ``coverage`` and ``reduce`` (docs/ask.md)."""
 
     seq: int
     t: float = Field(description="Seconds since the walk started.")
@@ -160,6 +161,65 @@ class ContractSummary(BaseModel):
     failed: int = 0
 
 
+class SynthesisNode(BaseModel):
+    """One node of a recursive synthesis: a slice of the evidence, split further or read by a leaf worker.
+
+    ``first`` and ``last`` are 1-based positions in the evidence order (``c1`` is 1), inclusive.
+    """
+
+    id: str = Field(description="'r' for the root, 'r.2' for its second group, 'r.2.1', ...; 't' for the "
+                    "coverage tail.")
+    depth: int
+    kind: Literal["split", "leaf"]
+    first: int
+    last: int
+    items: int
+    tokens: int
+    decided_by: str = Field(description="decomposer | repaired | size (the decomposer failed) | fits | "
+                            "max depth | coverage tail")
+    repairs: list[str] = Field(default_factory=list, description="What the code changed in the decomposer's "
+                               "reply to make it a valid partition.")
+    children: list[SynthesisNode] = Field(default_factory=list)
+    calls: int = Field(default=0, description="Leaf calls made for this node (budget-sized parts, retries).")
+    facts: int = 0
+    evidence_ids: list[str] = Field(default_factory=list, description="Leaf: the ids of its slice.")
+    missed: list[str] = Field(default_factory=list, description="Leaf: ids the worker did not account for.")
+    failed: list[str] = Field(default_factory=list, description="Leaf: ids not read because the worker "
+                              "failed twice.")
+    dropped_citations: list[str] = Field(default_factory=list, description="Leaf: cited ids outside its slice.")
+    error: str | None = None
+
+
+class SynthesisReport(BaseModel):
+    """How the answer read its evidence: in one prompt (``single``) or by recursive synthesis."""
+
+    requested: Literal["auto", "single", "recursive"]
+    mode: Literal["single", "recursive"]
+    why: str
+    budget_tokens: int = Field(description="Tokens one prompt may carry (--evidence-tokens).")
+    evidence_tokens: int = Field(description="Tokens of the whole evidence (each item within the budget).")
+    items_total: int
+    items_covered: int = Field(description="Items read whole or in part by the answerer (single) or by a "
+                               "leaf worker that accounted for them (recursive).")
+    missed_then_covered: list[str] = Field(default_factory=list, description="Evidence ids no leaf "
+                                           "accounted for, dispatched by the coverage tail and then read.")
+    not_covered: list[str] = Field(default_factory=list, description="Evidence ids (or paths, if "
+                                   "unreadable) no worker read; the answer is partial and names them.")
+    depth: int = Field(default=0, description="Deepest level of a leaf (the root is 0).")
+    leaves: int = 0
+    calls: dict[str, int] = Field(default_factory=dict, description="Role calls made: decomposer, leaf, "
+                                  "answerer (retries included).")
+    facts: int = Field(default=0, description="Facts given to the answerer after the fan-in.")
+    reduce_rounds: int = 0
+    rounds: int = Field(default=0, description="Model calls one after another on the longest chain: the "
+                        "wall time in units of one call's latency when every level runs in parallel.")
+    seconds: float = 0.0
+    tree: SynthesisNode | None = None
+    tail: SynthesisNode | None = Field(default=None, description="The coverage tail's leaf, when items "
+                                       "were missed.")
+    trace: list[TraceEvent] = Field(default_factory=list)
+
+
 class AnswerResult(BaseModel):
     """What ``ask`` returns."""
 
@@ -184,3 +244,5 @@ class AnswerResult(BaseModel):
     contract: ContractSummary | None = Field(default=None, description="The contract checked first; null without one.")
     facts: list[FactResult] = Field(default_factory=list, description="With a contract: every fact the preflight "
                                     "checked; grounded ones were given to the answerer as evidence (receipt_ids).")
+    synthesis: SynthesisReport | None = Field(default=None, description="How the evidence was read: one "
+                                              "prompt or recursive synthesis (docs/ask.md).")

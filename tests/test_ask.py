@@ -235,7 +235,8 @@ def test_receipts_describe_exactly_the_text_given(bundle: Path) -> None:
         seen.extend(evidence)
         return DraftAnswer(text="15 days.", cited=["c1", "c2"])  # c2 names the item that did not fit
 
-    result = ask(bundle, Q, reader=reader(answer, relevant=("hr/leave", "hr/carry")), evidence_tokens=60)
+    result = ask(bundle, Q, reader=reader(answer, relevant=("hr/leave", "hr/carry")), evidence_tokens=60,
+                 synthesis="single")
     leave = result.citations[0].receipt
     assert leave.truncated and seen[0].truncated
     file_text = (bundle / "hr/leave.md").read_text(encoding="utf-8")

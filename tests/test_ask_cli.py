@@ -145,7 +145,7 @@ def test_bad_arguments_exit_2(bundle: Path, tmp_path: Path) -> None:
 def test_small_evidence_budget_is_said_in_caveats(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     use(monkeypatch, lambda q, ev: DraftAnswer(text="25 days.", cited=[e.id for e in ev]),
         relevant=("people/vacation", "money/invoices"))
-    result = run(str(bundle), QUESTION, "--evidence-tokens", "12", "--json")
+    result = run(str(bundle), QUESTION, "--evidence-tokens", "12", "--synthesis", "single", "--json")
     data = json.loads(result.stdout)
     assert any("did not fit the evidence budget (12 tokens)" in c for c in data["caveats"])
 

@@ -439,7 +439,7 @@ def test_scripted_reader_shorthands_and_counts() -> None:
     assert verdicts[0].relevant is True and verdicts[1].failed and verdicts[1].relevant is None
     draft = run(reader.answer("q", [Evidence(id="E1", title="t", text="x")]))
     assert draft.text == "It is so." and draft.cited == ["E1"]
-    assert reader.calls == {"select": 1, "judge": 1, "answer": 1}
+    assert reader.calls == {"select": 1, "judge": 1, "answer": 1, "decompose": 0, "leaf": 0}
 
 
 def test_scripted_reader_async_callables_latency_and_concurrency() -> None:

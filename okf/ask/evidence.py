@@ -10,6 +10,9 @@ Every given item gets a :class:`~okf.models.Receipt` describing exactly the text
 ``start_line`` is the body's first file line, ``end_line`` the last file line of the given text, ``sha256``
 the hash of the given text (UTF-8), so ``okf.sources.span_sha256(file_text, start_line, end_line)`` checks
 it. An item given whole carries the same receipt as navigation's.
+
+Recursive synthesis loads the whole evidence instead (:func:`load_evidence`): every shortlisted body, each
+within the answer budget on its own, and asserts the load is complete (:func:`assert_loaded`).
 """
 
 from __future__ import annotations
@@ -114,3 +117,42 @@ def gather_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *,
         out.items.append(EvidenceItem(evidence, entry, concept,
                                       receipt_for(evidence_id, concept, text, truncated=truncated)))
     return out
+
+
+def load_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *, item_tokens: int) -> GatheredEvidence:
+    """Every shortlisted body as evidence, in shortlist order, each cut to ``item_tokens`` on its own.
+
+    Nothing is dropped for want of room: what does not fit one prompt is read in slices (okf.ask.synthesis).
+    An unreadable item is kept in ``unreadable``. ``evidence_tokens`` is the budget of one prompt.
+    """
+    out = GatheredEvidence(evidence_tokens=item_tokens)
+    for evidence_id, entry in zip(evidence_ids(shortlist), shortlist, strict=True):
+        try:
+            concept = bundle.concept(entry.path)
+        except BundleError as exc:
+            out.unreadable.append((entry, str(exc)))
+            continue
+        text, truncated = judged_text(concept.body, item_tokens * CHARS_PER_TOKEN)
+        evidence = Evidence(id=evidence_id, title=concept.title, text=text, truncated=truncated,
+                            status=entry.status, stale=entry.stale)
+        out.items.append(EvidenceItem(evidence, entry, concept,
+                                      receipt_for(evidence_id, concept, text, truncated=truncated)))
+    assert_loaded(shortlist, out)
+    return out
+
+
+def assert_loaded(shortlist: list[ShortlistEntry], loaded: GatheredEvidence) -> None:
+    """The load-completeness assertion: every delivered item is loaded or reported unreadable, exactly once.
+
+    A short load would be a silent evidence drop that no coverage check downstream can see (coverage is
+    checked over what was loaded), so it is an error, never a smaller answer.
+    """
+    delivered = [entry.path for entry in shortlist]
+    held = [item.entry.path for item in loaded.items] + [entry.path for entry, _ in loaded.unreadable]
+    ids = [item.evidence.id for item in loaded.items]
+    if sorted(held) != sorted(delivered) or len(set(ids)) != len(ids):
+        missing = sorted(set(delivered) - set(held))
+        detail = f"missing {', '.join(missing[:5])}" if missing else "some held twice"
+        raise BundleError(f"evidence load incomplete: {len(held)} of {len(delivered)} shortlisted items held, "
+                          f"{detail}; nothing was answered",
+                          fix="run the question again; if it persists, report it with the bundle")

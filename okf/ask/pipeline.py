@@ -1,4 +1,8 @@
-"""``ask``: navigate, gather the shortlisted bodies as evidence, ask the reader's answerer, validate in code."""
+"""``ask``: navigate, gather the shortlisted bodies as evidence, ask the reader's answerer, validate in code.
+
+Evidence larger than one prompt is read by recursive synthesis (:mod:`okf.ask.synthesis`) when ``synthesis``
+is ``auto`` (the default) or ``recursive``; ``single`` keeps one prompt, cutting what does not fit.
+"""
 
 from __future__ import annotations
 
@@ -9,41 +13,78 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from okf.ask.evidence import GatheredEvidence, gather_evidence
+from okf.ask.evidence import GatheredEvidence, EvidenceItem, estimate_tokens, gather_evidence, load_evidence
 from okf.ask.facts import contract_fields, fact_items, preflight, preflight_failure
+from okf.ask.synthesis import synthesize
 from okf.ask.validate import Validated, validate
 from okf.bundle import Bundle
 from okf.contract.load import ContractInput
 from okf.errors import ConfigError, OKFError
-from okf.models import AnswerResult, Budgets, Citation, NavigationResult, SourceLine, Supporting, TraceEvent
+from okf.models import (
+    AnswerResult,
+    Budgets,
+    Citation,
+    NavigationResult,
+    SourceLine,
+    Supporting,
+    SynthesisReport,
+    TraceEvent,
+)
 from okf.navigate import make_budgets, navigate_async
 from okf.navigate.trace import Progress
 from okf.readers.base import DraftAnswer, Reader, Usage
+from okf.readers.synthesis import Synthesizer
 from okf.readers.text import clip
 
 DEFAULT_EVIDENCE_TOKENS = 12_000
+SYNTHESIS_MODES = ("auto", "single", "recursive")
 
 
-def _check(question: str, evidence_tokens: int) -> str:
+def _check(question: str, evidence_tokens: int, synthesis: str = "auto") -> str:
     if not isinstance(question, str) or not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
     if isinstance(evidence_tokens, bool) or not isinstance(evidence_tokens, int) or evidence_tokens <= 0:
         raise ConfigError(f"evidence_tokens must be a positive whole number, got {evidence_tokens!r}",
                           fix=f"use e.g. {DEFAULT_EVIDENCE_TOKENS}")
+    if synthesis not in SYNTHESIS_MODES:
+        raise ConfigError(f"synthesis must be one of {', '.join(SYNTHESIS_MODES)}, got {synthesis!r}",
+                          fix="use auto (recursive only when the evidence exceeds the budget), single or recursive")
     return question.strip()
+
+
+def choose_mode(requested: str, whole_tokens: int, budget: int, reader: Reader) -> tuple[str, str]:
+    """``single`` or ``recursive`` for the requested mode, and why, in words."""
+    size = f"the evidence ({whole_tokens} tokens) {'exceeds' if whole_tokens > budget else 'fits'} the " \
+           f"{budget}-token budget"
+    if requested == "single":
+        return "single", f"single was asked for; {size}"
+    if not isinstance(reader, Synthesizer):
+        if requested == "recursive":
+            raise ConfigError(f"the reader {reader.name} has no decomposer and leaf roles for recursive synthesis",
+                              fix="use the offline reader or LLMReader, or --synthesis single")
+        if whole_tokens > budget:
+            return "single", f"{size}, but the reader {reader.name} cannot synthesize recursively"
+        return "single", size
+    if requested == "recursive":
+        return "recursive", f"recursive was asked for; {size}"
+    return ("recursive", size) if whole_tokens > budget else ("single", size)
 
 
 async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
                     budgets: Budgets | Mapping[str, Any] | None = None,
                     evidence_tokens: int = DEFAULT_EVIDENCE_TOKENS,
-                    progress: Progress | None = None, contract: ContractInput | None = None) -> AnswerResult:
+                    progress: Progress | None = None, contract: ContractInput | None = None,
+                    synthesis: str = "auto") -> AnswerResult:
     """A grounded, cited answer to ``question`` from ``bundle``, or an abstention that says why.
+
+    Evidence larger than ``evidence_tokens`` is read by recursive synthesis unless ``synthesis`` is
+    ``single`` (docs/ask.md).
 
     With ``contract`` (a path, mapping or Contract) its facts are checked first, in code: when an error fact
     fails, the answer stops there with the failures and no model is called; otherwise the grounded facts are
     given to the answerer as evidence and reported in ``facts`` (docs/contracts.md).
     """
-    text = _check(question, evidence_tokens)
+    text = _check(question, evidence_tokens, synthesis)
     checked = make_budgets(budgets)
     opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
     if reader is None:
@@ -68,12 +109,21 @@ async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reade
                                 **base)
         return AnswerResult(status="abstained", answer="", usage=usage, caveats=nav_caveats,
                             reason="No concept in the bundle was judged relevant to the question.", **base)
+    whole = load_evidence(opened, nav.shortlist, item_tokens=evidence_tokens)
+    whole_tokens = sum(estimate_tokens(item.evidence.text) for item in whole.items)
+    mode, why = choose_mode(synthesis, whole_tokens, evidence_tokens, reader)
+    if mode == "recursive" and whole.items:
+        return await _recursive(text, whole, reader, evidence_tokens, facts, usage=usage, caveats=nav_caveats,
+                                base=base, progress=progress, clock=nav.stats.seconds,
+                                report={"requested": synthesis, "why": why})
     gathered = gather_evidence(opened, nav.shortlist, evidence_tokens=evidence_tokens)
+    base["synthesis"] = single_report(gathered, synthesis, why, whole_tokens, whole)
     gathered.items[:0] = facts  # contract facts first, outside the budget: a few lines each
     evidence_caveats = gathering_caveats(gathered)
     if not gathered.items:
         return AnswerResult(status="abstained", answer="", usage=usage, caveats=nav_caveats + evidence_caveats,
                             reason="None of the shortlisted concepts could be given as evidence.", **base)
+    base["synthesis"].calls = {"answerer": 1}
     started = time.monotonic()
     try:
         draft = await reader.answer(text, [item.evidence for item in gathered.items])
@@ -90,15 +140,50 @@ async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reade
                     caveats=nav_caveats + evidence_caveats, base=base)
 
 
+async def _recursive(question: str, whole: GatheredEvidence, reader: Reader, budget: int,
+                     pinned: list[EvidenceItem], *, usage: dict[str, Usage], caveats: list[str],
+                     base: dict[str, Any], progress: Progress | None, clock: float,
+                     report: dict[str, Any]) -> AnswerResult:
+    """Recursive synthesis over the whole evidence (contract facts ``pinned`` beside the reduced facts), then
+    the same assembly as a single answer."""
+    nav = base["navigation"]
+    outcome = await synthesize(question, whole, reader, budget, pinned=pinned, progress=progress,
+                               seq=len(nav.trace), clock=clock)
+    for role, spent in outcome.usage.items():
+        usage[role] = usage.get(role, Usage()) + spent
+    base["synthesis"] = outcome.report.model_copy(update=report)
+    unreadable = gathering_caveats(GatheredEvidence(unreadable=whole.unreadable))
+    if progress is not None:
+        checked = outcome.checked
+        progress(TraceEvent(seq=len(nav.trace) + len(outcome.report.trace),
+                            t=round(clock + outcome.report.seconds, 6), kind="answer",
+                            data={"status": checked.status, "cited": checked.cited, "failed": checked.failed}))
+    return assemble(outcome.checked, outcome.ledger, usage=usage, caveats=caveats + unreadable + outcome.caveats,
+                    base=base)
+
+
+def single_report(gathered: GatheredEvidence, requested: str, why: str, whole_tokens: int,
+                  whole: GatheredEvidence) -> SynthesisReport:
+    """The synthesis block of a one-prompt answer: what the answerer was given whole or cut, and what not."""
+    given = [item.evidence.id for item in gathered.items]
+    ids = {item.entry.path: item.evidence.id for item in whole.items}
+    left = [ids.get(entry.path, entry.path) for entry in gathered.dropped] + [e.path for e, _ in gathered.unreadable]
+    return SynthesisReport(requested=requested, mode="single", why=why,  # type: ignore[arg-type]
+                           budget_tokens=gathered.evidence_tokens, evidence_tokens=whole_tokens,
+                           items_total=len(given) + len(left), items_covered=len(given), not_covered=left)
+
+
 def ask(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
         budgets: Budgets | Mapping[str, Any] | None = None, evidence_tokens: int = DEFAULT_EVIDENCE_TOKENS,
-        progress: Progress | None = None, contract: ContractInput | None = None) -> AnswerResult:
+        progress: Progress | None = None, contract: ContractInput | None = None,
+        synthesis: str = "auto") -> AnswerResult:
     """Synchronous :func:`ask_async`; call that one instead from inside a running event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(ask_async(bundle, question, reader=reader, budgets=budgets,
-                                     evidence_tokens=evidence_tokens, progress=progress, contract=contract))
+                                     evidence_tokens=evidence_tokens, progress=progress, contract=contract,
+                                     synthesis=synthesis))
     raise ConfigError("ask() was called inside a running event loop", fix="use `await okf.ask.ask_async(...)` there")
 
 

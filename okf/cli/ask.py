@@ -9,7 +9,8 @@ from typing import IO, Any
 import click
 
 from okf.ask import DEFAULT_EVIDENCE_TOKENS, ask
-from okf.ask.render import render_answer, render_facts, render_footer, total_usage
+from okf.ask.pipeline import SYNTHESIS_MODES
+from okf.ask.render import render_answer, render_facts, render_footer, render_tree, total_usage
 from okf.bundle import Bundle
 from okf.cli.common import (
     LiveLine,
@@ -39,6 +40,21 @@ def _open_log(path: str) -> IO[str]:
                           fix="pass --log a writable file path whose folder exists") from exc
 
 
+def _open_trace(path: str) -> IO[str]:
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}",
+                          fix="pass --trace a writable file path whose folder exists") from exc
+
+
+def write_trace(handle: IO[str], result: AnswerResult) -> None:
+    """The walk's events, then the synthesis events (decomposition tree, leaves, coverage), as JSON lines."""
+    events = list(result.navigation.trace) if result.navigation else []
+    events += result.synthesis.trace if result.synthesis else []
+    handle.writelines(json.dumps(e.model_dump(mode="json"), ensure_ascii=False) + "\n" for e in events)
+
+
 def log_record(result: AnswerResult) -> dict[str, Any]:
     """The query-log line for one question: when, what, against which bundle content, outcome and cost."""
     total = total_usage(result)
@@ -64,7 +80,13 @@ def log_record(result: AnswerResult) -> dict[str, Any]:
                    "usage totals).")
 @click.option("--evidence-tokens", type=_POSITIVE, default=DEFAULT_EVIDENCE_TOKENS, show_default=True,
               help="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
-                   "not fit is cut or left out and said so in the caveats.")
+                   "not fit is read by recursive synthesis (see --synthesis).")
+@click.option("--synthesis", type=click.Choice(SYNTHESIS_MODES), default="auto", show_default=True,
+              help="auto: recursive synthesis only when the shortlist exceeds --evidence-tokens; single: one "
+                   "prompt, cutting what does not fit (said in the caveats); recursive: always through leaf "
+                   "workers.")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+              help="Write the walk's decisions and the synthesis tree to FILE as JSON lines.")
 @click.option("--contract", "contract_path", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
               help="Check this contract's facts first, in code: on a failed error fact stop with the failures and "
                    "call no model; else give the grounded facts to the answerer as evidence (docs/contracts.md).")
@@ -72,9 +94,9 @@ def log_record(result: AnswerResult) -> dict[str, Any]:
 @budget_options
 @reader_options
 @quiet_option
-def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int,
-            contract_path: str | None, report_file: str | None, show_trace: bool, quiet: bool,
-            **options: Any) -> None:
+def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int, synthesis: str,
+            trace_file: str | None, contract_path: str | None, report_file: str | None, show_trace: bool,
+            quiet: bool, **options: Any) -> None:
     """Answer QUESTION from BUNDLE with citations it can prove, or abstain and say why.
 
     Navigates like `okf navigate`, gives the shortlisted bodies to the answerer as evidence (within
@@ -84,6 +106,10 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     the supporting concepts, caveats and a numbered Sources ledger (each cited concept's raw source
     path:lines); a one-line cost footer goes to stderr. With no model configured the offline reader
     answers extractively (it quotes the evidence sentences that carry the question's words).
+
+    Evidence larger than --evidence-tokens is read by recursive synthesis (--synthesis auto): a decomposer
+    splits it, leaf workers extract the facts of each slice (every item read, checked in code), and the
+    answer is written from the facts; a Synthesis line says what was read and the tree goes to stderr.
 
     With --contract FILE the contract's facts are checked first with zero model calls: if an error fact
     fails, okf prints the failures and stops (exit 1, no model called); otherwise the grounded facts go to
@@ -101,6 +127,8 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
       okf ask bundles/harborview "What is the liability cap?" --model gpt-4o-mini --log queries.jsonl
       okf ask bundles/harborview "How many PTO days does a new hire get?" --contract bundles/harborview.contract.yaml
       okf ask bundles/harborview "Who approves international travel?" --report answer.html
+      okf ask bundles/harborview "Which policies require manager approval?" --max-shortlist 40 \\
+          --evidence-tokens 800 --synthesis recursive --trace ask.jsonl
     """
     if not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
@@ -109,24 +137,31 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     opened = Bundle.open(bundle)
     reader = reader_from_options(**options)
     log = _open_log(log_file) if log_file else None
+    trace = _open_trace(trace_file) if trace_file else None
     live = LiveLine() if progress_enabled(quiet) else None
     try:
         try:
             result = ask(opened, question, reader=reader, budgets=budgets, evidence_tokens=evidence_tokens,
-                         progress=live, contract=contract)
+                         progress=live, contract=contract, synthesis=synthesis)
         finally:
             if live is not None:
                 live.close()
         if log is not None:
             log.write(json.dumps(log_record(result), ensure_ascii=False) + "\n")
+        if trace is not None:
+            write_trace(trace, result)
     finally:
         if log is not None:
             log.close()
+        if trace is not None:
+            trace.close()
     if as_json:
         emit_json(result)
     else:
         click.echo(render_answer(result))
         click.echo("\n" + render_facts(result))
+    if result.synthesis is not None and result.synthesis.mode == "recursive":
+        notice(render_tree(result.synthesis), quiet=quiet)
     notice(click.style(render_footer(result), dim=True), quiet=quiet)
     show_walk(result, report_file=report_file, show_trace=show_trace, bundle=opened, quiet=quiet)
     if result.failed:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
@@ -45,6 +45,9 @@ DeadlineS = Annotated[float | None, Field(description="Wall-clock seconds for th
 IncludeTrace = Annotated[bool, Field(description="Include every step of the walk (large).")]
 EvidenceTokens = Annotated[int | None, Field(description="Token budget for the evidence shown to the answerer "
                                                          "(default 12000).")]
+Synthesis = Annotated[Literal["auto", "single", "recursive"], Field(
+    description="How evidence larger than evidence_tokens is read: auto (recursive synthesis only then; default), "
+                "single (one prompt, what does not fit is cut), recursive (always through leaf workers).")]
 MaxDiagnostics = Annotated[int, Field(description="Most diagnostics to return (errors first).")]
 ContractData = Annotated[dict[str, Any] | None, Field(description="A contract as JSON: {version: 1, facts: [{name, "
                                                       "type, locate, expect, severity}]}; its schema is in "
@@ -117,16 +120,19 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
     @server.tool(annotations=MODEL_BACKED)
     async def ask(bundle: BundleName, question: Question, max_bodies: MaxBodies = None,
                   max_shortlist: MaxShortlist = None, deadline_s: DeadlineS = None,
-                  evidence_tokens: EvidenceTokens = None, contract: ContractData = None) -> AnswerResult:
+                  evidence_tokens: EvidenceTokens = None, contract: ContractData = None,
+                  synthesis: Synthesis = "auto") -> AnswerResult:
         """Answer a question from a bundle, citing the concepts it rests on. status is 'answered',
         'partial' (reason says what is missing) or 'abstained' (nothing relevant found); citations carry
         receipts, sources lists the raw sources behind each cited concept, caveats flag stale or draft
         evidence. With a contract, its facts are checked first in code: if one fails, no model is called and
         facts holds the failures; else the grounded facts are evidence (receipt ids f1, f2...) and are listed
-        in facts. Without one, typed_fact_guarantee is false."""
+        in facts. Without one, typed_fact_guarantee is false. Evidence larger than evidence_tokens is read by
+        recursive synthesis; the synthesis field says how many evidence items were read (items_covered of
+        items_total) and names any not read."""
         budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
         with _tool_errors():
-            return await shelf.ask(bundle, question, budgets, evidence_tokens, contract)
+            return await shelf.ask(bundle, question, budgets, evidence_tokens, contract, synthesis)
 
     @server.tool(annotations=READ_ONLY)
     async def check(bundle: BundleName, max_diagnostics: MaxDiagnostics = DEFAULT_MAX_DIAGNOSTICS,

@@ -229,15 +229,20 @@ class BundleSet:
         return result if include_trace else result.model_copy(update={"trace": []})
 
     async def ask(self, bundle: str, question: str, budgets: dict[str, float | None],
-                  evidence_tokens: int | None = None, contract: dict[str, Any] | None = None) -> AnswerResult:
-        """Answer ``question`` from one bundle with citations (the navigation itself is left out); with a
-        ``contract`` (the contract as data) its facts are checked first and no model is called if one fails."""
+                  evidence_tokens: int | None = None, contract: dict[str, Any] | None = None,
+                  synthesis: str = "auto") -> AnswerResult:
+        """Answer ``question`` from one bundle with citations (the navigation and synthesis trace left out);
+        with a ``contract`` (the contract as data) its facts are checked first and no model is called if one
+        fails."""
         positive("evidence_tokens", evidence_tokens)
         b, limits = self.check_input(bundle, question, budgets)
         kwargs: dict[str, Any] = {} if evidence_tokens is None else {"evidence_tokens": evidence_tokens}
         if contract is not None:
             kwargs["contract"] = load_contract(contract)
-        result = await ask_async(b, question.strip(), reader=self.reader, budgets=limits, **kwargs)
+        result = await ask_async(b, question.strip(), reader=self.reader, budgets=limits, synthesis=synthesis,
+                                 **kwargs)
+        if result.synthesis is not None:
+            result = result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"trace": []})})
         return result.model_copy(update={"navigation": None})
 
     def check(self, bundle: str, max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS,

@@ -18,7 +18,9 @@ from typing import Literal, Protocol, Sequence, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-Role = Literal["selector", "judge", "answerer"]
+# The roles a model plays: the three of the Reader protocol, and the two of recursive synthesis
+# (okf.readers.synthesis), which read with the answerer's profile.
+Role = Literal["selector", "judge", "answerer", "decomposer", "leaf"]
 
 
 class Usage(BaseModel):

@@ -38,6 +38,7 @@ from okf.readers.base import (
 from okf.readers.cache import JudgmentCache, judgment_key
 from okf.readers.config import ROLES, Profile, ReaderConfig
 from okf.readers.offline import OfflineReader
+from okf.readers.synthesis import LeafExtract, Part, Split
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -105,7 +106,7 @@ class LLMReader:
         self.deadline_at = None if seconds is None else time.monotonic() + seconds
 
     def _record(self, role: Role, usage: Usage) -> Usage:
-        self._totals[role] = self._totals[role] + usage
+        self._totals[role] = self._totals.get(role, Usage()) + usage  # synthesis roles appear once used
         return usage
 
     # --- the three operations ---
@@ -196,6 +197,46 @@ class LLMReader:
             draft = DraftAnswer(failed=True, error=self._error_text(exc), usage=usage)
         self._record("answerer", usage)
         return draft
+
+    # --- the synthesis roles: the answerer's profile, the same call path ---
+
+    async def decompose(self, question: str, parts: Sequence[Part], budget_tokens: int) -> Split:
+        """Ask the decomposer how to split a slice; the groups come back as sent (the code repairs them)."""
+        profile = self.profiles["answerer"]
+        if profile is None:
+            return await self._offline.decompose(question, parts, budget_tokens)
+        usage = Usage()
+        try:
+            groups = await self._ask(profile, "decomposer", replies.decompose_payload(question, parts, budget_tokens),
+                                     replies.parse_split, usage)
+            result = Split(groups=groups, usage=usage)
+        except (ProviderError, ModelOutputError) as exc:
+            if isinstance(exc, DeadlineExceeded):
+                self._record("decomposer", usage)
+                raise
+            usage.failures += 1
+            result = Split(failed=True, error=self._error_text(exc), usage=usage)
+        self._record("decomposer", usage)
+        return result
+
+    async def extract_leaf(self, question: str, evidence: Sequence[Evidence]) -> LeafExtract:
+        """Ask a leaf worker for the question-relevant facts of one slice; garbage gets one repair, then fails."""
+        profile = self.profiles["answerer"]
+        if profile is None:
+            return await self._offline.extract_leaf(question, evidence)
+        usage = Usage()
+        try:
+            result = await self._ask(profile, "leaf", replies.leaf_payload(question, evidence), replies.parse_leaf,
+                                     usage)
+            result.usage = usage
+        except (ProviderError, ModelOutputError) as exc:
+            if isinstance(exc, DeadlineExceeded):
+                self._record("leaf", usage)
+                raise
+            usage.failures += 1
+            result = LeafExtract(failed=True, error=self._error_text(exc), usage=usage)
+        self._record("leaf", usage)
+        return result
 
     # --- one request, validated, with one repair retry ---
 

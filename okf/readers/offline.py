@@ -39,6 +39,7 @@ from okf.readers.base import (
     Verdict,
 )
 from okf.readers.matching import WORD, Body, Field, Question, read_body
+from okf.readers.synthesis import LeafExtract, Part, Split, extract_offline, split_offline
 from okf.readers.text import clip, stem
 
 # select: a term is informative when at most this share of the offer carries it (and at least one does).
@@ -500,6 +501,18 @@ class OfflineReader:
         draft = answer_from(Question.parse(question), evidence)
         draft.usage = _usage(start)
         return draft
+
+    async def decompose(self, question: str, parts: Sequence[Part], budget_tokens: int) -> Split:
+        """Contiguous groups of about equal size, cut where the folder changes when one is near."""
+        start = time.perf_counter()
+        return Split(groups=split_offline(parts, budget_tokens), usage=_usage(start))
+
+    async def extract_leaf(self, question: str, evidence: Sequence[Evidence]) -> LeafExtract:
+        """Per item, the sentences that carry the question's topic words, each citing its item."""
+        start = time.perf_counter()
+        extract = extract_offline(question, evidence)
+        extract.usage = _usage(start)
+        return extract
 
 
 def _usage(start: float) -> Usage:

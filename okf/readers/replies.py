@@ -17,12 +17,15 @@ from typing import Any
 
 from okf.errors import ModelOutputError
 from okf.readers.base import Choice, Document, DraftAnswer, Evidence, SignpostOffer, Verdict
+from okf.readers.synthesis import MAX_GROUPS, Fact, LeafExtract, Part
 
 PROMPT_FILES = {
     "selector": "select.v1.md",
     "judge": "judge.v1.md",
     "answerer": "answer.v1.md",
     "repair": "repair.v1.md",
+    "decomposer": "decompose.v1.md",
+    "leaf": "leaf.v1.md",
 }
 REASON_CHARS = 300
 
@@ -37,7 +40,7 @@ class Prompt:
 
 @cache
 def prompt(role: str) -> Prompt:
-    """The prompt for a role (``selector``, ``judge``, ``answerer``, ``repair``), read from package data."""
+    """The prompt for a role (``selector``, ``judge``, ``answerer``, ``decomposer``, ``leaf``, ``repair``)."""
     name = PROMPT_FILES[role]
     text = resources.files("okf.readers").joinpath("prompts", name).read_text(encoding="utf-8")
     return Prompt(version=name.removesuffix(".md"), text=text.strip())
@@ -244,3 +247,87 @@ def parse_answer(text: str, evidence: Sequence[Evidence]) -> DraftAnswer:
     return DraftAnswer(
         text=answer.strip(), cited=list(dict.fromkeys(cited)), partial=partial, missing=missing.strip()
     )
+
+
+# --- the synthesis roles (okf.readers.synthesis) ---------------------------------------------------------
+
+PATH_CHARS = 120
+TITLE_CHARS = 100
+FACT_CHARS = 600
+
+
+def decompose_payload(question: str, parts: Sequence[Part], budget_tokens: int) -> str:
+    """The decomposer's user message: items by position, id, title, path and size; never their text."""
+    return _dump(
+        {
+            "task": "decompose",
+            "question": question,
+            "budget_tokens": budget_tokens,
+            "max_groups": MAX_GROUPS,
+            "items": [
+                {"index": p.index, "id": p.id, "title": p.title[:TITLE_CHARS], "path": p.path[-PATH_CHARS:],
+                 "tokens": p.tokens}
+                for p in parts
+            ],
+        }
+    )
+
+
+def parse_split(text: str) -> list[tuple[int, int]]:
+    """Groups from a decomposer reply: pairs of whole numbers. Whether they partition the slice is the
+    code's to repair (okf.ask.partition), so any pair of numbers is accepted here."""
+    obj = extract_json(text, "decomposer")
+    groups = obj.get("groups")
+    if not isinstance(groups, list) or not groups:
+        raise ModelOutputError('the JSON object must have a non-empty "groups" list of [first, last] index '
+                               "pairs", raw=text, role="decomposer")
+    out: list[tuple[int, int]] = []
+    for group in groups:
+        pair = [group.get("first"), group.get("last")] if isinstance(group, dict) else group
+        ends = [_bound(v) for v in pair] if isinstance(pair, list) and len(pair) == 2 else []
+        first, last = (ends + [None, None])[:2]
+        if first is None or last is None:
+            raise ModelOutputError(f"a group is not a [first, last] pair of item indices: {json.dumps(group)[:60]}",
+                                   raw=text, role="decomposer")
+        out.append((first, last))
+    return out
+
+
+def _bound(value: Any) -> int | None:
+    # Out-of-range and negative bounds are the code's to repair; only a non-number is a malformed reply.
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def leaf_payload(question: str, evidence: Sequence[Evidence]) -> str:
+    """The leaf worker's user message: the slice's evidence items."""
+    payload = json.loads(answer_payload(question, evidence))
+    payload["task"] = "leaf"
+    return _dump(payload)
+
+
+def parse_leaf(text: str) -> LeafExtract:
+    """Facts and checked ids from a leaf reply; types must match the format. Citations outside the slice are
+    kept here as sent: the code drops them and records it (okf.ask.synthesis)."""
+    obj = extract_json(text, "leaf")
+    facts, checked = obj.get("facts"), obj.get("checked")
+    problems: list[str] = []
+    if not isinstance(facts, list):
+        problems.append('"facts" must be a list of {"fact": "...", "cited": ["id", ...]} objects')
+        facts = []
+    if not isinstance(checked, list) or not all(isinstance(c, str) for c in checked):
+        problems.append('"checked" must list the id of every evidence item you read')
+        checked = []
+    out: list[Fact] = []
+    for item in facts:
+        fact = item.get("fact") if isinstance(item, dict) else None
+        cited = item.get("cited") if isinstance(item, dict) else None
+        if not isinstance(fact, str) or not isinstance(cited, list) or not all(isinstance(c, str) for c in cited):
+            problems.append(f'a fact is not {{"fact": "...", "cited": ["id", ...]}}: {json.dumps(item)[:60]}')
+            continue
+        if fact.strip():
+            out.append(Fact(text=" ".join(fact.split())[:FACT_CHARS], cited=list(dict.fromkeys(cited))))
+    if problems:
+        raise ModelOutputError("; ".join(problems), raw=text, role="leaf")
+    return LeafExtract(facts=out, checked=list(dict.fromkeys(checked)))

@@ -7,6 +7,10 @@ may be the reader models themselves or plain shorthands:
 - judge: ``Judgement`` | list of ``Verdict`` | list of ``bool | None`` (in document order)
   | dict ``{document id: bool | None}`` (documents not named are not relevant)
 - answer: ``DraftAnswer`` | ``str`` (the answer text, citing every evidence id)
+- decompose (recursive synthesis): ``Split`` | list of ``(first, last)`` pairs, taken as sent (the code
+  repairs them)
+- leaf (recursive synthesis): ``LeafExtract`` | list of ``Fact`` | dict ``{evidence id: fact text}`` (each
+  fact cites its id; every item given counts as read)
 
 A role left as ``None`` is decided by :class:`~okf.readers.offline.OfflineReader`. ``None`` as a verdict
 means a failed judgment. Calls are counted per role, concurrency is tracked, and ``latency`` (seconds, one
@@ -32,6 +36,7 @@ from okf.readers.base import (
     Verdict,
 )
 from okf.readers.offline import OfflineReader
+from okf.readers.synthesis import Fact, LeafExtract, Part, Split
 
 Script = Any  # a fixed reply or a callable (question, items) -> reply, possibly async
 
@@ -45,16 +50,18 @@ class ScriptedReader:
         select: Script = None,
         judge: Script = None,
         answer: Script = None,
+        decompose: Script = None,
+        leaf: Script = None,
         name: str = "scripted",
         latency: float | Mapping[str, float] = 0.0,
         tokens_per_call: int = 0,
     ) -> None:
-        self._scripts = {"select": select, "judge": judge, "answer": answer}
+        self._scripts = {"select": select, "judge": judge, "answer": answer, "decompose": decompose, "leaf": leaf}
         self._name = name
         self._latency = latency
         self._tokens = tokens_per_call
         self._offline = OfflineReader()
-        self.calls: dict[str, int] = {"select": 0, "judge": 0, "answer": 0}
+        self.calls: dict[str, int] = {role: 0 for role in self._scripts}
         self.requests: list[tuple[str, str, list[Any]]] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -127,6 +134,26 @@ class ScriptedReader:
             reply = DraftAnswer(text=reply, cited=[e.id for e in evidence])
         if not isinstance(reply, DraftAnswer):
             raise TypeError(f"scripted answer must be a DraftAnswer or str, got {type(reply).__name__}")
+        return reply.model_copy(update={"usage": self._usage()})
+
+    async def decompose(self, question: str, parts: Sequence[Part], budget_tokens: int) -> Split:
+        """The scripted split, as sent (offline when unscripted)."""
+        reply = await self._reply("decompose", question, parts)
+        if reply is None and self._scripts["decompose"] is None:
+            reply = await self._offline.decompose(question, parts, budget_tokens)
+        if not isinstance(reply, Split):
+            reply = Split(groups=[(int(a), int(b)) for a, b in _iterable(reply, "decompose")])
+        return reply.model_copy(update={"usage": self._usage()})
+
+    async def extract_leaf(self, question: str, evidence: Sequence[Evidence]) -> LeafExtract:
+        """The scripted facts (offline when unscripted)."""
+        reply = await self._reply("leaf", question, evidence)
+        if reply is None and self._scripts["leaf"] is None:
+            reply = await self._offline.extract_leaf(question, evidence)
+        if isinstance(reply, Mapping):
+            reply = [Fact(text=str(text), cited=[ident]) for ident, text in reply.items()]
+        if not isinstance(reply, LeafExtract):
+            reply = LeafExtract(facts=list(_iterable(reply, "leaf")), checked=[e.id for e in evidence])
         return reply.model_copy(update={"usage": self._usage()})
 
 

@@ -319,8 +319,8 @@ def request_payload(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def offline_rule() -> Rule:
-    """A rule answering okf's select/judge/answer prompts with the offline reader's decisions."""
-    from okf.readers import offline
+    """A rule answering okf's select/judge/answer/decompose/leaf prompts with the offline reader's decisions."""
+    from okf.readers import offline, synthesis
     from okf.readers.base import Document, Evidence, SignpostOffer
 
     def rule(request: dict[str, Any]) -> dict[str, Any]:
@@ -360,6 +360,13 @@ def offline_rule() -> Rule:
                 "partial": draft.partial,
                 "missing": draft.missing,
             }
+        if task == "decompose":
+            parts = [synthesis.Part(**p) for p in payload["items"]]
+            return {"groups": [list(g) for g in synthesis.split_offline(parts, int(payload["budget_tokens"]))]}
+        if task == "leaf":
+            extract = synthesis.extract_offline(str(payload.get("question", "")),
+                                                [Evidence(**e) for e in payload["evidence"]])
+            return {"facts": [{"fact": f.text, "cited": f.cited} for f in extract.facts], "checked": extract.checked}
         return {"error": "not an okf request"}
 
     return rule

@@ -133,6 +133,11 @@ async def every_tool_answers(client: ClientSession, bundle: Path) -> None:
     assert answer["status"] in ("answered", "partial") and "25" in answer["answer"]
     assert [c["concept_id"] for c in answer["citations"]] == ["policies/leave"]
     assert answer["navigation"] is None
+    recursive = await call(client, "ask", bundle="harbor", question="How many vacation days do new hires get?",
+                           evidence_tokens=20, synthesis="recursive")
+    block = recursive["synthesis"]
+    assert block["mode"] == "recursive" and block["items_covered"] == block["items_total"] >= 1
+    assert block["trace"] == [] and block["calls"]["leaf"] >= 1
 
     checked = await call(client, "check", bundle="harbor")
     assert checked["concepts"] == 2 and checked["total_diagnostics"] == len(checked["diagnostics"])
@@ -169,6 +174,7 @@ async def bad_arguments_are_tool_errors(client: ClientSession) -> None:
                                                                  question="q", deadline_s=0)
     assert "evidence_tokens" in await call_error(client, "ask", bundle="harbor", question="q",
                                                  evidence_tokens=-5)
+    assert "synthesis" in await call_error(client, "ask", bundle="harbor", question="q", synthesis="sometimes")
     assert "max_diagnostics" in await call_error(client, "check", bundle="harbor", max_diagnostics=0)
     assert "valid integer" in await call_error(client, "read_concept", bundle="harbor",
                                                concept="policies/leave", max_bytes="lots")

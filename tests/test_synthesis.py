@@ -112,8 +112,9 @@ def test_each_repair_is_recorded() -> None:
 
 def test_offline_split_keeps_folders_together_when_near() -> None:
     parts = [Part(index=i, id=f"c{i}", title="t", path=f"g{i // 3}/x{i}.md", tokens=100) for i in range(12)]
-    groups = split_offline(parts, 350)
-    assert groups == [(0, 2), (3, 5), (6, 8), (9, 11)]
+    assert split_offline(parts, 400) == [(0, 2), (3, 5), (6, 8), (9, 11)]  # 4 groups fill 0.8 budgets each
+    assert split_offline(parts, 390) == [(0, 2), (3, 5), (6, 8), (9, 11)]
+    assert len(split_offline(parts, 10)) == MAX_GROUPS
     assert split_offline(parts[:1], 10) == [(0, 0)]
 
 

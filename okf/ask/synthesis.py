@@ -203,8 +203,8 @@ class Synthesis:
                              failed=failed, dropped_citations=dropped,
                              error=next((r.error for r in reads if r.failed), None))
         self.event("leaf", node=ident, depth=depth, first=node.first, last=node.last, items=node.items,
-                   tokens=node.tokens, decided_by=decided, calls=node.calls, facts=facts, missed=missed,
-                   failed=failed, dropped_citations=dropped, error=node.error)
+                   tokens=node.tokens, decided_by=decided, evidence_ids=ids, calls=node.calls, facts=facts,
+                   missed=missed, failed=failed, dropped_citations=dropped, error=node.error)
         return node, max(r.attempts for r in reads)
 
     # --- coverage, fan-in, answer ---

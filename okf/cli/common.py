@@ -82,10 +82,11 @@ def progress_enabled(quiet: bool) -> bool:
 
 
 class LiveLine:
-    """One self-overwriting stderr line during a walk: directories opened, bodies judged, relevant found."""
+    """One self-overwriting stderr line during a walk: directories opened, bodies judged, relevant found, and
+    evidence slices read by recursive synthesis."""
 
     def __init__(self) -> None:
-        self.opened = self.judged = self.relevant = 0
+        self.opened = self.judged = self.relevant = self.slices = 0
         self._shown = 0.0
 
     def __call__(self, event: Any) -> None:
@@ -94,13 +95,16 @@ class LiveLine:
         elif event.kind == "verdict":
             self.judged += 1
             self.relevant += bool(event.data.get("relevant"))
+        elif event.kind == "leaf":
+            self.slices += 1
         now = time.monotonic()
         if now - self._shown >= 0.1:  # throttled: a redraw per event would cost more than the walk
             self._shown = now
             click.echo(f"\r  {self._text()}", err=True, nl=False)
 
     def _text(self) -> str:
-        return f"{self.opened} directories opened, {self.judged} bodies judged, {self.relevant} relevant"
+        slices = f", {self.slices} evidence slices read" if self.slices else ""
+        return f"{self.opened} directories opened, {self.judged} bodies judged, {self.relevant} relevant{slices}"
 
     def close(self) -> None:
         click.echo(f"\r  {self._text()}", err=True)

@@ -301,10 +301,11 @@ def _bound(value: Any) -> int | None:
 
 
 def leaf_payload(question: str, evidence: Sequence[Evidence]) -> str:
-    """The leaf worker's user message: the slice's evidence items."""
-    payload = json.loads(answer_payload(question, evidence))
-    payload["task"] = "leaf"
-    return _dump(payload)
+    """The leaf worker's user message: the slice's evidence items, on one line (a slice is up to a whole
+    answer budget of text, and the C JSON encoder writes one line ten times faster than an indented one)."""
+    items = [{"id": e.id, "title": e.title, "text": e.text, "status": e.status, "stale": e.stale,
+              "truncated": e.truncated} for e in evidence]
+    return json.dumps({"task": "leaf", "question": question, "evidence": items}, ensure_ascii=False)
 
 
 def parse_leaf(text: str) -> LeafExtract:

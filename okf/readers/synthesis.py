@@ -27,10 +27,11 @@ from okf.readers.base import Evidence, Usage
 from okf.readers.matching import Field as TextField
 from okf.readers.matching import Question, read_body
 
-# Groups one decomposer reply may make (more are merged by the code); the offline decomposer makes at most
-# OFFLINE_FANOUT, so a large slice descends a level or two and small ones become leaves at once.
+# Groups one decomposer reply may make (more are merged by the code). The offline decomposer makes as many
+# as it takes to fill each to OFFLINE_FILL of the budget (so a nudged cut rarely overflows one), at most
+# MAX_GROUPS: a slice of up to about 6 budgets becomes leaves at once, a larger one descends a level more.
 MAX_GROUPS = 8
-OFFLINE_FANOUT = 4
+OFFLINE_FILL = 0.8
 # Offline leaf: sentences quoted per item; a sentence needs, with its title, this share of the question's
 # words, and a verb's room.
 FACTS_PER_ITEM = 2
@@ -91,7 +92,7 @@ def _folder(part: Part) -> str:
 
 
 def split_offline(parts: Sequence[Part], budget_tokens: int) -> list[tuple[int, int]]:
-    """Contiguous groups of about equal size, as many as the budget needs (2 to OFFLINE_FANOUT).
+    """Contiguous groups of about equal size, as many as the budget needs (2 to MAX_GROUPS).
 
     Each cut goes where the running size is nearest an equal share, moved to a nearby place where the
     folder changes (one document's sections stay together) when there is one within a quarter group.
@@ -100,7 +101,7 @@ def split_offline(parts: Sequence[Part], budget_tokens: int) -> list[tuple[int, 
     if n < 2:
         return [(0, n - 1)] if n else []
     total = sum(p.tokens for p in parts)
-    k = min(OFFLINE_FANOUT, n, max(2, math.ceil(total / max(budget_tokens, 1))))
+    k = min(MAX_GROUPS, n, max(2, math.ceil(total / max(OFFLINE_FILL * budget_tokens, 1))))
     running = [0]
     for p in parts:
         running.append(running[-1] + p.tokens)
@@ -108,8 +109,11 @@ def split_offline(parts: Sequence[Part], budget_tokens: int) -> list[tuple[int, 
     cuts: list[int] = []
     for j in range(1, k):
         target = total * j / k
-        ideal = min(range(1, n), key=lambda i: (abs(running[i] - target), i))
-        near = [i for i in range(max(1, ideal - window), min(n - 1, ideal + window) + 1)
+        after = cuts[-1] + 1 if cuts else 1  # cuts stay in order and distinct: k cuts make k groups
+        if after > n - 1:
+            break
+        ideal = min(range(after, n), key=lambda i: (abs(running[i] - target), i))
+        near = [i for i in range(max(after, ideal - window), min(n - 1, ideal + window) + 1)
                 if _folder(parts[i - 1]) != _folder(parts[i])]
         cuts.append(min(near, key=lambda i: (abs(running[i] - target), i)) if near else ideal)
     bounds = [0, *sorted(set(cuts)), n]

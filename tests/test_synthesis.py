@@ -19,6 +19,7 @@ import okf.cli.ask as ask_cli
 from okf.ask import ask
 from okf.ask.evidence import GatheredEvidence, assert_loaded, load_evidence
 from okf.ask.partition import pack, problems, repair
+from okf.ask.render import render_tree
 from okf.ask.synthesis import LEAF_ATTEMPTS, MAX_DEPTH
 from okf.bundle import Bundle
 from okf.cli import main
@@ -374,6 +375,22 @@ def test_reduce_workers_that_skip_or_fail_lose_no_facts(bundle: Path) -> None:
     assert sorted([e.id for e in seen] + named) == sorted(ALL)  # every item's facts: given or named
 
 
+def test_contract_facts_reach_the_answer_beside_the_reduced_facts(bundle: Path) -> None:
+    contract = {"version": 1, "facts": [{"name": "notice_days", "type": "number", "expect": {"equals": 30},
+                                         "locate": {"concept": "g1/contract-03", "regex": r"on (\d+) days"}}]}
+    seen: list[Evidence] = []
+
+    def answer(question: str, evidence: Sequence[Evidence]) -> DraftAnswer:
+        seen.extend(evidence)
+        return DraftAnswer(text="Contract 3 needs 30 days.", cited=["f1", "c4"])
+
+    result = run(bundle, reader(leaf=lambda q, ev: LeafExtract(checked=[e.id for e in ev]), answer=answer),
+                 contract=contract)
+    assert result.synthesis is not None and result.synthesis.mode == "recursive"
+    assert [e.id for e in seen] == ["f1"]  # no leaf fact, yet the contract's fact is evidence: the answerer runs
+    assert [c.receipt.evidence_id for c in result.citations] == ["f1"] and result.typed_fact_guarantee
+
+
 # --- parallel levels, the load assertion, the surfaces ------------------------------------------------------
 
 
@@ -468,6 +485,15 @@ def test_cli_synthesis_option_json_block_tree_and_trace(bundle: Path, tmp_path: 
     assert "Synthesis\n- Recursive synthesis read 12 of 12 evidence items" in human.stdout and human.stderr == ""
     bad = CliRunner().invoke(main, ["ask", str(bundle), Q, "--synthesis", "sometimes"])
     assert bad.exit_code == 2
+
+
+def test_the_tree_in_docs_is_the_tree_of_a_real_run() -> None:
+    repo = Path(__file__).resolve().parents[1]
+    doc = (repo / "docs" / "ask.md").read_text(encoding="utf-8")
+    shown = doc.split("stderr carries the decomposition tree")[1].split("```\n")[1].rstrip("\n")
+    result = ask(repo / "bundles" / "harborview", "Which policies require manager approval?",
+                 budgets={"max_shortlist": 40}, evidence_tokens=800)
+    assert result.synthesis is not None and render_tree(result.synthesis) == shown
 
 
 def test_python_api_takes_the_option_inside_a_loop(bundle: Path) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from okf.ask.evidence import GatheredEvidence, EvidenceItem, estimate_tokens, gather_evidence, load_evidence
+from okf.ask.evidence import EvidenceItem, GatheredEvidence, estimate_tokens, gather_evidence, load_evidence
 from okf.ask.facts import contract_fields, fact_items, preflight, preflight_failure
 from okf.ask.synthesis import synthesize
 from okf.ask.validate import Validated, validate

@@ -22,8 +22,8 @@ from okf.cli.common import (
     report_options,
     show_walk,
 )
-from okf.contract import load_contract
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
+from okf.contract import load_contract
 from okf.errors import ConfigError
 from okf.models import AnswerResult
 from okf.navigate import make_budgets

@@ -6,6 +6,9 @@ Navigation and answering talk only to a :class:`Reader`. It has three async oper
 - ``judge(question, documents)``: one verdict per document, in order.
 - ``answer(question, evidence)``: a draft answer citing evidence ids.
 
+Requirement extraction and compliance judgment are separate role protocols that readers also implement
+(:mod:`okf.readers.extraction`, :mod:`okf.readers.assessment`); this protocol stays the navigator's seam.
+
 Every result carries the :class:`Usage` it cost. A reader never raises for a model failure: a failed
 selection or verdict is returned with ``failed=True`` and the error text, so callers record it as a failure
 and never mistake it for "not relevant". Readers may raise ``DeadlineExceeded`` only when their overall
@@ -18,9 +21,10 @@ from typing import Literal, Protocol, Sequence, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-# The roles a model plays: the three of the Reader protocol, and the two of recursive synthesis
-# (okf.readers.synthesis), which read with the answerer's profile.
-Role = Literal["selector", "judge", "answerer", "decomposer", "leaf"]
+# The roles a model plays: the three of the Reader protocol, the two of recursive synthesis
+# (okf.readers.synthesis), which read with the answerer's profile, and the extractor and assessor of
+# requirements and compliance (okf.readers.extraction, okf.readers.assessment), which have their own.
+Role = Literal["selector", "judge", "answerer", "decomposer", "leaf", "extractor", "assessor"]
 
 
 class Usage(BaseModel):

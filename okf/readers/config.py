@@ -18,13 +18,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from okf.errors import ConfigError
 from okf.readers.base import Reader, Role
 
-ROLES: tuple[Role, ...] = ("selector", "judge", "answerer")
+ROLES: tuple[Role, ...] = ("selector", "judge", "answerer", "extractor", "assessor")
+# The roles navigate and ask use; a reader's name lists the others only when they have a model.
+NAVIGATION_ROLES: tuple[Role, ...] = ("selector", "judge", "answerer")
+# A role's max_tokens when neither the role nor the top level sets one: the extractor lists many rules per reply.
+ROLE_MAX_TOKENS: dict[str, int] = {"extractor": 4096}
 PROFILE_FIELDS = ("model", "base_url", "api_key_env", "temperature", "max_tokens")
 ENV_VARS = {  # environment variable -> configuration key
     "OKF_MODEL": "model",
     "OKF_SELECTOR_MODEL": "selector.model",
     "OKF_JUDGE_MODEL": "judge.model",
     "OKF_ANSWER_MODEL": "answerer.model",
+    "OKF_EXTRACT_MODEL": "extractor.model",
+    "OKF_ASSESS_MODEL": "assessor.model",
     "OPENAI_BASE_URL": "base_url",
 }
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
@@ -81,6 +87,8 @@ class ReaderConfig(BaseModel):
     selector: _RoleOverrides = Field(default_factory=_RoleOverrides)
     judge: _RoleOverrides = Field(default_factory=_RoleOverrides)
     answerer: _RoleOverrides = Field(default_factory=_RoleOverrides)
+    extractor: _RoleOverrides = Field(default_factory=_RoleOverrides)
+    assessor: _RoleOverrides = Field(default_factory=_RoleOverrides)
     timeout: float = Field(default=60.0, gt=0, description="Seconds per model call.")
     deadline: float | None = Field(default=None, gt=0, description="Seconds for all calls of one reader.")
     concurrency: int = Field(
@@ -100,6 +108,8 @@ class ReaderConfig(BaseModel):
             name: getattr(overrides, name) if getattr(overrides, name) is not None else getattr(self, name)
             for name in PROFILE_FIELDS
         }
+        if overrides.max_tokens is None and "max_tokens" not in self.model_fields_set and role in ROLE_MAX_TOKENS:
+            values["max_tokens"] = ROLE_MAX_TOKENS[role]
         return Profile(**values) if values["model"] else None
 
     @property
@@ -157,7 +167,7 @@ class ReaderConfig(BaseModel):
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    """A TOML config file as a dict (top-level keys, and [selector], [judge], [answerer] tables)."""
+    """A TOML config file as a dict (top-level keys, and one table per role: [selector], [judge], ...)."""
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -173,10 +183,13 @@ def read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}", fix="check the path") from None
 
 
+_TABLE_ALIASES = {"answer": "answerer", "extract": "extractor", "assess": "assessor"}
+
+
 def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for key, value in data.items():
-        key = "answerer" if key == "answer" else key  # [answer] reads like the flag --answer-model
+        key = _TABLE_ALIASES.get(key, key)  # [answer] reads like the flag --answer-model
         if key in ROLES and isinstance(value, Mapping):
             flat.update({f"{key}.{name}": inner for name, inner in value.items()})
         else:

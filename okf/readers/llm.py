@@ -1,6 +1,6 @@
 """The OpenAI-compatible reader: the only module in okf that imports ``openai``.
 
-Each role (selector, judge, answerer) talks to its own profile. A call is retried with exponential backoff
+Each role (selector, judge, answerer, extractor, assessor) talks to its own profile. A call is retried with exponential backoff
 and jitter on 429, 5xx, connection errors, timeouts and unreadable bodies (honouring a capped Retry-After);
 a reply that fails validation gets one repair retry that shows the model its error; after that the result
 is marked failed, never "not relevant". One semaphore bounds the calls in flight across all roles.
@@ -36,7 +36,8 @@ from okf.readers.base import (
     Verdict,
 )
 from okf.readers.cache import JudgmentCache, judgment_key
-from okf.readers.config import ROLES, Profile, ReaderConfig
+from okf.readers.config import NAVIGATION_ROLES, ROLES, Profile, ReaderConfig
+from okf.readers.llm_roles import LLMRoles
 from okf.readers.offline import OfflineReader
 from okf.readers.synthesis import LeafExtract, Part, Split
 
@@ -66,8 +67,10 @@ class _LoopState:
     clients: dict[tuple[str | None, str], openai.AsyncOpenAI] = field(default_factory=dict)
 
 
-class LLMReader:
-    """A reader over any OpenAI-compatible chat-completions endpoint; roles without a model read offline."""
+class LLMReader(LLMRoles):
+    """A reader over any OpenAI-compatible chat-completions endpoint; roles without a model read offline.
+
+    The extractor and assessor operations come from :class:`~okf.readers.llm_roles.LLMRoles`."""
 
     def __init__(self, config: ReaderConfig) -> None:
         self.config = config
@@ -92,7 +95,8 @@ class LLMReader:
 
     @property
     def name(self) -> str:
-        labels = {role: f"{p.model}@{p.host}" if p else "offline" for role, p in self.profiles.items()}
+        labels = {role: f"{p.model}@{p.host}" if p else "offline" for role, p in self.profiles.items()
+                  if p or role in NAVIGATION_ROLES}
         if len(set(labels.values())) == 1:
             return f"openai:{labels['judge']}"
         return "openai:" + ",".join(f"{role}={label}" for role, label in labels.items())

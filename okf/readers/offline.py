@@ -39,6 +39,7 @@ from okf.readers.base import (
     Verdict,
 )
 from okf.readers.matching import WORD, Body, Field, Question, read_body
+from okf.readers.offline_roles import OfflineRoles
 from okf.readers.synthesis import LeafExtract, Part, Split, extract_offline, split_offline
 from okf.readers.text import clip, stem
 
@@ -458,8 +459,10 @@ def answer_from(question: Question, evidence: Sequence[Evidence]) -> DraftAnswer
     )
 
 
-class OfflineReader:
-    """A deterministic reader matching the question's content words; no network. The default reader."""
+class OfflineReader(OfflineRoles):
+    """A deterministic reader matching the question's content words; no network. The default reader.
+
+    It also extracts requirements and judges compliance offline (:mod:`okf.readers.offline_roles`)."""
 
     def __init__(self) -> None:
         self._bodies: OrderedDict[str, Body] = OrderedDict()

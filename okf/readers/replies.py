@@ -23,6 +23,8 @@ PROMPT_FILES = {
     "selector": "select.v1.md",
     "judge": "judge.v1.md",
     "answerer": "answer.v1.md",
+    "extractor": "extract.v1.md",
+    "assessor": "assess.v1.md",
     "repair": "repair.v1.md",
     "decomposer": "decompose.v1.md",
     "leaf": "leaf.v1.md",

@@ -1,0 +1,118 @@
+"""The extractor and assessor operations of :class:`~okf.readers.llm.LLMReader` (mixed in).
+
+Each goes through the reader's one call path (``_ask``: the role's versioned prompt, validation, one repair
+retry, transport retries), so the roles keep the same retry and failure rules as select, judge and answer: a
+reply still invalid after its repair, or a provider error, is a result with ``failed=True`` and the error,
+never an empty list of rules or a verdict. A role with no model configured reads offline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from okf.errors import DeadlineExceeded, ModelOutputError, ProviderError
+from okf.readers import role_replies
+from okf.readers.assessment import (
+    Applicability,
+    ApplicabilityDecision,
+    Assessment,
+    RequirementOffer,
+    SubjectText,
+)
+from okf.readers.base import Role, Usage
+from okf.readers.extraction import Extraction, Outline, RuleStub, Section
+
+if TYPE_CHECKING:
+    from okf.readers.config import Profile
+    from okf.readers.offline import OfflineReader
+
+T = TypeVar("T")
+
+
+class LLMRoles:
+    """``extract``, ``outline``, ``fill`` (role ``extractor``) and ``applies``, ``assess`` (role ``assessor``)."""
+
+    if TYPE_CHECKING:  # provided by LLMReader
+        profiles: dict[Role, Profile | None]
+        _offline: OfflineReader
+
+        async def _ask(self, profile: Profile, role: Role, payload: str, parse: Callable[[str], T],
+                       usage: Usage) -> T: ...
+
+        def _record(self, role: Role, usage: Usage) -> Usage: ...
+
+        def _error_text(self, exc: ProviderError | ModelOutputError) -> str: ...
+
+    async def _role_call(self, role: Role, payload: str, parse: Callable[[str], T]) -> tuple[T | None, Usage,
+                                                                                          str | None]:
+        """One validated call for ``role``: (value, usage, None) or (None, usage, error text)."""
+        profile = self.profiles[role]
+        assert profile is not None
+        usage = Usage()
+        try:
+            value: T | None = await self._ask(profile, role, payload, parse, usage)
+            error = None
+        except (ProviderError, ModelOutputError) as exc:
+            if isinstance(exc, DeadlineExceeded):
+                self._record(role, usage)
+                raise
+            usage.failures += 1
+            value, error = None, self._error_text(exc)
+        self._record(role, usage)
+        return value, usage, error
+
+    async def extract(self, section: Section) -> Extraction:
+        """Every rule of the section with its fields, in one call."""
+        if self.profiles["extractor"] is None:
+            return await self._offline.extract(section)
+        rules, usage, error = await self._role_call(
+            "extractor", role_replies.extract_payload(section, "extract"),
+            lambda text: role_replies.parse_rules(text, section))
+        return Extraction(rules=rules or [], failed=error is not None, error=error, usage=usage)
+
+    async def outline(self, section: Section) -> Outline:
+        """The skeleton of a long section: every rule's sentence and lines."""
+        if self.profiles["extractor"] is None:
+            return await self._offline.outline(section)
+        stubs, usage, error = await self._role_call(
+            "extractor", role_replies.extract_payload(section, "outline"),
+            lambda text: role_replies.parse_stubs(text, section))
+        return Outline(stubs=stubs or [], failed=error is not None, error=error, usage=usage)
+
+    async def fill(self, section: Section, stubs: Sequence[RuleStub]) -> Extraction:
+        """The fields of the given stubs, one rule per stub, in order."""
+        if self.profiles["extractor"] is None:
+            return await self._offline.fill(section, stubs)
+        rules, usage, error = await self._role_call(
+            "extractor", role_replies.fill_payload(section, stubs),
+            lambda text: role_replies.parse_fill(text, section, stubs))
+        return Extraction(rules=rules or [], failed=error is not None, error=error, usage=usage)
+
+    async def applies(
+        self, subject: SubjectText, question: str, requirements: Sequence[RequirementOffer]
+    ) -> Applicability:
+        """One applicability decision per requirement; a failed call fails every decision of the batch."""
+        if self.profiles["assessor"] is None:
+            return await self._offline.applies(subject, question, requirements)
+        if not requirements:
+            return Applicability(decisions=[])
+        decisions, usage, error = await self._role_call(
+            "assessor", role_replies.applies_payload(subject, question, requirements),
+            lambda text: role_replies.parse_decisions(text, requirements))
+        if decisions is None:
+            decisions = [ApplicabilityDecision(id=r.id, applies=None, failed=True, error=error)
+                         for r in requirements]
+        return Applicability(decisions=decisions, usage=usage)
+
+    async def assess(self, subject: SubjectText, requirement: RequirementOffer) -> Assessment:
+        """The verdict on one requirement as the model gives it (okf closes the vocabulary in code)."""
+        if self.profiles["assessor"] is None:
+            return await self._offline.assess(subject, requirement)
+        found: Any
+        found, usage, error = await self._role_call(
+            "assessor", role_replies.assess_payload(subject, requirement),
+            lambda text: role_replies.parse_assessment(text, subject))
+        if found is None:
+            return Assessment(failed=True, error=error, usage=usage)
+        return found.model_copy(update={"usage": usage})

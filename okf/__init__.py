@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         TrustTier,
     )
     from okf.check import CheckReport, check
+    from okf.comply import ComplianceResult, Finding, SubjectSpan, SubjectText, comply, comply_async, load_subject
     from okf.compile import CompileOptions, CompileReport, SkippedFile, compile_bundle
     from okf.contract import (
         Contract,
@@ -80,6 +81,17 @@ if TYPE_CHECKING:
     )
     from okf.navigate import navigate, navigate_async
     from okf.readers import LLMReader, OfflineReader, Reader, ReaderConfig, Usage, make_reader
+    from okf.requirements import (
+        ExtractionStats,
+        Requirement,
+        RequirementCitation,
+        RequirementsResult,
+        SectionFailure,
+        extract_requirements,
+        extract_requirements_async,
+        load_requirements,
+        write_requirements,
+    )
 
     open_bundle = Bundle.open
 
@@ -119,6 +131,13 @@ _EXPORTS: dict[str, str] = {
     "EvalQuestion": "okf.eval",
     "EvalReport": "okf.eval",
     "EvalSummary": "okf.eval",
+    "extract_requirements": "okf.requirements",
+    "extract_requirements_async": "okf.requirements",
+    "load_requirements": "okf.requirements",
+    "write_requirements": "okf.requirements",
+    "comply": "okf.comply",
+    "comply_async": "okf.comply",
+    "load_subject": "okf.comply",
     # results
     "AnswerResult": "okf.models",
     "Budgets": "okf.models",
@@ -134,6 +153,15 @@ _EXPORTS: dict[str, str] = {
     "SynthesisNode": "okf.models",
     "SynthesisReport": "okf.models",
     "TraceEvent": "okf.models",
+    "Requirement": "okf.requirements",
+    "RequirementCitation": "okf.requirements",
+    "RequirementsResult": "okf.requirements",
+    "SectionFailure": "okf.requirements",
+    "ExtractionStats": "okf.requirements",
+    "ComplianceResult": "okf.comply",
+    "Finding": "okf.comply",
+    "SubjectSpan": "okf.comply",
+    "SubjectText": "okf.comply",
     # readers
     "Reader": "okf.readers",
     "OfflineReader": "okf.readers",
@@ -158,15 +186,18 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Actor", "AnswerResult", "Budgets", "Bundle", "BundleError", "BundleNotFoundError", "CheckReport",
-    "Citation", "CompileError", "CompileOptions", "CompileReport", "Concept", "ConceptMeta",
+    "Citation", "CompileError", "CompileOptions", "CompileReport", "ComplianceResult", "Concept", "ConceptMeta",
     "ConceptNotFoundError", "ConfigError", "Contract", "ContractError", "ContractReport", "ContractSummary",
-    "DeadlineExceeded", "Diagnostic", "EvalQuestion", "EvalReport", "EvalSummary", "FactResult", "LLMReader",
-    "Link", "Listing", "ModelOutputError", "NavigationResult", "NavigationStats", "NotABundleError",
-    "OKFError", "OfflineReader", "PathEscapeError", "ProviderError", "Reader", "ReaderConfig", "Receipt",
-    "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef", "Status", "Supporting",
-    "SynthesisNode", "SynthesisReport", "TraceEvent", "TrustTier", "Usage", "__version__", "ask", "ask_async",
-    "check", "check_contract", "compile_bundle", "contract_schema", "evaluate", "evaluate_async", "init_contract",
-    "load_contract", "make_reader", "navigate", "navigate_async", "open_bundle",
+    "DeadlineExceeded", "Diagnostic", "EvalQuestion", "EvalReport", "EvalSummary", "ExtractionStats",
+    "FactResult", "Finding", "LLMReader", "Link", "Listing", "ModelOutputError", "NavigationResult",
+    "NavigationStats", "NotABundleError", "OKFError", "OfflineReader", "PathEscapeError", "ProviderError",
+    "Reader", "ReaderConfig", "Receipt", "Requirement", "RequirementCitation", "RequirementsResult",
+    "SectionFailure", "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef", "Status",
+    "SubjectSpan", "SubjectText", "Supporting", "SynthesisNode", "SynthesisReport", "TraceEvent", "TrustTier",
+    "Usage", "__version__", "ask", "ask_async", "check", "check_contract", "compile_bundle", "comply",
+    "comply_async", "contract_schema", "evaluate", "evaluate_async", "extract_requirements",
+    "extract_requirements_async", "init_contract", "load_contract", "load_requirements", "load_subject",
+    "make_reader", "navigate", "navigate_async", "open_bundle", "write_requirements",
 ]
 
 

@@ -19,7 +19,7 @@ import okf.errors
 REPO = Path(__file__).resolve().parents[1]
 
 # Modules whose public classes must all be exported from okf.
-MODEL_MODULES = ("okf.models", "okf.bundle.model", "okf.errors")
+MODEL_MODULES = ("okf.models", "okf.bundle.model", "okf.errors", "okf.requirements.model", "okf.comply.model")
 # Modules whose own __all__ is exported, less the names listed here with the reason they stay out.
 OPERATION_MODULES = {
     "okf.check": set(),
@@ -27,6 +27,8 @@ OPERATION_MODULES = {
     "okf.ask": {"DEFAULT_EVIDENCE_TOKENS"},  # a default, documented on ask()
     "okf.compile": {"STEPS", "CompileState", "compile_time"},  # the pipeline's insides (docs/compile.md)
     "okf.contract": {"REGEX_TIMEOUT_S", "contract_data"},  # a default, and the file-writing helper of init
+    "okf.requirements": set(),
+    "okf.comply": set(),
 }
 # The reader layer exports this declared list; the protocol's message models stay in okf.readers.
 READERS = {"Reader", "OfflineReader", "LLMReader", "ReaderConfig", "make_reader", "Usage"}
@@ -74,7 +76,7 @@ def test_every_name_in_all_resolves() -> None:
         assert name in dir(okf)
     assert okf.open_bundle == okf.Bundle.open
     # The functions keep their names even though subpackages of the same name are loaded.
-    for name in ("check", "navigate", "ask"):
+    for name in ("check", "navigate", "ask", "comply"):
         importlib.import_module(f"okf.{name}")
         assert getattr(okf, name) is getattr(sys.modules[f"okf.{name}"], name)
     assert okf.__version__ == "0.1.0"

@@ -19,7 +19,7 @@ from mcp.types import CallToolResult
 from okf.mcp.tools import BundleSet, json_safe, number_lines, unique_names
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = {"list_bundles", "read_signposts", "read_concept", "navigate", "ask", "check"}
+TOOLS = {"list_bundles", "read_signposts", "read_concept", "navigate", "ask", "check", "requirements", "comply"}
 
 FILES = {
     "index.md": "---\nokf_version: \"0.2\"\n---\n# Harbor handbook\n\n## Subdirectories\n\n"
@@ -30,8 +30,8 @@ FILES = {
                          "stale_after: 2031-01-01\ngenerated:\n  by: human:ops@harbor\n  at: 2026-01-05\n---\n"
                          "# Annual leave\n\nNew hires get 25 vacation days per year.\n"
                          "Unused vacation days carry over up to 5 days.\n\nSee also [travel](travel.md).\n",
-    "policies/travel.md": "---\ntype: Policy\ntitle: Travel\n---\n# Travel\n\nBook business travel through "
-                          "the travel desk. Economy class for flights under 6 hours.\n"
+    "policies/travel.md": "---\ntype: Policy\ntitle: Travel\n---\n# Travel\n\nEmployees must book business "
+                          "travel through the travel desk. Economy class for flights under 6 hours.\n"
                           "Broken link: [missing](gone.md).\n",
 }
 
@@ -145,6 +145,19 @@ async def every_tool_answers(client: ClientSession, bundle: Path) -> None:
     few = await call(client, "check", bundle="harbor", max_diagnostics=1)
     assert len(few["diagnostics"]) == 1 and few["truncated"] == (few["total_diagnostics"] > 1)
 
+    rules = await call(client, "requirements", bundle="harbor")
+    assert rules["total"] == 1 and not rules["truncated"] and rules["failures"] == []
+    rule = rules["requirements"][0]
+    assert (rule["deontic_type"], rule["actor"]) == ("obligation", "Employees")
+    assert rule["citation"]["path"] == "policies/travel.md" and rule["requirement_id"].startswith("req-")
+    assert (await call(client, "requirements", bundle="harbor", under="policies/leave.md"))["total"] == 0
+    checked = await call(client, "comply", bundle="harbor", under="policies/", subject_name="trip.md",
+                         subject_text="Trip plan\n\nI will book business travel through the travel desk.\n")
+    assert checked["rollup"] == {"violation": 0, "needs_review": 0, "compliant": 1}
+    finding = checked["findings"][0]
+    assert finding["subject_span"]["path"] == "trip.md" and finding["subject_span"]["start_line"] == 3
+    assert finding["requirement_receipt"]["evidence_id"] == rule["requirement_id"]
+
 
 async def bad_arguments_are_tool_errors(client: ClientSession) -> None:
     assert "'harbor'" in await call_error(client, "read_signposts", bundle="nope")
@@ -176,6 +189,11 @@ async def bad_arguments_are_tool_errors(client: ClientSession) -> None:
                                                  evidence_tokens=-5)
     assert "synthesis" in await call_error(client, "ask", bundle="harbor", question="q", synthesis="sometimes")
     assert "max_diagnostics" in await call_error(client, "check", bundle="harbor", max_diagnostics=0)
+    assert "subject_text is empty" in await call_error(client, "comply", bundle="harbor", subject_text=" ")
+    assert "names no directory" in await call_error(client, "requirements", bundle="harbor", under="nowhere/")
+    assert "PathEscapeError" in await call_error(client, "requirements", bundle="harbor", under="../..")
+    assert "max_results must be positive" in await call_error(client, "requirements", bundle="harbor",
+                                                              max_results=0)
     assert "valid integer" in await call_error(client, "read_concept", bundle="harbor",
                                                concept="policies/leave", max_bytes="lots")
     assert "bundle" in await call_error(client, "read_signposts")  # a required argument missing

@@ -14,7 +14,8 @@ import click
 from okf import __version__
 from okf.cli.common import OKFGroup
 
-COMMAND_MODULES = ("compile", "check", "navigate", "ask", "eval", "mcp", "contract", "trace", "report")
+COMMAND_MODULES = ("compile", "check", "navigate", "ask", "eval", "requirements", "comply", "mcp", "contract",
+                   "trace", "report")
 
 
 @click.group(cls=OKFGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -103,6 +103,18 @@ def reader_options(f: F) -> F:
     return f
 
 
+def extract_model_option(f: F) -> F:
+    """``--extract-model``: the model that reads rules out of sections (role ``extractor``)."""
+    return click.option("--extract-model", metavar="NAME", default=None,
+                        help="Model that extracts requirements from sections (env OKF_EXTRACT_MODEL).")(f)
+
+
+def assess_model_option(f: F) -> F:
+    """``--assess-model``: the compliance judge (role ``assessor``)."""
+    return click.option("--assess-model", metavar="NAME", default=None,
+                        help="Model that decides applicability and judges compliance (env OKF_ASSESS_MODEL).")(f)
+
+
 def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
     """The reader configuration the options ask for (flags > environment > config file > defaults)."""
     if kwargs.get("timeout") is not None and kwargs["timeout"] <= 0:
@@ -116,6 +128,8 @@ def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
         "selector.model": kwargs.get("selector_model"),
         "judge.model": kwargs.get("judge_model"),
         "answerer.model": kwargs.get("answer_model"),
+        "extractor.model": kwargs.get("extract_model"),
+        "assessor.model": kwargs.get("assess_model"),
         "base_url": kwargs.get("base_url"),
         "api_key_env": kwargs.get("api_key_env"),
         "config": kwargs.get("config"),

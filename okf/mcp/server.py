@@ -20,6 +20,9 @@ from pydantic import Field, ValidationError
 
 from okf import __version__
 from okf.errors import OKFError
+from okf.comply import ComplianceResult
+from okf.mcp import compliance
+from okf.mcp.compliance import DEFAULT_MAX_RESULTS, RequirementList
 from okf.mcp.tools import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DIAGNOSTICS,
@@ -52,6 +55,13 @@ MaxDiagnostics = Annotated[int, Field(description="Most diagnostics to return (e
 ContractData = Annotated[dict[str, Any] | None, Field(description="A contract as JSON: {version: 1, facts: [{name, "
                                                       "type, locate, expect, severity}]}; its schema is in "
                                                       "docs/contracts.md (okf contract schema prints it).")]
+Under = Annotated[str, Field(description="Bundle-relative directory (or concept) to take requirements from, "
+                                         "e.g. 'policies/'; '' is the whole bundle.")]
+MaxResults = Annotated[int, Field(description="Most requirements to return.")]
+SubjectBody = Annotated[str, Field(description="The text of the document to check (a contract, a policy, ...).")]
+SubjectName = Annotated[str, Field(description="A name for the subject, shown in the citations.")]
+CheckQuestion = Annotated[str, Field(description="What to check; steers navigation when under is empty.")]
+MaxRequirements = Annotated[int | None, Field(description="Applicable requirements judged at most (default 200).")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
@@ -79,7 +89,8 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
             "okf serves Open Knowledge Format bundles: folders of markdown concepts with index.md signposts. "
             f"Bundles: {shelf.describe()}. To answer from a bundle, call ask; to find the relevant concepts "
             "with receipts, call navigate; to browse by hand, call read_signposts from the root ('') and "
-            "read_concept on what looks relevant."),
+            "read_concept on what looks relevant. To list a bundle's rules, call requirements; to check a "
+            "document against them, call comply."),
     )
 
     @server.tool(annotations=READ_ONLY)
@@ -133,6 +144,27 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
         with _tool_errors():
             return await shelf.ask(bundle, question, budgets, evidence_tokens, contract, synthesis)
+
+    @server.tool(annotations=MODEL_BACKED)
+    async def requirements(bundle: BundleName, under: Under = "",
+                           max_results: MaxResults = DEFAULT_MAX_RESULTS) -> RequirementList:
+        """Extract the operative rules (obligations, prohibitions, permissions) of a bundle's sections: each
+        with its sentence, deontic type, actor, applicability conditions, evidence standard, a citation
+        (concept, file lines, sha256) and a content-hash requirement_id. Sections that failed are listed."""
+        with _tool_errors():
+            return await compliance.requirements(shelf, bundle, under, max_results)
+
+    @server.tool(annotations=MODEL_BACKED)
+    async def comply(bundle: BundleName, subject_text: SubjectBody, subject_name: SubjectName = "subject",
+                     question: CheckQuestion = "", under: Under = "",
+                     max_requirements: MaxRequirements = None) -> ComplianceResult:
+        """Judge a document against a bundle's requirements (those under `under`, else those navigation finds
+        for `question`): each applicable requirement gets a verdict, violation (the text shows the breach),
+        needs_review (it applies, the text does not show enough) or compliant, with a rationale, the subject
+        lines it rests on and the requirement clause's receipt. rollup counts verdicts; violations come first."""
+        with _tool_errors():
+            return await compliance.comply(shelf, bundle, subject_text, subject_name, question, under,
+                                           max_requirements)
 
     @server.tool(annotations=READ_ONLY)
     async def check(bundle: BundleName, max_diagnostics: MaxDiagnostics = DEFAULT_MAX_DIAGNOSTICS,

@@ -44,6 +44,13 @@ class LLMRoles:
 
         def _error_text(self, exc: ProviderError | ModelOutputError) -> str: ...
 
+    def role_identity(self, role: Role) -> str:
+        """What this reader's work in ``role`` depends on: its model and endpoint (the extraction cache keys on it)."""
+        profile = self.profiles[role]
+        if profile is None:
+            return self._offline.role_identity(role)
+        return f"{profile.model}@{profile.base_url or 'https://api.openai.com/v1'}"
+
     async def _role_call(self, role: Role, payload: str, parse: Callable[[str], T]) -> tuple[T | None, Usage,
                                                                                           str | None]:
         """One validated call for ``role``: (value, usage, None) or (None, usage, error text)."""

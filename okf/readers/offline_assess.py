@@ -5,7 +5,9 @@ liability and auto policies"); its *key terms* are the first content words of th
 boundary. A subject sentence *states the act in the requirement's own terms* when it carries every key term.
 
 - applies: the requirement plausibly applies when one subject sentence carries at least half its key terms
-  (and at least two, or all when it has fewer). Each requirement is decided on its own.
+  (and at least two, or all when it has fewer), one of them the act's head. Terms in nearly a third of the
+  subject's sentences (the parties' names) are context and do not count. Each requirement is decided on
+  its own.
 - assess: for an obligation, a sentence stating the act is ``compliant``, and one stating it under a negation
   ("shall not", "no", "without") is a ``violation``; for a prohibition the other way round. Anything else,
   permissions and ambiguous rules included, is ``needs_review``: the text does not show enough.
@@ -23,10 +25,14 @@ from okf.readers.modal import OBLIGATION, PROHIBITION, main_modals, mask
 from okf.readers.text import terms
 
 KEY_TERMS = 6
+# applies: a term in at least this share of the subject's sentences (of at least CONTEXT_MIN_SENTENCES) is context.
+CONTEXT_SHARE = 0.3
+CONTEXT_MIN_SENTENCES = 6
 # The confidence the offline judge gives a verdict it reached by matching words (it understands none).
 MATCH_CONFIDENCE = 0.5
-_ACT_END = re.compile(r"[,;:(]|\s(?:unless|if|where|when|whenever|before|after|within|provided|except|"
-                      r"other\s+than|so\s+that|in\s+order\s+to|in\s+accordance\s+with)\s", re.IGNORECASE)
+# The act ends at a clause boundary; its timing ("within 1 hour", "before signature") is part of it.
+_ACT_END = re.compile(r"[,;:(]|\s(?:unless|if|where|when|whenever|provided|except|other\s+than|so\s+that|"
+                      r"in\s+order\s+to)\s", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|no|never|without|neither|nor|none|cannot|won['’]t|shan['’]t|isn['’]t|"
                        r"aren['’]t|doesn['’]t|don['’]t)\b|n['’]t\b", re.IGNORECASE)
 # Negative words that negate nothing: "no later than", "without undue delay".
@@ -88,17 +94,31 @@ def key_terms(requirement: RequirementOffer) -> list[str]:
     return found[:KEY_TERMS]
 
 
-def applies(subject: list[SubjectSentence], requirement: RequirementOffer) -> tuple[bool, str, int | None]:
-    """Whether the requirement plausibly applies, why, and the line of the sentence that decided it."""
-    key = key_terms(requirement)
+def context_terms(subject: list[SubjectSentence]) -> frozenset[str]:
+    """Terms so common in the subject (a party's name, "carrier") that they say nothing about any one act."""
+    if len(subject) < CONTEXT_MIN_SENTENCES:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for sentence in subject:
+        for term in sentence.terms:
+            counts[term] = counts.get(term, 0) + 1
+    return frozenset(t for t, n in counts.items() if n >= CONTEXT_SHARE * len(subject))
+
+
+def applies(subject: list[SubjectSentence], requirement: RequirementOffer,
+            context: frozenset[str] = frozenset()) -> tuple[bool, str, int | None]:
+    """Whether the requirement plausibly applies, why, and the line of the sentence that decided it: one subject
+    sentence carries at least half the act's key terms (two at least), one of them the act's head (its first
+    two terms). ``context`` terms (see :func:`context_terms`) do not count."""
+    key = [t for t in key_terms(requirement) if t not in context]
     if not key:
-        return False, "the requirement names no act to look for", None
+        return False, "the requirement names no act to look for beyond the subject's own context", None
     needed = len(key) if len(key) < 2 else max(2, math.ceil(len(key) / 2))
     best: SubjectSentence | None = None
     best_count = 0
     for sentence in subject:
         count = sum(t in sentence.terms for t in key)
-        if count > best_count:
+        if count > best_count and any(t in sentence.terms for t in key[:2]):
             best, best_count = sentence, count
     if best is not None and best_count >= needed:
         shared = [t for t in key if t in best.terms]

@@ -74,9 +74,10 @@ class OfflineRoles:
         """Each requirement on its own: does a subject sentence carry enough of its act's terms?"""
         start = time.perf_counter()
         sentences = offline_assess.subject_sentences(subject)
+        context = offline_assess.context_terms(sentences)
         decisions = []
         for requirement in requirements:
-            applies, reason, _ = offline_assess.applies(sentences, requirement)
+            applies, reason, _ = offline_assess.applies(sentences, requirement, context)
             decisions.append(ApplicabilityDecision(id=requirement.id, applies=applies, reason=reason))
         return Applicability(decisions=decisions, usage=_usage(start))
 

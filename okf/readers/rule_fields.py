@@ -40,7 +40,8 @@ _RELATIVE_TAIL = re.compile(r"\s+(?:that|which|who|whom|whose|where|when)\b.*$",
 _PRONOUNS = frozenset({"it", "he", "she", "they", "its", "him", "them"})
 _AGENT = re.compile(r"\bby\s+(?:the\s+|a\s+|an\s+|its\s+|each\s+|any\s+)?(?P<agent>[A-Z][\w’'&-]*(?:\s+(?:of\s+|and\s+)?"
                     r"[A-Z][\w’'&-]*){0,5})")
-_NOUN_PHRASE = re.compile(r"\b(?:the|a|an)\s+(?P<np>[A-Z][\w’'-]*(?:\s+[A-Z][\w’'-]*){0,5})")
+_AUXILIARIES = frozenset("is are was were has have had does do did can could will would may must shall should "
+                         "becomes".split())
 _EVIDENCE = re.compile(
     r"\b(?:(?:by\s+notice\s+)?in\s+writing|written\s+(?:approval|consent|notice|justification|confirmation|"
     r"record|agreement|warning|policy|procedures?|report)s?|(?:verified|evidenced|supported|substantiated|certified|"
@@ -68,7 +69,7 @@ def _pair(word: str, text: str) -> str | None:
     """``dimension: value`` from a condition ``word`` and the text after it; None for a vague one ("if any")."""
     if _VAGUE.match(f"{word} {_clean(text)}"):
         return None
-    value = _clean(text)
+    value = _clean(text).rstrip(".")
     if len(value) > VALUE_CHARS:
         value = value[:VALUE_CHARS].rsplit(" ", 1)[0] + " …"
     return f"{_dimension(word)}: {value}"
@@ -112,10 +113,25 @@ def actor(text: str, clause: Clause, conditions: list[str], subject_of: Clause |
         subject = subject[3:]
     if subject.lower() in _PRONOUNS:
         for condition in conditions:
-            named = _NOUN_PHRASE.search(condition)
+            named = _condition_subject(condition)
             if named:
-                return _tidy(named.group("np"))
+                return named
     return _tidy(subject)
+
+
+def _condition_subject(condition: str) -> str:
+    """The subject of a conditional clause ("where a firm holds ..." -> "firm"), or ""."""
+    found = _CONDITION.match(condition)
+    words = condition[found.end():].split() if found else []
+    if not words or words[0].lower() not in ("a", "an", "the", "any", "each", "every"):
+        return ""
+    taken: list[str] = []
+    for word in words[1:7]:
+        plain = word.strip(",;:()").lower()
+        if plain in _AUXILIARIES or (taken and plain.endswith(("s", "ed")) and word[0].islower()):
+            break
+        taken.append(word.strip(",;:()"))
+    return " ".join(taken)
 
 
 def _tidy(subject: str) -> str:

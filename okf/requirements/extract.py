@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -182,6 +182,7 @@ async def extract_requirements_async(
     bundle: Bundle | str | Path,
     *,
     under: str | None = None,
+    concepts: Sequence[str] | None = None,
     reader: RuleReader | None = None,
     cache: ExtractionCache | None = None,
     mode: Mode = "auto",
@@ -189,7 +190,8 @@ async def extract_requirements_async(
     fill_batch: int = FILL_BATCH,
     progress: Progress | None = None,
 ) -> RequirementsResult:
-    """The operative rules of every section of ``bundle`` (or of directory ``under``), in reading order."""
+    """The operative rules of every section of ``bundle`` (or of directory ``under``, or of the ``concepts``
+    given by id or path), in reading order."""
     opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
     _check(mode, dense_chars, fill_batch)
     if reader is None:
@@ -199,7 +201,7 @@ async def extract_requirements_async(
     if not isinstance(reader, RuleReader):
         raise ConfigError(f"reader {getattr(reader, 'name', reader)!r} cannot extract requirements",
                           fix="pass an OfflineReader, an LLMReader or another okf.readers.extraction.RuleReader")
-    paths = section_paths(opened, under)
+    paths = section_paths(opened, under) if concepts is None else [opened.concept(c).path for c in concepts]
     start = time.perf_counter()
     from okf.requirements import pool  # the process pool: only for the offline reader on big bundles
 

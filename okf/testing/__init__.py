@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from okf.testing.roles import ScriptedRoleReader, roles_rule
 from okf.testing.scripted import ScriptedReader
 from okf.testing.server import (
     LoopbackServer,
@@ -18,8 +19,10 @@ __all__ = [
     "RecordedRequest",
     "Reply",
     "ScriptedReader",
+    "ScriptedRoleReader",
     "loopback_only",
     "offline_rule",
     "out_of_range_rule",
+    "roles_rule",
     "wrong_count_rule",
 ]

@@ -6,6 +6,8 @@ Usage (from the repo root, the obliqa bundle compiled outside the repo first):
     python scripts/requirements_eval.py /tmp/obliqa                 # the scores
     python scripts/requirements_eval.py /tmp/obliqa --verbose       # every miss and every extra rule
     python scripts/requirements_eval.py /tmp/obliqa --sample        # the 30 section ids the labels cover
+    python scripts/requirements_eval.py /tmp/obliqa --labels tests/data/requirements/obliqa-heldout-labels.json
+    python scripts/requirements_eval.py /tmp/obliqa --sample heldout   # the 20 held-out section ids
 
 A labelled rule is found by an extracted rule of the same section whose requirement text holds the label's
 quote (whitespace and case aside), or failing that whose cited lines hold it; each extracted rule finds at
@@ -29,16 +31,22 @@ from okf.requirements.model import Requirement
 REPO = Path(__file__).resolve().parents[1]
 LABELS = REPO / "tests" / "data" / "requirements" / "obliqa-labels.json"
 SEED, SIZE = 16, 30
+HELDOUT_SEED, HELDOUT_SIZE = 1616, 20
 
 
 def _fold(text: str) -> str:
     return " ".join(text.replace("\u200e", "").split()).casefold()
 
 
-def sample(bundle: Bundle) -> list[str]:
-    """The labelled sample: ``SIZE`` concept ids drawn with ``random.Random(SEED)``, sorted."""
+def sample(bundle: Bundle, which: str = "labelled") -> list[str]:
+    """The labelled sample (``SIZE`` concept ids drawn with ``random.Random(SEED)``), or the held-out one
+    (``HELDOUT_SIZE`` drawn with ``random.Random(HELDOUT_SEED)`` from the ids not in the first), sorted."""
     ids = sorted(p.removesuffix(".md") for p in bundle.iter_concepts())
-    return sorted(random.Random(SEED).sample(ids, SIZE))
+    first = sorted(random.Random(SEED).sample(ids, SIZE))
+    if which == "labelled":
+        return first
+    rest = [i for i in ids if i not in set(first)]
+    return sorted(random.Random(HELDOUT_SEED).sample(rest, HELDOUT_SIZE))
 
 
 def match(labels: list[dict], rules: list[Requirement], bundle: Bundle) -> list[tuple[int, int]]:
@@ -71,13 +79,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bundle", help="the obliqa bundle (okf compile ../shared/corpora/obliqa/sources -o DIR)")
     parser.add_argument("--labels", default=str(LABELS))
-    parser.add_argument("--sample", action="store_true", help="print the sampled concept ids and stop")
+    parser.add_argument("--sample", nargs="?", const="labelled", choices=["labelled", "heldout"],
+                        help="print the sampled concept ids (the first sample, or the held-out one) and stop")
     parser.add_argument("--verbose", action="store_true", help="list every missed label and every extra rule")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     args = parser.parse_args()
     bundle = Bundle.open(args.bundle)
     if args.sample:
-        print("\n".join(sample(bundle)))
+        print("\n".join(sample(bundle, args.sample)))
         return 0
     data = json.loads(Path(args.labels).read_text(encoding="utf-8"))
     sections = data["sections"]

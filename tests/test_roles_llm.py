@@ -175,3 +175,31 @@ def test_roles_without_a_model_read_offline_and_the_name_lists_configured_roles_
         assert "extractor=x@" in mixed.name and mixed.role_identity("extractor").startswith("x@")
         assert ReaderConfig(extractor={"model": "x"}).profile("extractor").max_tokens == 4096  # type: ignore[union-attr]
         assert ReaderConfig(model="m", max_tokens=900).profile("extractor").max_tokens == 900  # type: ignore[union-attr]
+
+
+def test_cli_with_a_model_caches_sections_by_content_and_exits_1_on_a_failed_section(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from okf.cli import main
+    from tests.builders import concept, write_files
+
+    bundle = write_files(tmp_path / "b", {"a.md": concept("A", "Firms must file returns."),
+                                          "b.md": concept("B", "Staff may work remotely.")})
+    runner = CliRunner()
+    with LoopbackServer(rule=roles_rule()) as server:
+        args = ["requirements", str(bundle), "--extract-model", "m", "--base-url", server.base_url, "--json"]
+        first = runner.invoke(main, args)
+        calls = len(server.completions)
+        second = runner.invoke(main, args)
+        assert len(server.completions) == calls == 2  # the second run was served from the cache
+        (bundle / "b.md").write_text(concept("B", "Staff must work on site."), encoding="utf-8")
+        third = runner.invoke(main, args)
+        assert len(server.completions) == 3  # only the changed section was read again
+    data = [json.loads(r.stdout) for r in (first, second, third)]
+    assert [d["stats"]["cached"] for d in data] == [0, 2, 1]
+    assert data[0]["requirements"] == data[1]["requirements"] and data[0]["reader"].startswith("openai:")
+    assert [r["deontic_type"] for r in data[2]["requirements"]] == ["obligation", "obligation"]
+    with LoopbackServer(["not json"] * 4) as server:
+        failed = runner.invoke(main, ["requirements", str(bundle), "--extract-model", "m", "--no-cache",
+                                      "--base-url", server.base_url])
+    assert failed.exit_code == 1 and "Error: a (extract): invalid extractor reply" in failed.stderr

@@ -7,18 +7,20 @@ from typing import Any
 import click
 
 from okf.cli.common import notice, quiet_option
-from okf.cli.options import reader_from_options, reader_options
+from okf.cli.options import assess_model_option, extract_model_option, reader_from_options, reader_options
 
 
 @click.command("mcp")
 @click.argument("bundles", nargs=-1, required=True, type=click.Path(file_okay=True, dir_okay=True))
 @reader_options
+@extract_model_option
+@assess_model_option
 @quiet_option
 def command(bundles: tuple[str, ...], quiet: bool, **reader_kw: Any) -> None:
     """Serve BUNDLES to agents as an MCP server over stdio.
 
     Each bundle is named by its directory name (made unique with -2, -3...). Tools: list_bundles,
-    read_signposts, read_concept, navigate, ask, check (see docs/mcp.md). Every bundle is opened and
+    read_signposts, read_concept, navigate, ask, check, requirements, comply (see docs/mcp.md). Every bundle is opened and
     checked before serving: a bad path exits with an error. stdout carries the protocol only; notices
     go to stderr. The reader is configured as for 'okf ask' (offline unless a model is given).
 

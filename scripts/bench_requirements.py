@@ -18,11 +18,9 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from okf.bundle import Bundle
-from okf.requirements import extract_requirements
-from okf.requirements import pool
+from okf.requirements import extract_requirements, pool
 from okf.requirements.model import RequirementsResult
 from okf.sources import span_sha256
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from okf.cli import main
 from okf.comply import SubjectText, comply
 from okf.errors import ConfigError
-from okf.readers.assessment import ApplicabilityDecision, Applicability, Assessment
+from okf.readers.assessment import Applicability, ApplicabilityDecision, Assessment
 from okf.readers.base import Usage
 from okf.requirements import Requirement, RequirementCitation, extract_requirements, write_requirements
 from okf.testing import ScriptedRoleReader

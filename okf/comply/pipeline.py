@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from okf.bundle import Bundle
 from okf.comply.model import ComplianceResult, Finding
@@ -29,7 +29,8 @@ from okf.readers.assessment import (
     RequirementOffer,
     SubjectText,
 )
-from okf.readers.base import Usage
+from okf.readers.base import Reader, Usage
+from okf.readers.extraction import RuleReader
 from okf.requirements.cache import ExtractionCache
 from okf.requirements.extract import extract_requirements_async
 from okf.requirements.model import Requirement
@@ -118,15 +119,19 @@ async def comply_async(
     base: dict[str, Any] = {"subject": text.name, "question": ask, "reader": reader.name}
     opened: Bundle | None = None
     if bundle is not None:
+        if not isinstance(reader, Reader) or not isinstance(reader, RuleReader):
+            raise ConfigError(f"reader {reader.name!r} cannot navigate a bundle and extract its requirements",
+                              fix="pass requirements instead of a bundle, or a reader that also navigates")
         opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
-        nav = await navigate_async(opened, ask, reader=reader, budgets=make_budgets(budgets), progress=progress)
+        nav = await navigate_async(opened, ask, reader=cast(Reader, reader), budgets=make_budgets(budgets),
+                                   progress=progress)
         usage.update(nav.stats.usage)
         base.update(source="bundle", shortlist=[e.concept_id for e in nav.shortlist], navigation=nav)
         base["warnings"] = [f"navigation: {w}" for w in nav.warnings]
         candidates: list[Requirement] = []
         if nav.shortlist:
             extracted = await extract_requirements_async(opened, concepts=[e.concept_id for e in nav.shortlist],
-                                                         reader=reader, cache=cache)
+                                                         reader=cast(RuleReader, reader), cache=cache)
             candidates = extracted.requirements
             usage["extractor"] = extracted.stats.usage
             base["extraction_failures"] = extracted.failures

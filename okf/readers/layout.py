@@ -23,8 +23,7 @@ _MARKER = re.compile(
 # Sentence ends: . ! ? followed by space and a capital, a digit or an opening mark. Abbreviations stay whole.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[A-Z0-9“\"‘'(\[])")
 _ABBREVIATIONS = frozenset(
-    "e.g i.e etc no nos art arts reg regs inc ltd co corp vs cf para paras s ss mr mrs ms dr st approx incl "
-    "sch ch sec fig vol pp p al u.a.e u.s u.k".split()
+    ["e.g", "i.e", "etc", "no", "nos", "art", "arts", "reg", "regs", "inc", "ltd", "co", "corp", "vs", "cf", "para", "paras", "s", "ss", "mr", "mrs", "ms", "dr", "st", "approx", "incl", "sch", "ch", "sec", "fig", "vol", "pp", "p", "al", "u.a.e", "u.s", "u.k"]
 )
 TITLE_WORDS = 8  # a line this short, unpunctuated, before a capitalised line is a title
 _ROMAN = re.compile(r"^\(?[ivxlc]{1,6}\)$")

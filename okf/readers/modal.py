@@ -58,17 +58,12 @@ _DEFINITION = re.compile(r"\b(?:means|shall\s+mean|refers\s+to|is\s+defined\s+as
 _SKIP_AFTER = re.compile(r"^(?:\s+(?:also|only|then|therefore|still|further|additionally|in\s+particular|"
                          r"at\s+any\s+time|not|reasonably|generally|nevertheless|however))+", re.IGNORECASE)
 _EPISTEMIC = frozenset(
-    "include includes including have has need result arise affect cause lead vary differ occur contain become "
-    "involve reflect indicate suggest mean seem appear depend well likely help exist fall happen prove impact "
-    "constitute amount want wish find relate pose create".split()
+    ["include", "includes", "including", "have", "has", "need", "result", "arise", "affect", "cause", "lead", "vary", "differ", "occur", "contain", "become", "involve", "reflect", "indicate", "suggest", "mean", "seem", "appear", "depend", "well", "likely", "help", "exist", "fall", "happen", "prove", "impact", "constitute", "amount", "want", "wish", "find", "relate", "pose", "create"]
 )
 # "may be expected to": a passive that states a likelihood, not a permission.
-_EPISTEMIC_PASSIVE = frozenset("expected anticipated assumed seen thought said deemed considered regarded".split())
+_EPISTEMIC_PASSIVE = frozenset(["expected", "anticipated", "assumed", "seen", "thought", "said", "deemed", "considered", "regarded"])
 _PARTICIPLES = frozenset(
-    "given made done held paid sold taken shown known brought kept sent set put met granted built bought "
-    "chosen drawn driven eaten fallen felt found forgiven gotten hidden hit hurt laid led left lent let lost "
-    "meant read ridden run said seen sought shut spent spoken stood struck sworn thought told understood "
-    "withdrawn won written borne begun bound cast cut dealt undertaken overseen withheld".split()
+    ["given", "made", "done", "held", "paid", "sold", "taken", "shown", "known", "brought", "kept", "sent", "set", "put", "met", "granted", "built", "bought", "chosen", "drawn", "driven", "eaten", "fallen", "felt", "found", "forgiven", "gotten", "hidden", "hit", "hurt", "laid", "led", "left", "lent", "let", "lost", "meant", "read", "ridden", "run", "said", "seen", "sought", "shut", "spent", "spoken", "stood", "struck", "sworn", "thought", "told", "understood", "withdrawn", "won", "written", "borne", "begun", "bound", "cast", "cut", "dealt", "undertaken", "overseen", "withheld"]
 )
 _COORDINATION = re.compile(r"(?:,?\s*\b(?:and|or|but)\b\s*|;\s*(?:\b(?:and|or|but)\b\s*)?)", re.IGNORECASE)
 _PAREN = re.compile(r"\([^()]*\)")

@@ -40,8 +40,7 @@ _RELATIVE_TAIL = re.compile(r"\s+(?:that|which|who|whom|whose|where|when)\b.*$",
 _PRONOUNS = frozenset({"it", "he", "she", "they", "its", "him", "them"})
 _AGENT = re.compile(r"\bby\s+(?:the\s+|a\s+|an\s+|its\s+|each\s+|any\s+)?(?P<agent>[A-Z][\w’'&-]*(?:\s+(?:of\s+|and\s+)?"
                     r"[A-Z][\w’'&-]*){0,5})")
-_AUXILIARIES = frozenset("is are was were has have had does do did can could will would may must shall should "
-                         "becomes".split())
+_AUXILIARIES = frozenset(["is", "are", "was", "were", "has", "have", "had", "does", "do", "did", "can", "could", "will", "would", "may", "must", "shall", "should", "becomes"])
 _EVIDENCE = re.compile(
     r"\b(?:(?:by\s+notice\s+)?in\s+writing|written\s+(?:approval|consent|notice|justification|confirmation|"
     r"record|agreement|warning|policy|procedures?|report)s?|(?:verified|evidenced|supported|substantiated|certified|"
@@ -113,9 +112,9 @@ def actor(text: str, clause: Clause, conditions: list[str], subject_of: Clause |
         subject = subject[3:]
     if subject.lower() in _PRONOUNS:
         for condition in conditions:
-            named = _condition_subject(condition)
-            if named:
-                return named
+            party = _condition_subject(condition)
+            if party:
+                return party
     return _tidy(subject)
 
 

@@ -38,9 +38,7 @@ def applies(reader: object, sections: int) -> bool:
 
 
 def _start(root: str, mode: str, dense_chars: int) -> None:
-    from okf.requirements.extract import _Run
-
-    from okf.requirements.extract import FILL_BATCH
+    from okf.requirements.extract import FILL_BATCH, _Run
 
     _state["run"] = _Run(Bundle.open(root), OfflineReader(), None, mode, dense_chars, FILL_BATCH)  # type: ignore[arg-type]
 

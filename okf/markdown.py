@@ -13,6 +13,7 @@ which then goes to markdown-it. tests/test_markdown.py checks both give identica
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -36,6 +37,29 @@ _BLOCK_KINDS = {
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+@lru_cache(maxsize=1)
+def _html_parser() -> MarkdownIt:
+    # Raw HTML in a body is shown as text, never passed through: a bundle is untrusted input to a page.
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def to_html(text: str, rewrite: Callable[[str], str] | None = None) -> str:
+    """``text`` rendered as HTML with raw HTML escaped; ``rewrite`` maps every link and image target.
+
+    Unsafe URLs (``javascript:`` and the like) are refused by markdown-it and stay text.
+    """
+    parser = _html_parser()
+    tokens = parser.parse(text)
+    if rewrite is not None:
+        for token in tokens:
+            for child in token.children or ():
+                name = "href" if child.type == "link_open" else "src" if child.type == "image" else None
+                target = child.attrGet(name) if name else None
+                if name and isinstance(target, str):
+                    child.attrSet(name, rewrite(target))
+    return parser.renderer.render(tokens, parser.options, {})
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from okf import __version__
 from okf.cli.common import OKFGroup
 
 COMMAND_MODULES = ("compile", "check", "navigate", "ask", "eval", "requirements", "comply", "mcp", "contract",
-                   "trace", "report")
+                   "trace", "report", "export")
 
 
 @click.group(cls=OKFGroup, context_settings={"help_option_names": ["-h", "--help"]})

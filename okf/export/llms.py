@@ -1,0 +1,106 @@
+"""``llms.txt`` for agents that do not speak OKF (the llms.txt convention), ``llms-full.txt`` with every current
+concept inlined, and one ``.md`` file per concept (its file as it is in the bundle, so relative links hold).
+
+llms.txt: an H1 with the bundle's title, a blockquote summary from the root signpost, one H2 per top-level
+directory listing its current concepts as ``- [title](url): description`` in signpost order, and an
+``Optional`` section for deprecated and stale concepts. Titles and descriptions are escaped so markdown or
+HTML in them stays text and cannot break the list.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from okf.errors import ConfigError
+from okf.export.reading import Collected, Entry
+
+# Markdown specials get a backslash; control characters become spaces (then whitespace is collapsed).
+_ESCAPES = {**{ord(c): "\\" + c for c in "\\`*_[]<>#|!{}"}, **{n: " " for n in (*range(32), 127)}}
+
+
+def escape(text: str) -> str:
+    """One line of markdown text that renders as exactly ``text`` (specials backslash-escaped)."""
+    return " ".join(text.translate(_ESCAPES).split())
+
+
+def url(entry_path: str, base_url: str | None) -> str:
+    """The link to a concept's ``.md`` file: relative, or under ``base_url``; percent-encoded."""
+    rel = quote(entry_path, safe="/")
+    return f"{base_url.rstrip('/')}/{rel}" if base_url else rel
+
+
+def _item(entry: Entry, base_url: str | None, note: str = "") -> str:
+    line = f"- [{escape(entry.title)}]({url(entry.path, base_url)})"
+    description = escape(entry.description)
+    if description or note:
+        line += ": " + " ".join(p for p in (description, note) if p)
+    return line
+
+
+def _trust_note(entry: Entry) -> str:
+    notes = []
+    if entry.deprecated:
+        notes.append("deprecated")
+    if entry.stale and entry.stale_after is not None:
+        notes.append(f"stale since {entry.stale_after:%Y-%m-%d}")
+    elif entry.stale:
+        notes.append("stale")
+    return f"({', '.join(notes)})" if notes else ""
+
+
+def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
+    """The llms.txt index."""
+    lines = [f"# {escape(collected.title)}", ""]
+    if collected.summary:
+        lines += [f"> {escape(collected.summary)}", ""]
+    full = url("llms-full.txt", base_url)
+    lines += [f"Concepts of this knowledge bundle, in the order of its signposts. Each link is the concept's "
+              f"markdown file; [llms-full.txt]({full}) has every current concept's text in one file.", ""]
+    for top, title in collected.sections():
+        current = [e for e in collected.entries if e.top == top and e.current]
+        if not current:
+            continue
+        lines += [f"## {escape(title)}", ""]
+        lines += [_item(e, base_url) for e in current]
+        lines.append("")
+    optional = [e for e in collected.entries if not e.current]
+    if optional:
+        lines += ["## Optional", ""]
+        lines += [_item(e, base_url, _trust_note(e)) for e in optional]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[str, int]:
+    """llms-full.txt and how many concepts it holds: every current concept's body under a heading with its id
+    and source lines, in signpost order; with ``max_bytes`` whole concepts up to the cap and the cut stated."""
+    head = [f"# {escape(collected.title)}", ""]
+    if collected.summary:
+        head += [f"> {escape(collected.summary)}", ""]
+    text = "\n".join(head) + "\n"
+    current = [e for e in collected.entries if e.current]
+    parts = [f"## {e.id} ({', '.join(e.sources())})\n\n{e.body.strip()}\n\n" for e in current]
+    if max_bytes is None:
+        return text + "".join(parts), len(parts)
+    sizes = [len(p.encode("utf-8")) for p in parts]
+    base = len(text.encode("utf-8"))
+    if base + sum(sizes) <= max_bytes:
+        return text + "".join(parts), len(parts)
+    kept, size = 0, base
+    while kept < len(parts) and size + sizes[kept] <= max_bytes:
+        size += sizes[kept]
+        kept += 1
+    # Whole concepts only, and room for the note that says where the file was cut.
+    while kept and size + len(_cut_note(kept, len(parts), max_bytes).encode("utf-8")) > max_bytes:
+        kept -= 1
+        size -= sizes[kept]
+    note = _cut_note(kept, len(parts), max_bytes)
+    if base + len(note.encode("utf-8")) > max_bytes:
+        raise ConfigError(f"--max-bytes {max_bytes} leaves no room even for the title and the cut note",
+                          fix=f"pass at least --max-bytes {base + len(note.encode('utf-8'))}")
+    return text + "".join(parts[:kept]) + note, kept
+
+
+def _cut_note(kept: int, total: int, max_bytes: int) -> str:
+    return (f"[Cut at --max-bytes {max_bytes}: {kept} of {total} current concepts are included; the other "
+            f"{total - kept} are listed in llms.txt with links to their files.]\n")

@@ -1,0 +1,242 @@
+"""What an export publishes: the bundle's concepts in signpost order, with title, description and trust state.
+
+Signpost order is the order a reader meets them: the root's listing, each directory's own listing in place
+(index entries first, then synthesized ones), depth first. A concept listed twice appears once, at its first
+place. Staleness is judged against ``as_of`` (a date), so the same bundle and date give the same output.
+
+Reading is the cost: every directory is listed and every concept parsed once. A big bundle is read by one
+worker process per CPU, each taking a contiguous run of directories (and, for llms.txt, copying its concepts'
+files into the export folder); the result does not depend on how the work was split.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from okf.bundle import Bundle
+from okf.bundle.documents import parse_concept, read_text
+from okf.bundle.model import Signpost
+from okf.errors import BundleError, ConfigError
+from okf.export.write import write_if_changed
+
+PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than it saves
+
+
+@dataclass
+class Entry:
+    """One concept as published (plain data: it crosses process boundaries)."""
+
+    path: str
+    id: str
+    title: str
+    description: str
+    body: str
+    body_start_line: int
+    end_line: int
+    sources_given: list[str]
+    frontmatter: dict[str, Any]
+    stale_after: datetime | None = None
+    deprecated: bool = False
+    stale: bool = False
+    top: str = ""  # the top-level directory it sits under ("" for a concept of the root)
+
+    @property
+    def current(self) -> bool:
+        """Neither deprecated nor stale."""
+        return not self.deprecated and not self.stale
+
+    def sources(self) -> list[str]:
+        """``resource:a-b`` for each provenance entry; the concept's own file lines when none is recorded."""
+        return self.sources_given or [f"{self.path}:{self.body_start_line}-{self.end_line}"]
+
+
+@dataclass
+class Directory:
+    """A directory as published: its title, intro and signposts (in listing order)."""
+
+    path: str
+    title: str
+    intro: str
+    signposts: list[Signpost] = field(default_factory=list)
+
+
+@dataclass
+class Collected:
+    """Everything an export needs, in signpost order."""
+
+    title: str
+    summary: str
+    entries: list[Entry] = field(default_factory=list)
+    directories: dict[str, Directory] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    copied: dict[str, bool] = field(default_factory=dict)  # concept file -> rewritten (False: unchanged)
+
+    def sections(self) -> list[tuple[str, str]]:
+        """(top-level directory path, its title) in root listing order; ``""`` first for root concepts."""
+        root = self.directories[""]
+        out = [("", "Top level")] if any(e.top == "" for e in self.entries) else []
+        out += [(s.path, s.title) for s in root.signposts if s.is_dir]
+        return out
+
+
+def intro(text: str) -> tuple[str, str]:
+    """The first heading and first paragraph of an ``index.md`` (a frontmatter ``description`` wins)."""
+    lines = text.split("\n")
+    start, description = 0, ""
+    if lines and lines[0].strip() == "---":
+        end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), 0)
+        for line in lines[1:end]:
+            if line.startswith("description:"):
+                description = line.split(":", 1)[1].strip().strip("\"'")
+        start = end + 1 if end else 0
+    title, paragraph = "", []
+    for line in lines[start:]:
+        stripped = line.strip()
+        if not title and stripped.startswith("# "):
+            title = stripped[2:].strip().rstrip("#").strip()
+            continue
+        if paragraph and not stripped:
+            break
+        if stripped and not paragraph and (stripped[0] in "#*-+>|`<" or stripped[:2].rstrip(".)").isdigit()):
+            if title:
+                break  # the listing starts: no intro paragraph
+            continue
+        if stripped:
+            paragraph.append(stripped)
+    return title, " ".join(" ".join(paragraph).split()) if not description else " ".join(description.split())
+
+
+def _entry(bundle: Bundle, path: str, now: datetime) -> tuple[Entry, str]:
+    """The entry of the concept at ``path`` and its file text (read once: parsing and copying share it)."""
+    text, diagnostics = read_text(bundle.real_path(path), path)
+    concept = parse_concept(path, text, diagnostics)
+    meta = concept.meta
+    sources = [f"{ref.resource}:{ref.lines[0]}-{ref.lines[1]}" if ref.lines else ref.resource
+               for ref in meta.sources if ref.resource]
+    return Entry(path=concept.path, id=concept.id, title=concept.title, description=(meta.description or "").strip(),
+                 body=concept.body, body_start_line=concept.body_start_line, end_line=concept.end_line,
+                 sources_given=sources, frontmatter=dict(concept.frontmatter), stale_after=meta.stale_after,
+                 deprecated=meta.status.value == "deprecated", stale=meta.is_stale(now)), text
+
+
+@dataclass
+class _Part:
+    directories: dict[str, tuple[str, str, list[Signpost]]] = field(default_factory=dict)
+    entries: dict[str, Entry] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    copied: dict[str, bool] = field(default_factory=dict)
+    error: str = ""
+
+
+def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy_to: str | None) -> _Part:
+    """List ``work``'s directories and read their concepts (copying each file into ``copy_to``)."""
+    bundle = Bundle.open(root)
+    part = _Part()
+    for directory, paths in work:
+        try:
+            listing = bundle.listing(directory)
+        except BundleError as exc:
+            part.warnings.append(f"{directory or '(root)'}: skipped, could not be listed: {exc}")
+            continue
+        title, text = "", ""
+        if bundle.exists(directory + "index.md") and not bundle.is_concept_path(directory + "index.md"):
+            try:
+                title, text = intro(read_text(bundle.real_path(directory + "index.md"), directory + "index.md")[0])
+            except BundleError:
+                pass
+        part.directories[directory] = (title, text, list(listing.signposts))
+        for path in paths:
+            try:
+                part.entries[path], text = _entry(bundle, path, now)
+                if copy_to is not None:
+                    part.copied[path] = write_if_changed(Path(copy_to) / path, text.encode("utf-8"))
+            except BundleError as exc:
+                part.warnings.append(f"{path}: skipped, could not be read: {exc}")
+            except OSError as exc:
+                part.error = f"cannot write {Path(copy_to or '') / path}: {exc.strerror or exc}"
+                return part
+    return part
+
+
+def _workers(concepts: int) -> int:
+    if concepts < PARALLEL_FROM:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
+
+
+def _read(bundle: Bundle, now: datetime, copy_to: str | None) -> _Part:
+    by_dir: dict[str, list[str]] = {d: [] for d in bundle.iter_directories()}
+    total = 0
+    for path in bundle.iter_concepts():
+        by_dir.setdefault(path.rpartition("/")[0] + "/" if "/" in path else "", []).append(path)
+        total += 1
+    work = sorted(by_dir.items())
+    workers = _workers(total)
+    if workers == 1:
+        return _read_part(str(bundle.root), work, now, copy_to)
+    # Contiguous runs of directories holding about the same number of concepts, a few per worker.
+    runs: list[list[tuple[str, list[str]]]] = [[]]
+    share, count = max(1, total // (workers * 4)), 0
+    for item in work:
+        runs[-1].append(item)
+        count += len(item[1])
+        if count >= share:
+            runs.append([])
+            count = 0
+    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
+        else "spawn"
+    merged = _Part()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
+        for part in pool.map(_read_part, [str(bundle.root)] * len(runs), runs, [now] * len(runs),
+                             [copy_to] * len(runs)):
+            merged.directories.update(part.directories)
+            merged.entries.update(part.entries)
+            merged.warnings += part.warnings
+            merged.copied.update(part.copied)
+            merged.error = merged.error or part.error
+    return merged
+
+
+def collect(bundle: Bundle, *, as_of: date | None = None, title: str | None = None,
+            copy_to: str | Path | None = None) -> Collected:
+    """Every listing from the root, depth first, in signpost order; ``copy_to`` also copies every concept file."""
+    day = as_of or datetime.now(UTC).date()
+    now = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    part = _read(bundle, now, str(copy_to) if copy_to is not None else None)
+    if part.error:
+        raise ConfigError(part.error, fix="pass -o a writable folder")
+    root_title, summary, _ = part.directories.get("", ("", "", []))
+    out = Collected(title=title or root_title or bundle.root.name, summary=summary, warnings=part.warnings,
+                    copied=part.copied)
+    seen: set[str] = set()
+    stack: list[tuple[str, str, str]] = [("", "", out.title)]  # (directory, top-level directory, title)
+    while stack:
+        directory, top, listed_title = stack.pop()
+        if directory not in part.directories or directory in out.directories:
+            continue
+        own_title, text, signposts = part.directories[directory]
+        out.directories[directory] = Directory(directory, (own_title if directory else out.title) or listed_title,
+                                               text, signposts)
+        children: list[tuple[str, str, str]] = []
+        for signpost in signposts:
+            if signpost.is_dir:
+                children.append((signpost.path, top or signpost.path, signpost.title))
+            elif signpost.path not in seen and signpost.path in part.entries:
+                seen.add(signpost.path)
+                entry = part.entries[signpost.path]
+                entry.top = top
+                entry.description = entry.description or (signpost.description or "").strip()
+                out.entries.append(entry)
+        stack.extend(reversed(children))
+    return out

@@ -1,0 +1,92 @@
+"""Writing an export folder: byte-identical output for the same input, and only files whose bytes changed
+are rewritten (unchanged concepts keep their files and modification times). A small manifest names what the
+last export wrote, so files of concepts that disappeared are removed and nothing else in the folder is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from okf.errors import ConfigError
+
+MANIFEST = ".okf-export.json"
+
+
+def write_if_changed(target: Path, data: bytes) -> bool:
+    """Write ``data`` to ``target`` unless it already holds exactly these bytes; whether it wrote."""
+    try:
+        if target.stat().st_size == len(data) and target.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return True
+
+
+class ExportWriter:
+    """Collects the files of one export and writes them into ``root``."""
+
+    def __init__(self, root: str | Path, kind: str) -> None:
+        self.root = Path(root)
+        self.kind = kind
+        self.files: dict[str, bytes | None] = {}  # None: already written (or found unchanged) by a worker
+        self.written = 0
+        self.unchanged = 0
+        self.removed = 0
+
+    def add(self, rel: str, text: str | bytes) -> None:
+        """Queue ``rel`` (a POSIX path inside the folder) with its content."""
+        if rel.startswith("/") or ".." in rel.split("/"):
+            raise ValueError(f"export path {rel!r} leaves the folder")  # paths come from the bundle: a bug
+        self.files[rel] = text.encode("utf-8") if isinstance(text, str) else text
+
+    def prepare(self) -> Path:
+        """Create the folder (before workers write into it); the folder."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create {self.root}: {exc.strerror or exc}", fix="pass -o a writable folder") from None
+        return self.root
+
+    def done(self, rel: str, written: bool) -> None:
+        """Record ``rel`` as written elsewhere (``written``) or found unchanged, for the counts and manifest."""
+        self.files[rel] = None
+        if written:
+            self.written += 1
+        else:
+            self.unchanged += 1
+
+    def _previous(self) -> set[str]:
+        try:
+            data = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return set()
+        if not isinstance(data, dict) or data.get("kind") != self.kind or not isinstance(data.get("files"), list):
+            return set()
+        return {f for f in data["files"] if isinstance(f, str) and not f.startswith("/") and ".." not in f.split("/")}
+
+    def commit(self) -> None:
+        """Write changed files, remove files the previous export of this kind wrote and this one did not."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            previous = self._previous()
+            for rel in sorted(self.files):
+                data = self.files[rel]
+                if data is None:
+                    continue
+                if write_if_changed(self.root / rel, data):
+                    self.written += 1
+                else:
+                    self.unchanged += 1
+            for rel in sorted(previous - set(self.files)):
+                try:
+                    (self.root / rel).unlink()
+                    self.removed += 1
+                except OSError:
+                    pass
+            manifest = json.dumps({"kind": self.kind, "files": sorted(self.files)}, indent=0) + "\n"
+            (self.root / MANIFEST).write_text(manifest, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write the export into {self.root}: {exc.strerror or exc}",
+                              fix="pass -o a writable folder") from None

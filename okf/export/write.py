@@ -86,7 +86,7 @@ class ExportWriter:
                 except OSError:
                     pass
             manifest = json.dumps({"kind": self.kind, "files": sorted(self.files)}, indent=0) + "\n"
-            (self.root / MANIFEST).write_text(manifest, encoding="utf-8")
+            write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"))
         except OSError as exc:
             raise ConfigError(f"cannot write the export into {self.root}: {exc.strerror or exc}",
                               fix="pass -o a writable folder") from None

@@ -1,0 +1,185 @@
+"""okf export: llms.txt (golden files), llms-full.txt and its cap, per-concept files, the static site, escaping,
+determinism and incremental writes. The site in a real browser: tests/test_browser.py.
+
+Golden files live in tests/golden/export/; regenerate with OKF_UPDATE_GOLDEN=1 and review the diff.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import os
+import re
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builders import HOSTILE_TITLE, concept, hostile_bundle, write_files
+from okf.cli import main
+from okf.errors import ConfigError
+from okf.export import export_llms_txt, export_site
+from okf.export.llms import escape
+
+GOLDEN = Path(__file__).parent / "golden" / "export"
+AS_OF = date(2026, 6, 1)
+
+
+def _golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("OKF_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs (OKF_UPDATE_GOLDEN=1 to accept)"
+
+
+def small_bundle(root: Path) -> Path:
+    return write_files(root, {
+        "index.md": "---\nokf_version: \"0.2\"\n---\n# Acme Handbook\n\nPolicies and procedures of Acme.\n\n"
+                    "* [Welcome](welcome.md) - start here\n* [Finance](finance/index.md) - money matters\n"
+                    "* [People](people/index.md) - staff and leave\n",
+        "welcome.md": concept("Welcome", "Read the [refunds rule](finance/refunds.md) first.",
+                              description="How to use this handbook"),
+        "finance/index.md": "# Finance\n\nMoney matters.\n\n* [Refunds](refunds.md) - who approves refunds\n"
+                            "* [Old refunds](refunds-2019.md) - superseded rule\n"
+                            "* [Cards](cards/index.md) - corporate cards\n",
+        "finance/refunds.md": concept("Refunds", "Refunds over 500 dollars need the finance director.",
+                                      description="Who approves refunds"),
+        "finance/refunds-2019.md": concept("Refunds (2019)", "Refunds needed the CEO.", status="deprecated"),
+        "finance/cards/index.md": "# Cards\n\n* [Card limits](limits.md) - limits per role\n",
+        "finance/cards/limits.md": concept("Card limits <b>& caps</b> [draft]", "Cards are capped at 2000 dollars.",
+                                           stale_after="2026-01-31"),
+        "people/index.md": "# People\n\n* [Leave](leave.md) - leave types\n",
+        "people/leave.md": concept("Leave", "Employees get 15 days of leave.\n\nSee [travel](../travel/none.md)."),
+    })
+
+
+def test_llms_txt_and_full_match_golden(tmp_path: Path) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    report = export_llms_txt(bundle, tmp_path / "out", as_of=AS_OF)
+    assert (report.concepts, report.current, report.optional, report.full_concepts) == (5, 3, 2, 3)
+    _golden("llms.txt", (tmp_path / "out" / "llms.txt").read_text(encoding="utf-8"))
+    _golden("llms-full.txt", (tmp_path / "out" / "llms-full.txt").read_text(encoding="utf-8"))
+    assert (tmp_path / "out" / "finance" / "refunds.md").read_bytes() == (bundle / "finance" / "refunds.md").read_bytes()
+
+
+def test_deprecated_and_stale_only_in_optional(tmp_path: Path) -> None:
+    export_llms_txt(small_bundle(tmp_path / "b"), tmp_path / "out", as_of=AS_OF)
+    text = (tmp_path / "out" / "llms.txt").read_text(encoding="utf-8")
+    main_part, optional = text.split("## Optional\n")
+    assert "refunds-2019.md" not in main_part and "limits.md" not in main_part
+    assert "refunds-2019.md): superseded rule (deprecated)\n" in optional
+    assert "limits.md): limits per role (stale since 2026-01-31)\n" in optional
+    full = (tmp_path / "out" / "llms-full.txt").read_text(encoding="utf-8")
+    assert "the CEO" not in full and "capped at 2000" not in full
+    # Before its stale_after date the same concept is current.
+    export_llms_txt(tmp_path / "b", tmp_path / "early", as_of=date(2026, 1, 1))
+    assert "capped at 2000" in (tmp_path / "early" / "llms-full.txt").read_text(encoding="utf-8")
+
+
+def test_special_characters_stay_text_in_llms_txt(tmp_path: Path) -> None:
+    bundle = hostile_bundle(tmp_path / "b")
+    export_llms_txt(bundle, tmp_path / "out", as_of=AS_OF, base_url="https://kb.example.com/acme/")
+    text = (tmp_path / "out" / "llms.txt").read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if "refunds.md" in ln)
+    assert line.startswith(r"- [\<script\>window.\_\_okfPwned = 1\</script\>\<img src=x onerror=")
+    assert "](https://kb.example.com/acme/finance/refunds.md): Who approves refunds \\<b\\>now\\</b\\>" in line
+    assert "<script>" not in text and "[x](y)" not in text
+    assert escape("a\x1b[2Jb\nc") == "a \\[2Jb c"
+
+
+def test_max_bytes_cuts_whole_concepts_and_says_so(tmp_path: Path) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    whole = export_llms_txt(bundle, tmp_path / "whole", as_of=AS_OF)
+    size = (tmp_path / "whole" / "llms-full.txt").stat().st_size
+    cap = size - 10
+    report = export_llms_txt(bundle, tmp_path / "cut", as_of=AS_OF, max_bytes=cap)
+    text = (tmp_path / "cut" / "llms-full.txt").read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) <= cap and report.full_concepts is not None
+    assert report.full_concepts < whole.full_concepts
+    assert text.rstrip().endswith(f"[Cut at --max-bytes {cap}: {report.full_concepts} of 3 current concepts are "
+                                  f"included; the other {3 - report.full_concepts} are listed in llms.txt with links "
+                                  "to their files.]")
+    assert text.count("\n## ") == report.full_concepts
+    with pytest.raises(ConfigError, match="no room"):
+        export_llms_txt(bundle, tmp_path / "tiny", max_bytes=10)
+
+
+def test_exports_are_deterministic_and_incremental(tmp_path: Path) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    seen: dict[str, dict[str, int]] = {}
+    for kind, export in (("llms", export_llms_txt), ("site", export_site)):
+        a, b = tmp_path / f"{kind}-a", tmp_path / f"{kind}-b"
+        export(bundle, a, as_of=AS_OF)
+        export(bundle, b, as_of=AS_OF)
+        files = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+        assert files == sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
+        assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+        mtimes = {f: (a / f).stat().st_mtime_ns for f in files}
+        again = export(bundle, a, as_of=AS_OF)
+        assert again.written == 0 and again.unchanged == again.files
+        assert {f: (a / f).stat().st_mtime_ns for f in files} == mtimes
+        seen[kind] = mtimes
+    out = tmp_path / "llms-a"
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    (bundle / "people" / "leave.md").write_text(concept("Leave", "Employees get 20 days of leave."), encoding="utf-8")
+    (bundle / "finance" / "refunds-2019.md").unlink()
+    changed = export_llms_txt(bundle, out, as_of=AS_OF)
+    assert (changed.written, changed.removed) == (3, 1)  # leave.md, llms.txt, llms-full.txt; refunds-2019.md gone
+    assert not (out / "finance" / "refunds-2019.md").exists() and (out / "notes.txt").read_text() == "mine"
+    assert (out / "welcome.md").stat().st_mtime_ns == seen["llms"]["welcome.md"]
+
+
+def test_worker_processes_give_the_same_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    export_llms_txt(bundle, tmp_path / "one", as_of=AS_OF)
+    monkeypatch.setattr(sys.modules["okf.export.reading"], "PARALLEL_FROM", 1)
+    monkeypatch.setattr(sys.modules["okf.export.reading"], "_workers", lambda n: 2)
+    export_llms_txt(bundle, tmp_path / "two", as_of=AS_OF)
+    for name in ("llms.txt", "llms-full.txt", "finance/cards/limits.md"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_site_pages_links_escaping_and_trust_marks(tmp_path: Path) -> None:
+    bundle = hostile_bundle(tmp_path / "b")
+    (bundle / "finance" / "refunds.md").write_text(
+        (bundle / "finance" / "refunds.md").read_text(encoding="utf-8")
+        + "\n<script>window.__okfPwned = 3</script>\n\n[card](invoices.md#sign-off) [up](../travel/) "
+          "[gone](missing.md) [web](https://example.org/x) [js](javascript:alert(1))\n", encoding="utf-8")
+    report = export_site(bundle, tmp_path / "site", as_of=AS_OF)
+    site = tmp_path / "site"
+    assert report.files == 6 and (site / "index.html").is_file()  # 3 directory pages, 3 concept pages
+    page = (site / "finance" / "refunds.html").read_text(encoding="utf-8")
+    assert "<script>window" not in page and "<img src=x" not in page
+    assert HOSTILE_TITLE in html_lib.unescape(re.search(r"<h1>(.*?)</h1>", page, re.S).group(1))
+    assert "&lt;script&gt;window.__okfPwned = 3&lt;/script&gt;" in page
+    assert 'href="invoices.html#sign-off"' in page and 'href="../travel/index.html"' in page
+    assert 'href="#not-exported"' in page and 'href="https://example.org/x"' in page
+    assert "javascript:" not in page.replace("[js](javascript:alert(1))", "")
+    assert 'href="../travel/hotels.html"' in page  # the body's link to another concept, rewritten
+    assert '<table class="fm">' in page and "<td>description</td>" in page
+    hotels = (site / "travel" / "hotels.html").read_text(encoding="utf-8")
+    assert "deprecated</span>" in hotels and "do not rely on it as current" in hotels
+    listing = (site / "finance" / "index.html").read_text(encoding="utf-8")
+    assert 'href="refunds.html"' in listing and "<script>window" not in listing
+    assert "script-src 'none'" in html_lib.unescape(page)
+
+
+def test_cli_export(tmp_path: Path) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    runner = CliRunner()
+    result = runner.invoke(main, ["export", "llms-txt", str(bundle), "-o", str(tmp_path / "o"), "--json",
+                                  "--as-of", "2026-06-01"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["kind"] == "llms-txt" and data["optional"] == 2 and data["files"] == 7
+    text = runner.invoke(main, ["export", "site", str(bundle), "-o", str(tmp_path / "s")])
+    assert text.exit_code == 0 and text.stdout.startswith("exported 5 concepts")
+    bad_date = runner.invoke(main, ["export", "site", str(bundle), "-o", str(tmp_path / "s"), "--as-of", "soon"])
+    assert bad_date.exit_code == 2 and "YYYY-MM-DD" in bad_date.stderr
+    missing = runner.invoke(main, ["export", "llms-txt", str(tmp_path / "nope"), "-o", str(tmp_path / "o2")])
+    assert missing.exit_code == 1 and "no such bundle" in missing.stderr
+    help_text = runner.invoke(main, ["export", "llms-txt", "--help"])
+    assert "Examples" in help_text.output

@@ -54,6 +54,7 @@ def test_models_endpoint_and_unknown_route() -> None:
             assert json.load(response)["data"][0]["id"] == "tiny"
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(f"{server.base_url}/nothing")
+        info.value.close()
         assert info.value.code == 404
 
 
@@ -94,6 +95,34 @@ def test_hang_outlasts_a_client_timeout_and_ends_on_stop() -> None:
     start = time.perf_counter()
     server.stop()
     assert time.perf_counter() - start < 1.5
+
+
+def test_hang_forever_holds_the_connection_until_stop() -> None:
+    server = LoopbackServer([Reply.hang_forever()]).start()
+    with pytest.raises((TimeoutError, socket.timeout, urllib.error.URLError)):
+        post(server, chat("x"), timeout=0.3)
+    start = time.perf_counter()
+    server.stop()
+    assert time.perf_counter() - start < 1.5
+
+
+def test_drip_sends_headers_then_one_byte_at_a_time() -> None:
+    with LoopbackServer([Reply.drip("{}", interval=0.002)]) as server:
+        start = time.perf_counter()
+        status, _, body = post(server, chat("x"))
+    assert status == 200 and json.loads(body)["choices"][0]["message"]["content"] == "{}"
+    assert time.perf_counter() - start >= 0.002 * len(body)  # every byte waited for
+
+
+def test_html_page_and_echoed_key() -> None:
+    with LoopbackServer([Reply.html(), Reply.echo_key("your key is {api_key}")]) as server:
+        status, headers, body = post(server, chat("x"))
+        assert status == 200 and headers["Content-Type"].startswith("text/html") and "<html>" in body
+        request = urllib.request.Request(f"{server.base_url}/chat/completions", data=json.dumps(chat("x")).encode(),
+                                         headers={"Authorization": "Bearer sk-echo-123456"})
+        with urllib.request.urlopen(request, timeout=2) as response:
+            content = json.load(response)["choices"][0]["message"]["content"]
+    assert content == "your key is sk-echo-123456"
 
 
 def test_json_mode_rejection_switch() -> None:

@@ -8,8 +8,11 @@ benchmarks drive the real ``openai`` client end to end without touching the inte
 
 Replies come from a script (a queue, consumed first) and then from a rule (a callable given the parsed
 request body). Each reply is a content string, a JSON-able dict (sent as its JSON text) or a :class:`Reply`
-for failures: ``Reply.rate_limited()``, ``Reply.server_error()``, ``Reply.hang()``, ``Reply.malformed()``.
-Every request is recorded (headers included) and the highest number of requests in flight is kept.
+for failures: ``Reply.rate_limited()``, ``Reply.server_error()``, ``Reply.hang()`` (past a timeout),
+``Reply.hang_forever()`` (accepts and never answers), ``Reply.drip()`` (one byte at a time, slowly),
+``Reply.html()`` (a proxy's error page with status 200), ``Reply.malformed()`` (broken JSON) and
+``Reply.echo_key()`` (a valid reply that repeats the caller's API key back). Every request is recorded
+(headers included) and the highest number of requests in flight is kept.
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     body: str | None = None  # raw response body; overrides the chat-completions envelope
     delay: float = 0.0  # seconds to wait before replying (added to the server latency)
+    forever: bool = False  # never reply: hold the connection open until the server stops
+    drip_interval: float = 0.0  # > 0: send the body one byte at a time, this many seconds apart
+    content_type: str = "application/json"
+    echoes_key: bool = False  # replace "{api_key}" in the content with the bearer token the request carried
 
     @classmethod
     def rate_limited(cls, retry_after: float = 0.1) -> Reply:
@@ -47,14 +54,37 @@ class Reply:
         )
 
     @classmethod
-    def server_error(cls, status: int = 500) -> Reply:
-        """A 5xx error."""
-        return cls(status=status, body=_error_body("internal error", "server_error"))
+    def server_error(cls, status: int = 500, retry_after: float | None = None) -> Reply:
+        """A 5xx error (with a ``Retry-After`` header, in seconds, when ``retry_after`` is given)."""
+        headers = {} if retry_after is None else {"Retry-After": f"{retry_after:g}"}
+        return cls(status=status, headers=headers, body=_error_body("internal error", "server_error"))
 
     @classmethod
     def hang(cls, seconds: float = 30.0) -> Reply:
         """Sleep past any sensible client timeout before answering (ends early when the server stops)."""
         return cls(content="{}", delay=seconds)
+
+    @classmethod
+    def hang_forever(cls) -> Reply:
+        """Accept the request and never answer (the connection stays open until the server stops)."""
+        return cls(content="{}", forever=True)
+
+    @classmethod
+    def drip(cls, content: str = "{}", interval: float = 2.0) -> Reply:
+        """Status 200 and headers at once, then the body one byte every ``interval`` seconds."""
+        return cls(content=content, drip_interval=interval)
+
+    @classmethod
+    def html(cls, status: int = 200) -> Reply:
+        """An HTML error page, as a proxy or captive portal sends it (status 200 unless given)."""
+        page = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
+                "<p>The upstream server did not respond.</p></body></html>")
+        return cls(status=status, body=page, content_type="text/html; charset=utf-8")
+
+    @classmethod
+    def echo_key(cls, content: str) -> Reply:
+        """A 200 reply whose ``content`` has every ``{api_key}`` replaced by the request's bearer token."""
+        return cls(content=content, echoes_key=True)
 
     @classmethod
     def malformed(cls) -> Reply:
@@ -231,16 +261,24 @@ class _Handler(BaseHTTPRequestHandler):
             self.server_ref.requests.append(record)
         return record.body
 
-    def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, body: str, headers: dict[str, str] | None = None, *,
+              content_type: str = "application/json", drip: float = 0.0) -> None:
         data = body.encode("utf-8")
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for key, value in (headers or {}).items():
                 self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(data)
+            if drip > 0:
+                for k in range(len(data)):
+                    self.wfile.write(data[k:k + 1])
+                    self.wfile.flush()
+                    if self.server_ref._stopping.wait(drip):
+                        return
+            else:
+                self.wfile.write(data)
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout): nothing to do
             pass
@@ -270,13 +308,21 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = Reply.rejects_json_mode()
             else:
                 reply = server._next_reply(body)
+            if reply.forever:
+                server._stopping.wait()
+                return  # stopping: drop the connection
             wait = server.latency + reply.delay
             if wait and server._stopping.wait(wait):
                 return  # stopping: drop the connection
+            kind = {"content_type": reply.content_type, "drip": reply.drip_interval}
             if reply.body is not None:
-                self._send(reply.status, reply.body, reply.headers)
+                self._send(reply.status, reply.body, reply.headers, **kind)
             else:
-                self._send(reply.status, _completion(body, reply.content or "", server.model), reply.headers)
+                content = reply.content or ""
+                if reply.echoes_key:
+                    token = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+                    content = content.replace("{api_key}", token)
+                self._send(reply.status, _completion(body, content, server.model), reply.headers, **kind)
         finally:
             server._leave()
 
@@ -416,6 +462,25 @@ def wrong_count_rule(base: Rule | None = None, *, times: int | None = None) -> R
         return {"verdicts": [*verdicts, {"index": 1, "relevant": True, "reason": "extra"}]}
 
     return _misbehaving("judge", spoil, base, times)
+
+
+def echo_key_rule(base: Rule | None = None) -> Rule:
+    """Valid replies (from ``base``, default the offline rule) whose reasons and answers repeat the API key."""
+    inner = base or offline_rule()
+
+    def spoil(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: (f"{v} (seen with key {{api_key}})" if k in ("reason", "answer") and isinstance(v, str)
+                        else spoil(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [spoil(v) for v in value]
+        return value
+
+    def rule(request: dict[str, Any]) -> ReplySpec:
+        reply = inner(request)
+        return Reply.echo_key(json.dumps(spoil(reply))) if isinstance(reply, dict) else reply
+
+    return rule
 
 
 # --- a guard for test suites: no connection may leave the machine -------------------------------------

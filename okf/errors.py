@@ -102,7 +102,12 @@ class ProviderError(OKFError):
 
 
 class DeadlineExceeded(ProviderError):
-    """The overall deadline passed before a model call could finish."""
+    """The overall deadline passed before a model call could finish.
+
+    ``usage`` is what the call had cost by then (an ``okf.readers.base.Usage``), when the reader knows it.
+    """
+
+    usage: object | None = None
 
 
 class ModelOutputError(OKFError):

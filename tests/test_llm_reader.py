@@ -14,10 +14,11 @@ import pytest
 
 from okf.errors import DeadlineExceeded
 from okf.readers import LLMReader, ReaderConfig
-from okf.readers.base import Document, Evidence, SignpostOffer
+from okf.readers.base import Document, Evidence, Selection, SignpostOffer, Usage, deadline
 from okf.testing import (
     LoopbackServer,
     Reply,
+    echo_key_rule,
     loopback_only,
     offline_rule,
     out_of_range_rule,
@@ -39,10 +40,14 @@ EVIDENCE = [Evidence(id="E1", title="Vacation policy", text="New hires receive 1
 SECRET = "sk-okftest-DISTINCTIVE-7f3a9c1e5b"
 
 
+_READERS: list[LLMReader] = []
+
+
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.setenv("OKF_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    _READERS.clear()
     with loopback_only():
         yield
 
@@ -52,16 +57,26 @@ def reader(server: LoopbackServer, **overrides: Any) -> LLMReader:
         "model": "test-model",
         "base_url": server.base_url,
         "timeout": 1.0,
-        "backoff": 0.01,
         "max_retries": 2,
         "cache": False,
     }
     settings.update(overrides)
-    return LLMReader(ReaderConfig(**settings))
+    made = LLMReader(ReaderConfig(**settings))
+    _READERS.append(made)
+    return made
 
 
 def run(coro):  # type: ignore[no-untyped-def]
-    return asyncio.run(coro)
+    """Run one call in its own event loop and close the connections the test's readers opened there."""
+
+    async def closing():  # type: ignore[no-untyped-def]
+        try:
+            return await coro
+        finally:
+            for made in _READERS:
+                await made.aclose()
+
+    return asyncio.run(closing())
 
 
 def test_end_to_end_with_offline_decisions() -> None:
@@ -92,18 +107,19 @@ def test_429_honours_retry_after() -> None:
     assert elapsed >= 0.3
 
 
-def test_retry_after_is_capped() -> None:
+def test_retry_after_past_the_cap_fails_at_once_naming_the_wait() -> None:
     with LoopbackServer([Reply.rate_limited(60)], rule=offline_rule()) as server:
         start = time.perf_counter()
-        selection = run(reader(server, retry_after_cap=0.05).select(QUESTION, OFFERS))
-    assert not selection.failed and time.perf_counter() - start < 2
+        selection = run(reader(server, retry_after_cap=5).select(QUESTION, OFFERS))
+    assert selection.failed and "HTTP 429" in (selection.error or "") and "wait 60 s" in (selection.error or "")
+    assert len(server.completions) == 1 and time.perf_counter() - start < 2
 
 
 def test_500_is_retried_then_reported_with_its_status() -> None:
     with LoopbackServer([Reply.server_error(), Reply.server_error(503)], rule=offline_rule()) as server:
-        ok = run(reader(server).select(QUESTION, OFFERS))
-    assert not ok.failed and ok.usage.retries == 2
-    with LoopbackServer([Reply.server_error()] * 3) as server:
+        ok = run(reader(server).select(QUESTION, OFFERS))  # the SDK's own backoff: about 0.5 s, then 1 s
+    assert not ok.failed and ok.usage.retries == 2 and ok.usage.calls == 3
+    with LoopbackServer([Reply.server_error(retry_after=0.01)] * 3) as server:
         failed = run(reader(server).judge(QUESTION, DOCS))
     assert all(v.failed and v.relevant is None for v in failed.verdicts)
     assert "HTTP 500" in (failed.verdicts[0].error or "") and failed.usage.failures == 1
@@ -204,7 +220,7 @@ def test_second_ask_costs_no_judge_call(tmp_path: Path) -> None:
 
 
 def test_failed_verdicts_are_not_cached() -> None:
-    with LoopbackServer([Reply.server_error()] * 3, rule=offline_rule()) as server:
+    with LoopbackServer([Reply.server_error(retry_after=0.01)] * 3, rule=offline_rule()) as server:
         assert run(reader(server, cache=True).judge(QUESTION, DOCS)).verdicts[0].failed
         retried = run(reader(server, cache=True).judge(QUESTION, DOCS))
     assert not any(v.cached or v.failed for v in retried.verdicts)
@@ -264,7 +280,7 @@ def test_api_key_never_leaks(
     monkeypatch.setenv("OKF_SECRET_KEY", SECRET)
     caplog.set_level(logging.DEBUG)
     echo = Reply(status=401, body=json.dumps({"error": {"message": f"Incorrect API key provided: {SECRET}"}}))
-    with LoopbackServer([echo, Reply.server_error(), echo], rule=offline_rule()) as server:
+    with LoopbackServer([echo, Reply.server_error(retry_after=0.01), echo], rule=offline_rule()) as server:
         llm = reader(server, api_key_env="OKF_SECRET_KEY", max_retries=1)
         outputs = [
             run(llm.select(QUESTION, OFFERS)),
@@ -278,3 +294,106 @@ def test_api_key_never_leaks(
     captured = capsys.readouterr()
     for text in (dumped, caplog.text, captured.out, captured.err):
         assert SECRET not in text and "DISTINCTIVE" not in text
+
+
+def test_hang_forever_ends_at_the_callers_deadline_saying_what_it_waited_for() -> None:
+    async def call(llm: LLMReader) -> None:
+        with deadline(0.5):
+            await llm.judge(QUESTION, DOCS)
+
+    with LoopbackServer([Reply.hang_forever()] * 3) as server:
+        llm = reader(server, timeout=30)
+        start = time.perf_counter()
+        with pytest.raises(DeadlineExceeded) as info:
+            run(call(llm))
+    assert time.perf_counter() - start < 3
+    assert "before the deadline" in str(info.value) and "1 attempt: no reply yet" in str(info.value)
+    assert isinstance(info.value.usage, Usage) and info.value.usage.calls == 1
+
+
+def test_slow_drip_is_cut_off_by_the_deadline() -> None:
+    async def call(llm: LLMReader) -> None:
+        with deadline(0.6):
+            await llm.select(QUESTION, OFFERS)
+
+    # Each byte comes well within the 1 s read timeout, so only the deadline can end the call.
+    with LoopbackServer([Reply.drip('{"keep": []}', interval=0.2)]) as server:
+        start = time.perf_counter()
+        with pytest.raises(DeadlineExceeded):
+            run(call(reader(server, timeout=1)))
+    assert time.perf_counter() - start < 3
+
+
+def test_slow_drip_without_a_deadline_is_bounded_by_what_retries_may_take() -> None:
+    with LoopbackServer([Reply.drip('{"keep": []}', interval=0.2)]) as server:
+        llm = reader(server, timeout=0.3, max_retries=0, retry_after_cap=0)
+        selection = run(llm.select(QUESTION, OFFERS))
+    assert selection.failed and "no complete reply" in (selection.error or "")
+
+
+def test_html_page_with_status_200_is_asked_again_then_a_failure() -> None:
+    with LoopbackServer([Reply.html()], rule=offline_rule()) as server:
+        ok = run(reader(server).select(QUESTION, OFFERS))
+    assert not ok.failed and ok.usage.retries == 1 and ok.usage.calls == 2
+    with LoopbackServer([Reply.html()] * 2) as server:
+        failed = run(reader(server).judge(QUESTION, DOCS))
+    assert all(v.failed and v.relevant is None for v in failed.verdicts)
+    assert "an HTML page instead of a chat completion, twice" in (failed.verdicts[0].error or "")
+
+
+def test_retry_after_past_the_deadline_fails_at_once() -> None:
+    async def call(llm: LLMReader) -> Selection:
+        with deadline(5):
+            return await llm.select(QUESTION, OFFERS)
+
+    with LoopbackServer([Reply.rate_limited(20)], rule=offline_rule()) as server:
+        start = time.perf_counter()
+        selection = run(call(reader(server, retry_after_cap=60)))
+    assert selection.failed and "wait 20 s" in (selection.error or "") and "past the deadline" in (selection.error or "")
+    assert time.perf_counter() - start < 2
+
+
+def test_an_echoed_key_is_scrubbed_before_cache_and_results(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OKF_SECRET_KEY", SECRET)
+    with LoopbackServer(rule=echo_key_rule()) as server:
+        llm = reader(server, api_key_env="OKF_SECRET_KEY", cache=True)
+        judgement = run(llm.judge(QUESTION, DOCS))
+        draft = run(llm.answer(QUESTION, EVIDENCE))
+    assert server.completions[0].headers["authorization"] == f"Bearer {SECRET}"
+    assert "seen with key ***" in judgement.verdicts[0].reason and not draft.failed
+    stored = "".join(p.read_text() for p in (tmp_path / "cache").rglob("*.json"))
+    assert stored and SECRET not in stored and SECRET not in judgement.model_dump_json() + draft.model_dump_json()
+
+
+def test_the_cache_keeps_apart_the_same_model_name_on_two_endpoints() -> None:
+    with LoopbackServer(rule=offline_rule()) as one, LoopbackServer(rule=lambda r: {"verdicts": [
+            {"index": 0, "relevant": False, "reason": "other model"},
+            {"index": 1, "relevant": False, "reason": "other model"}]}) as two:
+        first = run(reader(one, cache=True).judge(QUESTION, DOCS))
+        second = run(reader(two, cache=True).judge(QUESTION, DOCS))
+    assert [v.relevant for v in first.verdicts] == [True, False]
+    assert [v.relevant for v in second.verdicts] == [False, False] and not any(v.cached for v in second.verdicts)
+    assert len(two.completions) == 1
+
+
+def test_retries_are_logged_to_the_okf_logger(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="okf")
+    with LoopbackServer([Reply.server_error(503, retry_after=0.01)], rule=offline_rule()) as server:
+        assert not run(reader(server).select(QUESTION, OFFERS)).failed
+    retries = [r for r in caplog.records if r.name == "okf.readers.llm" and "retries" in r.getMessage()]
+    assert len(retries) == 1 and "HTTP 503" in retries[0].getMessage()
+
+
+def test_leaving_the_context_closes_the_connections_and_the_reader_stays_usable() -> None:
+    async def twice(llm: LLMReader) -> tuple[Selection, Selection]:
+        async with llm:
+            first = await llm.select(QUESTION, OFFERS)
+        assert not llm._loops  # nothing left open in this loop
+        async with llm:
+            return first, await llm.select(QUESTION, OFFERS)
+
+    with LoopbackServer(rule=offline_rule()) as server:
+        first, second = asyncio.run(twice(reader(server)))
+    assert not first.failed and not second.failed

@@ -12,11 +12,19 @@ Requirement extraction and compliance judgment are separate role protocols that 
 Every result carries the :class:`Usage` it cost. A reader never raises for a model failure: a failed
 selection or verdict is returned with ``failed=True`` and the error text, so callers record it as a failure
 and never mistake it for "not relevant". Readers may raise ``DeadlineExceeded`` only when their overall
-deadline has passed.
+deadline, or the caller's (:func:`deadline`), has passed.
+
+Readers are async context managers: leaving ``async with reader:`` (or ``await reader.aclose()``) closes the
+connections they opened in the running event loop; a reader stays usable afterwards (it opens new ones).
+:func:`aclose` closes any reader, including ones without ``aclose``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Literal, Protocol, Sequence, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -141,3 +149,35 @@ class Reader(Protocol):
     async def judge(self, question: str, documents: Sequence[Document]) -> Judgement: ...
 
     async def answer(self, question: str, evidence: Sequence[Evidence]) -> DraftAnswer: ...
+
+
+_DEADLINE: ContextVar[float | None] = ContextVar("okf_reader_deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline(seconds: float | None) -> Iterator[None]:
+    """Model calls made inside the block (and in tasks started inside it) must end within ``seconds``.
+
+    A reader that honours it ends a call still running then with ``DeadlineExceeded`` naming what it was
+    waiting for; an earlier deadline already in force is kept.
+    """
+    at = None if seconds is None else time.monotonic() + seconds
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set(at if outer is None or (at is not None and at < outer) else outer)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def time_left() -> float | None:
+    """Seconds until the caller's :func:`deadline` (negative once passed); None when there is none."""
+    at = _DEADLINE.get()
+    return None if at is None else at - time.monotonic()
+
+
+async def aclose(reader: object) -> None:
+    """Close ``reader``'s connections in the running event loop, if it has any to close."""
+    close = getattr(reader, "aclose", None)
+    if close is not None:
+        await close()

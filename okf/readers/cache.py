@@ -1,7 +1,8 @@
 """The judgment cache: one small JSON file per (model, judge prompt, question, document) verdict.
 
-A verdict depends only on what the judge saw, so it is keyed by the sha256 of the judge model, the judge
-prompt version, the question and the document's sha256. Files live under ``$OKF_CACHE_DIR/judgments`` or
+A verdict depends only on who judged and what the judge saw, so it is keyed by the sha256 of the endpoint
+(base URL), the judge model, the judge prompt version, the question and the document's sha256. The reader
+scrubs API keys from replies before they are stored, and from what it reads back. Files live under ``$OKF_CACHE_DIR/judgments`` or
 ``$XDG_CACHE_HOME/okf/judgments`` (``~/.cache/okf/judgments``) and are written atomically. Failed verdicts are
 never stored. An unreadable entry is a miss, never an error.
 """
@@ -26,9 +27,10 @@ def default_cache_dir() -> Path:
     return Path(base).expanduser() / "okf" / "judgments"
 
 
-def judgment_key(model: str, prompt_version: str, question: str, document_sha256: str) -> str:
-    """The cache key of one verdict."""
-    material = json.dumps([model, prompt_version, question, document_sha256], ensure_ascii=False)
+def judgment_key(model: str, prompt_version: str, question: str, document_sha256: str, *,
+                 endpoint: str = "") -> str:
+    """The cache key of one verdict: the same model name on another endpoint is another judge."""
+    material = json.dumps([endpoint, model, prompt_version, question, document_sha256], ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
@@ -52,7 +54,7 @@ class JudgmentCache:
             return None
         return Verdict(id=document_id, relevant=relevant, reason=reason, cached=True)
 
-    def put(self, key: str, verdict: Verdict, *, model: str, prompt_version: str) -> None:
+    def put(self, key: str, verdict: Verdict, *, model: str, prompt_version: str, endpoint: str = "") -> None:
         """Store a decided verdict atomically; failed verdicts are ignored. Disk errors are not fatal."""
         if verdict.failed or verdict.relevant is None:
             return
@@ -60,6 +62,7 @@ class JudgmentCache:
         record = {
             "relevant": verdict.relevant,
             "reason": verdict.reason,
+            "endpoint": endpoint,
             "model": model,
             "prompt": prompt_version,
             "stored": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -89,14 +89,19 @@ class ReaderConfig(BaseModel):
     answerer: _RoleOverrides = Field(default_factory=_RoleOverrides)
     extractor: _RoleOverrides = Field(default_factory=_RoleOverrides)
     assessor: _RoleOverrides = Field(default_factory=_RoleOverrides)
-    timeout: float = Field(default=60.0, gt=0, description="Seconds per model call.")
+    timeout: float = Field(default=60.0, gt=0, description="Seconds per attempt of a model call (connect, send, "
+                           "each read).")
     deadline: float | None = Field(default=None, gt=0, description="Seconds for all calls of one reader.")
     concurrency: int = Field(
         default=4, ge=1, description="Model calls in flight at most, all roles together."
     )
-    max_retries: int = Field(default=4, ge=0, description="Retries of a call on 429, 5xx, timeouts.")
-    backoff: float = Field(default=0.5, ge=0, description="First retry delay in seconds; doubles each retry.")
-    retry_after_cap: float = Field(default=30.0, ge=0, description="Longest Retry-After honoured, seconds.")
+    max_retries: int = Field(
+        default=4, ge=0, description="Retries of a call on 408, 409, 429, 5xx, timeouts and lost connections "
+        "(the openai SDK's retries, with its backoff and the server's Retry-After)."
+    )
+    retry_after_cap: float = Field(
+        default=30.0, ge=0, description="Longest Retry-After waited, seconds; a longer one fails the call at once."
+    )
     json_mode: bool = Field(default=True, description="Ask for response_format=json_object.")
     cache: bool = Field(default=True, description="Reuse judgments across runs (judge role only).")
     cache_dir: Path | None = Field(default=None, description="Judgment cache directory; see docs/models.md.")

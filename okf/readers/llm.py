@@ -1,10 +1,21 @@
 """The OpenAI-compatible reader: the only module in okf that imports ``openai``.
 
-Each role (selector, judge, answerer, extractor, assessor) talks to its own profile. A call is retried with exponential backoff
-and jitter on 429, 5xx, connection errors, timeouts and unreadable bodies (honouring a capped Retry-After);
-a reply that fails validation gets one repair retry that shows the model its error; after that the result
-is marked failed, never "not relevant". One semaphore bounds the calls in flight across all roles.
-API keys are read from the environment at call time and scrubbed from every error message.
+Each role (selector, judge, answerer, extractor, assessor) talks to its own profile. Transport retries are
+the openai SDK's own (``max_retries``: 408, 409, 429, 5xx, timeouts and connection errors, with its backoff
+and the server's ``Retry-After``). okf adds what the SDK does not do:
+
+- every call, its retries included, is bounded with ``asyncio.timeout``: by the reader's deadline and the
+  caller's (:func:`okf.readers.base.deadline`), else by what its retries can take, so a server that hangs
+  or drips a byte at a time ends as a failure that says what it was waiting for;
+- a ``Retry-After`` longer than ``retry_after_cap`` or than the time left fails the call at once instead of
+  sleeping past the deadline;
+- a 200 whose body is not a chat completion (a proxy's HTML page, broken JSON) is asked once more, then fails;
+- a server that answers 400 to ``response_format`` is asked again without it (remembered per endpoint);
+- a reply that fails validation gets one repair retry that shows the model its error.
+
+After that the result is marked failed, never "not relevant". One semaphore bounds the calls in flight across
+all roles. API keys are read from the environment at call time and scrubbed from every error message and from
+the model's own replies. Attempts, retries and failures are logged to ``okf.readers.llm``.
 """
 
 from __future__ import annotations
@@ -13,10 +24,10 @@ import asyncio
 import email.utils
 import logging
 import os
-import random
 import re
 import time
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -34,6 +45,7 @@ from okf.readers.base import (
     SignpostOffer,
     Usage,
     Verdict,
+    time_left,
 )
 from okf.readers.cache import JudgmentCache, judgment_key
 from okf.readers.config import NAVIGATION_ROLES, ROLES, Profile, ReaderConfig
@@ -44,19 +56,49 @@ from okf.readers.synthesis import LeafExtract, Part, Split
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 NO_KEY = "not-needed"  # local servers ignore the key, but the SDK insists on one
-_RETRY_STATUSES = {408, 409, 429}
+_RETRY_STATUSES = {408, 409, 429}  # and 5xx: what the SDK retries
+_SDK_WAIT_MAX = 8.0  # the SDK's longest backoff between retries (without Retry-After), seconds
 _KEY_LIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|Bearer\s+\S+)")
-
-
-class _Retryable(Exception):
-    def __init__(self, error: ProviderError, retry_after: float | None = None) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.retry_after = retry_after
 
 
 class _JsonModeRejected(Exception):
     """The server answered 400 to response_format; the request is repeated without it."""
+
+
+class _Unreadable(Exception):
+    """A 200 whose body is not a chat completion; the request is repeated once."""
+
+
+class _WaitTooLong(openai.OpenAIError):
+    """Raised in the response hook to stop the SDK from sleeping through a Retry-After okf will not wait."""
+
+    def __init__(self, status: int, wait: float, limit: str) -> None:
+        super().__init__(f"HTTP {status}; the server asks to wait {wait:g} s before a retry, {limit}")
+        self.status = status
+
+
+@dataclass
+class _Call:
+    """One operation's state, seen by the HTTP hooks of every attempt the SDK makes for it."""
+
+    role: Role
+    usage: Usage
+    reader: LLMReader
+    attempts: int = 0  # HTTP requests sent
+    round: int = 0  # requests sent by the current SDK call (1 + its retries)
+    started: float = 0.0  # monotonic start of the current attempt
+    last: str | None = None  # the last fault seen: "HTTP 503", "no reply within 2 s", ...
+    faults: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """``" (3 attempts: HTTP 503, HTTP 503, no reply within 2 s)"``, or "" before any attempt."""
+        if not self.attempts:
+            return " (no request was sent: every connection slot was busy)"
+        seen = [*self.faults, self.last or "no reply yet"] if self.attempts > len(self.faults) else self.faults
+        return f" ({self.attempts} attempt{'s' if self.attempts > 1 else ''}: {', '.join(seen)})"
+
+
+_CALL: ContextVar[_Call | None] = ContextVar("okf_llm_call", default=None)
 
 
 @dataclass
@@ -90,6 +132,12 @@ class LLMReader(LLMRoles):
         self._json_mode: dict[tuple[str | None, str], bool] = {}
         self._loops: dict[int, tuple[asyncio.AbstractEventLoop, _LoopState]] = {}
         self.deadline_at: float | None = (time.monotonic() + config.deadline) if config.deadline else None
+
+    async def __aenter__(self) -> LLMReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     # --- identity and accounting ---
 
@@ -135,6 +183,7 @@ class LLMReader(LLMRoles):
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
                 self._record("selector", usage)
+                exc.usage = usage
                 raise
             usage.failures += 1
             result = Selection(failed=True, error=self._error_text(exc), usage=usage)
@@ -148,10 +197,15 @@ class LLMReader(LLMRoles):
             return await self._offline.judge(question, documents)
         usage = Usage()
         version = replies.prompt("judge").version
-        keys = [judgment_key(profile.model, version, question, d.sha256) for d in documents]
+        endpoint = profile.base_url or "https://api.openai.com/v1"
+        keys = [judgment_key(profile.model, version, question, d.sha256, endpoint=endpoint) for d in documents]
         verdicts: list[Verdict | None] = [
             self.cache.get(k, d.id) if self.cache else None for k, d in zip(keys, documents)
         ]
+        key = os.environ.get(profile.api_key_env, "")
+        for verdict in verdicts:
+            if verdict is not None:  # written by an older okf, perhaps, or by hand: never show a key
+                verdict.reason = self._scrub(verdict.reason, key)
         usage.cache_hits = sum(v is not None for v in verdicts)
         pending = [i for i, v in enumerate(verdicts) if v is None]
         if pending:
@@ -167,6 +221,7 @@ class LLMReader(LLMRoles):
             except (ProviderError, ModelOutputError) as exc:
                 if isinstance(exc, DeadlineExceeded):
                     self._record("judge", usage)
+                    exc.usage = usage
                     raise
                 usage.failures += 1
                 error = self._error_text(exc)
@@ -174,7 +229,8 @@ class LLMReader(LLMRoles):
             for i, verdict in zip(pending, decided):
                 verdicts[i] = verdict
                 if self.cache and not verdict.failed:
-                    self.cache.put(keys[i], verdict, model=profile.model, prompt_version=version)
+                    self.cache.put(keys[i], verdict, model=profile.model, prompt_version=version,
+                                   endpoint=profile.host)
         self._record("judge", usage)
         return Judgement(verdicts=[v for v in verdicts if v is not None], usage=usage)
 
@@ -196,6 +252,7 @@ class LLMReader(LLMRoles):
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
                 self._record("answerer", usage)
+                exc.usage = usage
                 raise
             usage.failures += 1
             draft = DraftAnswer(failed=True, error=self._error_text(exc), usage=usage)
@@ -217,6 +274,7 @@ class LLMReader(LLMRoles):
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
                 self._record("decomposer", usage)
+                exc.usage = usage
                 raise
             usage.failures += 1
             result = Split(failed=True, error=self._error_text(exc), usage=usage)
@@ -236,6 +294,7 @@ class LLMReader(LLMRoles):
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
                 self._record("leaf", usage)
+                exc.usage = usage
                 raise
             usage.failures += 1
             result = LeafExtract(failed=True, error=self._error_text(exc), usage=usage)
@@ -269,118 +328,170 @@ class LLMReader(LLMRoles):
                     f"invalid {role} reply after a repair retry: {second.message}", raw=text, role=role
                 ) from None
 
-    # --- transport: retries, backoff, timeouts, the shared semaphore ---
+    # --- one call: the deadline, the shared semaphore, the SDK's retries ---
+
+    def _left(self) -> float | None:
+        """Seconds until the nearer of the reader's deadline and the caller's; None when neither is set."""
+        mine = None if self.deadline_at is None else self.deadline_at - time.monotonic()
+        theirs = time_left()
+        if mine is None or theirs is None:
+            return theirs if mine is None else mine
+        return min(mine, theirs)
+
+    def _call_budget(self) -> float:
+        """The longest one call may take, its retries and the waits between them included."""
+        retries = self.config.max_retries
+        return (retries + 1) * self.config.timeout + retries * max(self.config.retry_after_cap, _SDK_WAIT_MAX)
 
     async def _complete(
         self, profile: Profile, role: Role, messages: list[dict[str, str]], usage: Usage
     ) -> str:
-        attempts = self.config.max_retries + 1
-        for attempt in range(attempts):
+        call = _Call(role=role, usage=usage, reader=self)
+        token = _CALL.set(call)
+        start = time.perf_counter()
+        try:
+            left = self._left()
+            if left is not None and left <= 0:
+                raise DeadlineExceeded(f"{role}: the deadline had passed before the call", role=role)
             try:
-                try:
-                    return await self._attempt(profile, role, messages, usage)
-                except _JsonModeRejected:
-                    usage.retries += 1  # the same request without response_format; not a fault retry
-                    return await self._attempt(profile, role, messages, usage)
-            except _Retryable as retry:
-                if attempt == attempts - 1:
-                    raise retry.error from None
-                delay = self._delay(attempt, retry.retry_after)
-                remaining = self._remaining()
-                if remaining is not None and delay >= remaining:
-                    raise DeadlineExceeded(
-                        f"{role}: the deadline passes before the next retry "
-                        f"(last error: {retry.error.message})",
-                        role=role,
-                    ) from None
-                log.warning(
-                    "%s call failed (%s); retry %d/%d in %.2f s",
-                    role,
-                    retry.error.message,
-                    attempt + 1,
-                    attempts - 1,
-                    delay,
-                )
-                usage.retries += 1
-                await asyncio.sleep(delay)
-        raise AssertionError("unreachable")
+                async with asyncio.timeout(left):
+                    return await self._exchange(profile, role, messages, call)
+            except TimeoutError:
+                message = f"{role}: no reply from {profile.host} before the deadline{call.summary()}"
+                log.info("%s", message)
+                raise DeadlineExceeded(message, role=role) from None
+        finally:
+            usage.seconds += time.perf_counter() - start
+            _CALL.reset(token)
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.config.retry_after_cap)
-        # Full jitter over an exponential window keeps concurrent retries from marching in step.
-        window = self.config.backoff * (2**attempt)
-        return window / 2 + random.uniform(0, window / 2)
-
-    def _remaining(self) -> float | None:
-        return None if self.deadline_at is None else self.deadline_at - time.monotonic()
-
-    async def _attempt(
-        self, profile: Profile, role: Role, messages: list[dict[str, str]], usage: Usage
+    async def _exchange(
+        self, profile: Profile, role: Role, messages: list[dict[str, str]], call: _Call
     ) -> str:
-        remaining = self._remaining()
-        if remaining is not None and remaining <= 0:
-            raise DeadlineExceeded(f"{role}: the reader's deadline has passed", role=role)
-        timeout = self.config.timeout if remaining is None else min(self.config.timeout, remaining)
         state = self._state()
-        mode_key = (profile.base_url, profile.model)
         async with state.semaphore:
             client, key = self._client(state, profile)
-            request: dict[str, Any] = {
-                "model": profile.model,
-                "messages": messages,
-                "temperature": profile.temperature,
-                "max_tokens": profile.max_tokens,
-            }
-            use_json = self.config.json_mode and self._json_mode.get(mode_key, True)
-            if use_json:
-                request["response_format"] = {"type": "json_object"}
-            start = time.perf_counter()
-            usage.calls += 1
-            try:
-                async with asyncio.timeout(timeout):
-                    response = await client.chat.completions.create(**request, timeout=timeout)
-            except openai.BadRequestError as exc:
-                if use_json and mode_key not in self._json_mode:
-                    # Some servers reject response_format with a 400: ask again without it, and remember.
-                    log.info("%s: %s rejected response_format; continuing without it", role, profile.host)
-                    self._json_mode[mode_key] = False
-                    raise _JsonModeRejected from None
-                raise self._provider_error(exc, role, key) from None
-            except openai.APIStatusError as exc:
-                error = self._provider_error(exc, role, key)
-                if exc.status_code in _RETRY_STATUSES or exc.status_code >= 500:
-                    raise _Retryable(error, _retry_after(exc.response.headers)) from None
-                raise error from None
-            except (openai.APITimeoutError, TimeoutError):
-                raise _Retryable(
-                    ProviderError(f"{role}: no reply within {timeout:.2f} s", role=role)
-                ) from None
-            except openai.APIConnectionError as exc:
-                raise _Retryable(
-                    ProviderError(
-                        f"{role}: cannot reach {profile.host}: {self._scrub(str(exc), key)}", role=role
-                    )
-                ) from None
-            except ValueError as exc:  # a 200 whose body is not JSON: a server fault, worth a retry
-                raise _Retryable(
-                    ProviderError(
-                        f"{role}: unreadable response body from {profile.host} ({type(exc).__name__})",
-                        role=role,
-                    )
-                ) from None
-            finally:
-                usage.seconds += time.perf_counter() - start
+            unreadable = False
+            while True:
+                try:
+                    return await self._request(profile, role, messages, client, key, call)
+                except _JsonModeRejected:
+                    call.usage.retries += 1  # the same request without response_format; not a fault retry
+                except _Unreadable as exc:
+                    if unreadable:
+                        raise ProviderError(
+                            f"{role}: {profile.host} sent {exc} instead of a chat completion, twice",
+                            role=role,
+                        ) from None
+                    unreadable = True
+                    call.usage.retries += 1
+                    log.info("%s: %s sent %s instead of a chat completion; asking once more",
+                             role, profile.host, exc)
+
+    async def _request(
+        self,
+        profile: Profile,
+        role: Role,
+        messages: list[dict[str, str]],
+        client: openai.AsyncOpenAI,
+        key: str,
+        call: _Call,
+    ) -> str:
+        mode_key = (profile.base_url, profile.model)
+        request: dict[str, Any] = {
+            "model": profile.model,
+            "messages": messages,
+            "temperature": profile.temperature,
+            "max_tokens": profile.max_tokens,
+        }
+        use_json = self.config.json_mode and self._json_mode.get(mode_key, True)
+        if use_json:
+            request["response_format"] = {"type": "json_object"}
+        budget = self._call_budget()
+        call.round = 0
+        try:
+            async with asyncio.timeout(budget):
+                response = await client.chat.completions.create(**request)
+        except TimeoutError:
+            raise ProviderError(
+                f"{role}: no complete reply from {profile.host} within {budget:g} s{call.summary()}", role=role
+            ) from None
+        except _WaitTooLong as exc:
+            raise ProviderError(f"{role}: {exc}", status=exc.status, role=role) from None
+        except openai.BadRequestError as exc:
+            if use_json and mode_key not in self._json_mode:
+                # Some servers reject response_format with a 400: ask again without it, and remember.
+                log.info("%s: %s rejected response_format; continuing without it", role, profile.host)
+                self._json_mode[mode_key] = False
+                raise _JsonModeRejected from None
+            raise self._provider_error(exc, role, key) from None
+        except openai.APIStatusError as exc:
+            error = self._provider_error(exc, role, key)
+            if call.round > 1:
+                error.message += f" ({call.round} attempts)"
+            raise error from None
+        except openai.APITimeoutError:
+            call.last = f"no reply within {self.config.timeout:g} s"
+            raise ProviderError(
+                f"{role}: no reply from {profile.host} within {self.config.timeout:g} s{call.summary()}",
+                role=role,
+            ) from None
+        except openai.APIConnectionError as exc:
+            call.last = "connection failed"
+            cause = self._scrub(str(exc.__cause__ or exc), key)
+            raise ProviderError(f"{role}: cannot reach {profile.host}: {cause}{call.summary()}", role=role) from None
+        except ValueError:  # a 200 whose body is not JSON
+            raise _Unreadable("a body that is not JSON") from None
         if use_json:
             self._json_mode.setdefault(mode_key, True)
-        if response.usage is not None:
-            usage.prompt_tokens += response.usage.prompt_tokens or 0
-            usage.completion_tokens += response.usage.completion_tokens or 0
-        content = response.choices[0].message.content if response.choices else None
-        return content or ""
+        return self._scrub(_content(response, call), key)
+
+    # --- the HTTP hooks: every attempt the SDK makes is counted, logged and checked ---
+
+    async def _on_request(self, request: Any) -> None:
+        call = _CALL.get()
+        if call is None or call.reader is not self:
+            return
+        now = time.monotonic()
+        if call.attempts:
+            fault = call.last
+            if fault is None:  # no response came back: the attempt timed out or the connection failed
+                slow = now - call.started >= self.config.timeout * 0.9
+                fault = f"no reply within {self.config.timeout:g} s" if slow else "connection failed"
+            call.faults.append(fault)
+            if call.round:  # the SDK retries (okf's own repeats are counted where they are made)
+                call.usage.retries += 1
+                log.info("%s call failed (%s); the client retries (%d of %d)",
+                         call.role, fault, call.round, self.config.max_retries)
+        call.attempts += 1
+        call.round += 1
+        call.usage.calls += 1
+        call.started = now
+        call.last = None
+
+    async def _on_response(self, response: Any) -> None:
+        call = _CALL.get()
+        if call is None or call.reader is not self:
+            return
+        status = int(response.status_code)
+        if status < 400:
+            return
+        call.last = f"HTTP {status}"
+        retryable = status in _RETRY_STATUSES or status >= 500
+        if not retryable or call.attempts > self.config.max_retries:
+            return
+        wait = _retry_after(response.headers)
+        if wait is None:
+            return
+        left = self._left()
+        if wait > self.config.retry_after_cap:
+            raise _WaitTooLong(status, wait, f"longer than retry_after_cap ({self.config.retry_after_cap:g} s)")
+        if left is not None and wait >= left:
+            raise _WaitTooLong(status, wait, f"past the deadline (in {max(left, 0):.1f} s)")
+
+    # --- clients, one set per event loop ---
 
     async def aclose(self) -> None:
-        """Close the HTTP clients opened in the running event loop."""
+        """Close the HTTP clients opened in the running event loop (the reader stays usable)."""
         entry = self._loops.pop(id(asyncio.get_running_loop()), None)
         if entry is not None:
             for client in entry[1].clients.values():
@@ -410,12 +521,23 @@ class LLMReader(LLMRoles):
             client = openai.AsyncOpenAI(
                 base_url=profile.base_url,
                 api_key=key,
-                max_retries=0,
+                max_retries=self.config.max_retries,
                 timeout=self.config.timeout,
-                http_client=_http_client(profile),
+                http_client=self._http_client(profile),
             )
             state.clients[slot] = client
         return client, key
+
+    def _http_client(self, profile: Profile) -> Any:
+        """Our own HTTP client, with the hooks that count and check every attempt.
+
+        Plain-http endpoints (local servers) follow no redirects, so no TLS can happen and loading the CA
+        store (a fifth of a second per event loop) is skipped; https endpoints get the SDK's defaults.
+        """
+        hooks = {"request": [self._on_request], "response": [self._on_response]}
+        if (profile.base_url or "").startswith("http://"):
+            return openai.DefaultAsyncHttpxClient(verify=False, follow_redirects=False, event_hooks=hooks)
+        return openai.DefaultAsyncHttpxClient(event_hooks=hooks)
 
     def _provider_error(self, exc: openai.APIStatusError, role: Role, key: str) -> ProviderError:
         message = self._scrub(_status_message(exc), key)
@@ -439,15 +561,24 @@ class LLMReader(LLMRoles):
         return text
 
 
-def _http_client(profile: Profile) -> Any:
-    """Our own HTTP client (so no finaliser of the SDK's schedules a close on a loop that has ended).
-
-    Plain-http endpoints (local servers) follow no redirects, so no TLS can happen and loading the CA store
-    (a fifth of a second per event loop) is skipped; https endpoints get the SDK's defaults.
-    """
-    if (profile.base_url or "").startswith("http://"):
-        return openai.DefaultAsyncHttpxClient(verify=False, follow_redirects=False)
-    return openai.DefaultAsyncHttpxClient()
+def _content(response: Any, call: _Call) -> str:
+    """The assistant text of a chat completion; _Unreadable when the body was something else."""
+    if isinstance(response, str):
+        page = response.lstrip()[:200].lower()
+        call.last = "an HTML page" if page.startswith("<") else "text that is not JSON"
+        raise _Unreadable("an HTML page" if page.startswith("<") else "plain text")
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list):
+        call.last = "JSON that is not a chat completion"
+        raise _Unreadable("JSON that is not a chat completion")
+    usage = call.usage
+    counted = getattr(response, "usage", None)
+    if counted is not None:
+        usage.prompt_tokens += getattr(counted, "prompt_tokens", 0) or 0
+        usage.completion_tokens += getattr(counted, "completion_tokens", 0) or 0
+    message = getattr(choices[0], "message", None) if choices else None
+    content = getattr(message, "content", None)
+    return content if isinstance(content, str) else ""
 
 
 def _status_message(exc: openai.APIStatusError) -> str:

@@ -63,6 +63,7 @@ class LLMRoles:
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
                 self._record(role, usage)
+                exc.usage = usage
                 raise
             usage.failures += 1
             value, error = None, self._error_text(exc)

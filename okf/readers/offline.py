@@ -471,6 +471,15 @@ class OfflineReader(OfflineRoles):
     def name(self) -> str:
         return "offline"
 
+    async def __aenter__(self) -> OfflineReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Nothing to close: the offline reader holds no connections."""
+
     def _body(self, document: Document) -> Body:
         # Keyed by the sha256 of the text as offered; a document without one is read afresh.
         if not document.sha256 or set(document.sha256) == {"0"}:

@@ -65,10 +65,21 @@ class ScriptedReader:
         self.requests: list[tuple[str, str, list[Any]]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.closed = 0
 
     @property
     def name(self) -> str:
         return self._name
+
+    async def __aenter__(self) -> ScriptedReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Counts the close (``closed``); a scripted reader holds no connections."""
+        self.closed += 1
 
     @property
     def total_calls(self) -> int:

@@ -16,11 +16,15 @@ Every name in ``__all__`` is loaded on first use, so ``import okf`` stays fast a
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# A library logs and never prints: records reach stderr only when the application (okf's CLI: -v) says so.
+logging.getLogger("okf").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from okf.ask import ask, ask_async

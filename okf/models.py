@@ -78,7 +78,10 @@ class NavigationStats(BaseModel):
     candidates: int = 0
     bodies_judged: int = 0
     links_followed: int = 0
-    failures: int = 0
+    failures: int = Field(default=0, description="Model call results that failed (a failed selection page, each "
+                          "verdict not had), calls cut off by the deadline included.")
+    cut_off: int = Field(default=0, description="Model calls still running when a budget or the deadline ended "
+                         "the walk (cancelled unfinished).")
     usage: dict[str, Usage] = Field(default_factory=dict, description="Per role: selector, judge, answerer.")
     seconds: float = 0.0
 

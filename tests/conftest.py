@@ -61,5 +61,6 @@ def _offline_and_isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
                  "OKF_ASSESS_MODEL", "OPENAI_BASE_URL", "OKF_CONFIG"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OKF_CACHE_DIR", str(tmp_path_factory.mktemp("okf-cache")))
+    monkeypatch.setenv("OKF_RAISE_ERRORS", "1")  # an unexpected exception fails the test with its traceback
     with loopback_only():
         yield

@@ -192,7 +192,7 @@ def test_deprecated_stale_and_failed_judgments_become_caveats(bundle: Path) -> N
     result = ask(bundle, Q, reader=scripted)
     caveats = "\n".join(result.caveats)
     assert "deprecated" in caveats and "stale_after" in caveats
-    assert "Navigation had failures (1 judge call(s))" in caveats
+    assert "Navigation had failures (1 judge call(s); first: scripted failure)" in caveats
 
 
 def test_evidence_carries_trust_state_to_the_answerer(bundle: Path) -> None:

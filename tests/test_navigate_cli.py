@@ -70,19 +70,28 @@ def test_json_is_the_whole_result_and_trace_is_jsonl(bundle: Path, scripted: Scr
     assert result.stderr == ""  # --quiet
 
 
-def test_exit_1_only_when_nothing_could_be_judged(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_exit_1_when_nothing_was_found_while_calls_failed(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     failing = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
                              judge=lambda q, docs: [None] * len(docs))
     monkeypatch.setattr(navigate_cli, "reader_from_options", lambda **kw: failing)
-    result = run(str(bundle), "vacation")
+    result = run(str(bundle), "vacation", "--quiet")
     assert result.exit_code == 1
-    assert "nothing could be judged" in result.stderr
+    assert "3 model call result(s) failed" in result.stderr and "scripted failure" in result.stderr
+    assert "No relevant concept found." not in result.stdout and "3 failed" in result.stdout
+    # One failed verdict with nothing found is still a failure: that concept may have held the answer.
     partly = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
                             judge=lambda q, docs: [None if d.id == "money/invoices" else False for d in docs])
     monkeypatch.setattr(navigate_cli, "reader_from_options", lambda **kw: partly)
     result = run(str(bundle), "vacation")
-    assert result.exit_code == 0
-    assert "No relevant concept found." in result.stdout
+    assert result.exit_code == 1 and "1 model call result(s) failed" in result.stderr
+    # Something found despite a failure: the shortlist stands, the failure is a warning.
+    found = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
+                           judge=lambda q, docs: [None if d.id == "money/invoices" else "old" not in d.id
+                                                  for d in docs])
+    monkeypatch.setattr(navigate_cli, "reader_from_options", lambda **kw: found)
+    result = run(str(bundle), "vacation")
+    assert result.exit_code == 0 and "Vacation days" in result.stdout
+    assert "warning: 1 model call result(s) failed" in result.stderr
 
 
 def test_bad_arguments_exit_2_with_a_clear_message(bundle: Path, tmp_path: Path) -> None:

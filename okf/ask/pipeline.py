@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,8 @@ from okf.models import (
     TraceEvent,
 )
 from okf.navigate import make_budgets, navigate_async
-from okf.navigate.trace import Progress
-from okf.readers.base import DraftAnswer, Reader, Usage
+from okf.navigate.trace import Progress, failure_reasons, nothing_found_reason
+from okf.readers.base import DraftAnswer, Reader, Usage, aclose
 from okf.readers.synthesis import Synthesizer
 from okf.readers.text import clip
 
@@ -87,10 +87,19 @@ async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reade
     text = _check(question, evidence_tokens, synthesis)
     checked = make_budgets(budgets)
     opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
-    if reader is None:
-        from okf.readers import make_reader  # lazy: a configured reader may import a model client
+    if reader is not None:
+        return await _ask(opened, text, reader, checked, evidence_tokens, progress, contract)
+    from okf.readers import make_reader  # lazy: a configured reader may import a model client
 
-        reader = make_reader()
+    own = make_reader()
+    try:
+        return await _ask(opened, text, own, checked, evidence_tokens, progress, contract)
+    finally:
+        await aclose(own)  # made here, so closed here
+
+
+async def _ask(opened: Bundle, text: str, reader: Reader, checked: Budgets, evidence_tokens: int,
+               progress: Progress | None, contract: ContractInput | None) -> AnswerResult:
     report = preflight(opened, contract) if contract is not None else None
     if report is not None and not report.ok:
         return preflight_failure(text, report, reader=reader.name, corpus_id=report.corpus_id or opened.corpus_id())
@@ -102,11 +111,10 @@ async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reade
     facts = fact_items(opened, report) if report is not None else []
     if not nav.shortlist and not facts:
         # The empty-evidence short-circuit: no answerer call at all.
-        if nav.stats.failures and not any(e.kind == "verdict" and not e.data.get("failed") for e in nav.trace):
-            # Nothing was judged because every model call failed: a model failure, not an honest abstention.
+        if nav.stats.failures:
+            # Nothing found while model calls failed: a model failure, never an honest "not in the bundle".
             return AnswerResult(status="abstained", answer="", usage=usage, caveats=nav_caveats, failed=True,
-                                reason="Nothing could be judged: every model call during navigation failed.",
-                                **base)
+                                reason=nothing_found_reason(nav), **base)
         return AnswerResult(status="abstained", answer="", usage=usage, caveats=nav_caveats,
                             reason="No concept in the bundle was judged relevant to the question.", **base)
     whole = load_evidence(opened, nav.shortlist, item_tokens=evidence_tokens)
@@ -181,10 +189,20 @@ def ask(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = N
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(ask_async(bundle, question, reader=reader, budgets=budgets,
-                                     evidence_tokens=evidence_tokens, progress=progress, contract=contract,
-                                     synthesis=synthesis))
-    raise ConfigError("ask() was called inside a running event loop", fix="use `await okf.ask.ask_async(...)` there")
+        return asyncio.run(_closing(reader, ask_async(bundle, question, reader=reader, budgets=budgets,
+                                                      evidence_tokens=evidence_tokens, progress=progress,
+                                                      contract=contract, synthesis=synthesis)))
+    raise ConfigError("ask() was called inside a running event loop", fix="use `await okf.ask_async(...)` there")
+
+
+async def _closing(reader: Reader | None, work: Coroutine[Any, Any, AnswerResult]) -> AnswerResult:
+    """Run ``work``, then close what ``reader`` opened in this event loop (which ends with the call)."""
+    try:
+        return await work
+    finally:
+        if reader is not None:
+            await aclose(reader)
+
 
 
 def navigation_caveats(nav: NavigationResult) -> list[str]:
@@ -197,7 +215,9 @@ def navigation_caveats(nav: NavigationResult) -> list[str]:
             failed[role] = failed.get(role, 0) + 1
     if failed:
         counts = ", ".join(f"{n} {role} call(s)" for role, n in sorted(failed.items()))
-        out.append(f"Navigation had failures ({counts}); relevant concepts may be missing from the evidence.")
+        first = failure_reasons(nav.trace)[0]
+        out.append(f"Navigation had failures ({counts}; first: {clip(first, 200)}); relevant concepts may be "
+                   "missing from the evidence.")
     if nav.stopped_by is not None:
         out.append(f"Navigation stopped at its {nav.stopped_by} budget before reading everything it could; "
                    "more relevant concepts may exist.")

@@ -21,6 +21,8 @@ from okf.cli.common import (
     quiet_option,
     report_options,
     show_walk,
+    setup_logging,
+    verbose_option,
 )
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.contract import load_contract
@@ -94,9 +96,10 @@ def log_record(result: AnswerResult) -> dict[str, Any]:
 @budget_options
 @reader_options
 @quiet_option
+@verbose_option
 def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int, synthesis: str,
             trace_file: str | None, contract_path: str | None, report_file: str | None, show_trace: bool,
-            quiet: bool, **options: Any) -> None:
+            quiet: bool, verbose: int, **options: Any) -> None:
     """Answer QUESTION from BUNDLE with citations it can prove, or abstain and say why.
 
     Navigates like `okf navigate`, gives the shortlisted bodies to the answerer as evidence (within
@@ -117,8 +120,9 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     line says the answer has no typed-fact guarantee.
 
     Exit status: 0 for an answer, a partial answer or an honest abstention; 1 when the model failed
-    (the shortlist is still printed) or the contract preflight failed; 2 for bad arguments or a
-    malformed contract. See docs/ask.md.
+    (the answerer, or navigation found nothing while model calls failed; the error names the HTTP
+    status, timeout or unreachable server; the shortlist is still printed) or the contract preflight
+    failed; 2 for bad arguments or a malformed contract. See docs/ask.md.
 
     \b
     Examples:
@@ -132,6 +136,7 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     """
     if not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
+    setup_logging(quiet, verbose)
     budgets = make_budgets(budgets_from_options(options))
     contract = load_contract(contract_path) if contract_path else None  # malformed: exit 2 before any work
     opened = Bundle.open(bundle)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import time
@@ -44,7 +45,7 @@ class OKFGroup(click.Group):
             os.dup2(devnull, sys.stdout.fileno())
             ctx.exit(141)
         except Exception as exc:
-            if os.environ.get("OKF_RAISE_ERRORS") == "1" or "PYTEST_CURRENT_TEST" in os.environ:
+            if os.environ.get("OKF_RAISE_ERRORS") == "1":
                 raise
             click.echo(f"Error: unexpected {type(exc).__name__}: {exc} "
                        "(set OKF_RAISE_ERRORS=1 for a traceback and please report it)", err=True)
@@ -59,6 +60,41 @@ def json_option(f: F) -> F:
 def quiet_option(f: F) -> F:
     """``--quiet``: no progress or notices on stderr."""
     return click.option("--quiet", "-q", is_flag=True, help="No progress or notices on stderr.")(f)
+
+
+def verbose_option(f: F) -> F:
+    """``-v``: model calls' retries and failures on stderr as they happen (``-vv``: also the SDK's own log)."""
+    return click.option("--verbose", "-v", count=True,
+                        help="Show model retries and failures on stderr as they happen (-vv: more).")(f)
+
+
+class _StderrHandler(logging.Handler):
+    """Log records as ``okf: message`` lines on the current stderr (click's, so CliRunner captures them)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            click.echo(f"okf: {self.format(record)}", err=True)
+        except Exception:  # a logging failure must never end a command
+            self.handleError(record)
+
+
+def setup_logging(quiet: bool, verbose: int = 0) -> None:
+    """Route the ``okf`` logger to stderr: warnings by default, retries and failures with ``-v``, the openai
+    SDK's own log too with ``-vv``, nothing with ``--quiet``."""
+    level = logging.CRITICAL + 1 if quiet else (logging.INFO if verbose == 1 else
+                                                logging.DEBUG if verbose > 1 else logging.WARNING)
+    for name in ("okf", "openai"):
+        logger = logging.getLogger(name)
+        for old in [h for h in logger.handlers if isinstance(h, _StderrHandler)]:
+            logger.removeHandler(old)
+    handler = _StderrHandler(level)
+    okf_logger = logging.getLogger("okf")
+    okf_logger.addHandler(handler)
+    okf_logger.setLevel(level)
+    if verbose > 1 and not quiet:
+        sdk = logging.getLogger("openai")
+        sdk.addHandler(handler)
+        sdk.setLevel(logging.INFO)
 
 
 def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option, setup_logging
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.errors import ConfigError
 from okf.eval import DEFAULT_SEED, EvalQuestion, QuestionResult, evaluate, render
@@ -20,7 +20,8 @@ from okf.trace.load import walk_file_name
 @click.argument("bundle", type=click.Path(path_type=str))
 @click.argument("questions", type=click.Path(path_type=str))
 @json_option
-@click.option("--verbose", "-v", is_flag=True, help="Also print one line per question.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also print one line per question, and model retries and failures on stderr as they happen.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Evaluate only the first N questions (after --sample).")
 @click.option("--sample", type=click.IntRange(min=1), default=None,
@@ -51,6 +52,7 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
       okf eval bundles/rhdh corpora/rhdh/questions.jsonl --json --walks walks/ > report.json
       okf eval bundles/rhdh questions.jsonl --model gpt-4o-mini --base-url http://localhost:8000/v1 --parallel 4
     """
+    setup_logging(quiet, int(verbose))
     budgets = budgets_from_options(options)
     reader = reader_from_options(**options)
     show = progress_enabled(quiet)

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from okf.cli.common import notice, quiet_option
+from okf.cli.common import notice, quiet_option, setup_logging, verbose_option
 from okf.cli.options import assess_model_option, extract_model_option, reader_from_options, reader_options
 
 
@@ -16,7 +16,8 @@ from okf.cli.options import assess_model_option, extract_model_option, reader_fr
 @extract_model_option
 @assess_model_option
 @quiet_option
-def command(bundles: tuple[str, ...], quiet: bool, **reader_kw: Any) -> None:
+@verbose_option
+def command(bundles: tuple[str, ...], quiet: bool, verbose: int, **reader_kw: Any) -> None:
     """Serve BUNDLES to agents as an MCP server over stdio.
 
     Each bundle is named by its directory name (made unique with -2, -3...). Tools: list_bundles,
@@ -32,6 +33,7 @@ def command(bundles: tuple[str, ...], quiet: bool, **reader_kw: Any) -> None:
     """
     from okf.mcp.tools import BundleSet  # the MCP SDK loads only when serving
 
+    setup_logging(quiet, verbose)
     reader = reader_from_options(**reader_kw)
     shelf = BundleSet.open(bundles, reader)
     from okf.mcp.server import build_server

@@ -13,7 +13,7 @@ from okf.eval.gold import GoldIndex
 from okf.eval.questions import DEFAULT_SEED, EvalQuestion, load_questions, pick
 from okf.eval.report import EvalReport, IndexStats, QuestionResult, score, summarize
 from okf.models import Budgets, NavigationResult
-from okf.readers.base import Reader
+from okf.readers.base import Reader, aclose
 
 Progress = Callable[[int, int, QuestionResult], None]
 WalkSink = Callable[[EvalQuestion, NavigationResult], None]
@@ -46,7 +46,7 @@ async def evaluate_async(
     """
     # Imported here: navigate and bundle are siblings built apart; eval's pure parts must import without them.
     from okf.bundle import Bundle
-    from okf.navigate import make_budgets, navigate_async
+    from okf.navigate import make_budgets
 
     if concurrency < 1:
         raise ConfigError(f"concurrency must be at least 1, got {concurrency}", fix="pass --concurrency N >= 1")
@@ -55,11 +55,25 @@ async def evaluate_async(
     questions_file = "" if isinstance(questions, list) else str(questions)
     every = load_questions(questions) if not isinstance(questions, list) else questions
     chosen = pick(every, sample=sample, seed=seed, limit=limit)
+    own = None
     if reader is None:
         from okf.readers import make_reader  # lazy: a configured reader may import a model client
 
-        reader = make_reader()
-    budgets = make_budgets(budgets)
+        reader = own = make_reader()
+    try:
+        return await _evaluate(opened, every, chosen, questions_file, reader, make_budgets(budgets), sample,
+                               seed, limit, concurrency, progress, gold_index, started)
+    finally:
+        if own is not None:
+            await aclose(own)  # made here, so closed here
+
+
+async def _evaluate(opened: Any, every: list[EvalQuestion], chosen: list[EvalQuestion], questions_file: str,
+                    reader: Reader, budgets: Budgets, sample: int | None, seed: int, limit: int | None,
+                    concurrency: int, progress: Progress | None, gold_index: GoldIndex | None,
+                    started: float) -> EvalReport:
+    from okf.navigate import navigate_async
+
     index = gold_index or GoldIndex.from_bundle(opened)
     warnings = list(index.warnings)
     if not index.by_source:
@@ -127,6 +141,13 @@ def evaluate(
     on_walk: WalkSink | None = None,
 ) -> EvalReport:
     """Synchronous :func:`evaluate_async` (same arguments); not for use inside a running event loop."""
-    return asyncio.run(evaluate_async(bundle, questions, reader=reader, budgets=budgets, sample=sample,
-                                      seed=seed, limit=limit, concurrency=concurrency, progress=progress,
-                                      gold_index=gold_index, on_walk=on_walk))
+    async def run() -> EvalReport:
+        try:
+            return await evaluate_async(bundle, questions, reader=reader, budgets=budgets, sample=sample,
+                                        seed=seed, limit=limit, concurrency=concurrency, progress=progress,
+                                        gold_index=gold_index, on_walk=on_walk)
+        finally:
+            if reader is not None:
+                await aclose(reader)  # what it opened in this event loop, which ends with the call
+
+    return asyncio.run(run())

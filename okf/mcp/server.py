@@ -8,8 +8,8 @@ stdout carries protocol only (the SDK points fd 1 at stderr while serving).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Annotated, Any, Literal
 
 import anyio.to_thread
@@ -33,6 +33,7 @@ from okf.mcp.tools import (
     SignpostListing,
 )
 from okf.models import AnswerResult, NavigationResult
+from okf.readers.base import aclose
 
 # Argument types live at module level: the SDK resolves the (string) annotations in module globals.
 BundleName = Annotated[str, Field(description="A bundle name from list_bundles.")]
@@ -82,9 +83,18 @@ def _tool_errors() -> Iterator[None]:
 
 
 def build_server(shelf: BundleSet) -> MCPServer[Any]:
-    """An MCP server exposing ``shelf``'s bundles as tools."""
+    """An MCP server exposing ``shelf``'s bundles as tools; its reader's connections close when it stops."""
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            if shelf.reader is not None:
+                await aclose(shelf.reader)
+
     server: MCPServer[Any] = MCPServer(
-        "okf", version=__version__, log_level="WARNING",
+        "okf", version=__version__, log_level="WARNING", lifespan=lifespan,
         instructions=(
             "okf serves Open Knowledge Format bundles: folders of markdown concepts with index.md signposts. "
             f"Bundles: {shelf.describe()}. To answer from a bundle, call ask; to find the relevant concepts "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from okf.errors import ConfigError
 from okf.models import Budgets, NavigationResult
 from okf.navigate.trace import Progress
 from okf.navigate.walk import Walk
-from okf.readers.base import Reader
+from okf.readers.base import Reader, aclose
 
 
 def make_budgets(budgets: Budgets | Mapping[str, Any] | None = None, **overrides: Any) -> Budgets:
@@ -59,7 +59,13 @@ async def navigate_async(bundle: Bundle | str | Path, question: str, *, reader: 
                          progress: Progress | None = None) -> NavigationResult:
     """Find the concepts of ``bundle`` that answer ``question`` by progressive disclosure (no similarity)."""
     opened, text, chosen, checked = _inputs(bundle, question, reader, budgets)
-    result = await Walk(opened, text, chosen, checked, progress).run()
+    if reader is not None:
+        result = await Walk(opened, text, chosen, checked, progress).run()
+    else:
+        try:
+            result = await Walk(opened, text, chosen, checked, progress).run()
+        finally:
+            await aclose(chosen)  # made here (the configured reader), so closed here
     result.budgets = checked  # so a saved result (and its HTML report) says what limits the walk ran under
     return result
 
@@ -71,6 +77,16 @@ def navigate(bundle: Bundle | str | Path, question: str, *, reader: Reader | Non
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(navigate_async(bundle, question, reader=reader, budgets=budgets, progress=progress))
+        return asyncio.run(_closing(reader, navigate_async(bundle, question, reader=reader, budgets=budgets,
+                                                           progress=progress)))
     raise ConfigError("navigate() was called inside a running event loop",
-                      fix="use `await okf.navigate.navigate_async(...)` there")
+                      fix="use `await okf.navigate_async(...)` there")
+
+
+async def _closing(reader: Reader | None, work: Coroutine[Any, Any, NavigationResult]) -> NavigationResult:
+    """Run ``work``, then close what ``reader`` opened in this event loop (which ends with the call)."""
+    try:
+        return await work
+    finally:
+        if reader is not None:
+            await aclose(reader)

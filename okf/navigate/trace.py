@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from okf.models import TraceEvent
+from okf.models import NavigationResult, TraceEvent
 
 Progress = Callable[[TraceEvent], None]
 
@@ -39,3 +39,26 @@ class TraceRecorder:
             return
         self.warnings.append(message)
         self.add("warning", path, message=message)
+
+
+def failure_reasons(events: list[TraceEvent]) -> list[str]:
+    """The distinct errors of a walk's ``failure`` events, first seen first."""
+    seen: dict[str, None] = {}
+    for event in events:
+        if event.kind == "failure":
+            seen.setdefault(str(event.data.get("error") or "no reason given"), None)
+    return list(seen)
+
+
+def summarize_reasons(reasons: list[str], shown: int = 3) -> str:
+    """The first ``shown`` reasons joined with "; ", and how many more there are."""
+    more = f"; and {len(reasons) - shown} more" if len(reasons) > shown else ""
+    return "; ".join(reasons[:shown]) + more if reasons else "no reason given"
+
+
+def nothing_found_reason(result: NavigationResult) -> str:
+    """Why a walk that found nothing while model calls failed is a failure, with the calls' distinct errors."""
+    reasons = failure_reasons(result.trace) or [w for w in result.warnings if "failed" in w][:1]
+    cut = " (the deadline cut some off)" if result.stopped_by == "deadline" else ""
+    return (f"Nothing relevant was found, but {result.stats.failures} model call result(s) failed{cut}, so the "
+            f"bundle was not fully read: {summarize_reasons(reasons)}.")

@@ -31,8 +31,8 @@ from okf.bundle.model import Concept, Signpost
 from okf.errors import BundleError, DeadlineExceeded, OKFError
 from okf.models import Budgets, NavigationResult, NavigationStats, ShortlistEntry, StopReason
 from okf.navigate.receipts import Offered, offer, receipt
-from okf.navigate.trace import Progress, TraceRecorder
-from okf.readers.base import Judgement, Reader, Selection, SignpostOffer, Usage, Verdict
+from okf.navigate.trace import Progress, TraceRecorder, failure_reasons, summarize_reasons
+from okf.readers.base import Judgement, Reader, Selection, SignpostOffer, Usage, Verdict, deadline
 
 # Judge batches admitted at once. The reader bounds the calls really in flight; this cap keeps candidates
 # queued (so later batches fill up to batch_size) instead of admitting many half-empty batches early.
@@ -45,6 +45,9 @@ COALESCE_SHARE = 0.1
 COALESCE_MAX_S = 0.05
 # Budgets whose stop lets admitted judge batches finish (they were within budget); the others cancel them.
 _DRAIN = {"bodies", "calls"}
+# Readers are told the walk's deadline (okf.readers.base.deadline) and end their calls by it, saying what they
+# waited for; the walk's own timeout fires this much later, only for readers that ignore it.
+DEADLINE_GRACE_S = 0.25
 _RESERVED = {"index.md", "log.md"}
 
 Key = tuple[int, ...]
@@ -107,9 +110,10 @@ class Walk:
         # The corpus id hashes every file of a bundle without a compile manifest (about a second for 10,000
         # concepts): compute it in a thread while the walk waits for the model, not after it.
         corpus_id = asyncio.ensure_future(asyncio.to_thread(self.bundle.corpus_id))
-        self._spawn_descent("", 0, ())
+        with deadline(self.budgets.deadline_s):  # the tasks started here inherit it
+            self._spawn_descent("", 0, ())
         try:
-            async with asyncio.timeout(self.budgets.deadline_s):
+            async with asyncio.timeout(self.budgets.deadline_s + DEADLINE_GRACE_S):
                 await self._done.wait()
         except TimeoutError:
             self._stop("deadline")
@@ -198,6 +202,17 @@ class Walk:
         """Whether anything but the ``besides`` task (the caller) is still to do."""
         return bool(self.queue or (self.descents | self.judges) - {besides})
 
+    def _cut_off(self, role: str, path: str | None, results: int) -> None:
+        """A call still running when the walk stopped: counted as a call (it was sent) and, when the deadline
+        stopped the walk, as failed (``results`` verdicts or one selection never came back)."""
+        self.stats.cut_off += 1
+        failed = self.stopped_by == "deadline"
+        self.usage[role] = self.usage[role] + Usage(calls=1, failures=int(failed))
+        if failed:
+            self.stats.failures += results
+            self.trace.add("failure", path, role=role, error=f"{role}: cut off by the deadline "
+                           f"({self.budgets.deadline_s:g} s) before the model replied")
+
     # -- descent ---------------------------------------------------------------------------------------
 
     async def _descend(self, directory: str, depth: int, key: Key) -> None:
@@ -269,11 +284,15 @@ class Walk:
         started = time.monotonic()
         try:
             selection = await self.reader.select(self.question, offers)
-        except DeadlineExceeded:
+        except DeadlineExceeded as exc:
+            selection = Selection(failed=True, error=str(exc), usage=_spent(exc))
             self._stop("deadline")
-            return None
         except OKFError as exc:  # readers report failures in the result; tolerate one that raises anyway
             selection = Selection(failed=True, error=str(exc))
+        except asyncio.CancelledError:
+            if self.stopped_by is not None:  # cut off by the walk's own stop: say so, then end
+                self._cut_off("selector", directory, 1)
+            raise
         finally:
             self._settle_call("selector", selection.usage if selection is not None else None, started)
         assert selection is not None
@@ -392,12 +411,17 @@ class Walk:
         started = time.monotonic()
         try:
             judgement = await self.reader.judge(self.question, documents)
-        except DeadlineExceeded:
+        except DeadlineExceeded as exc:
+            judgement = Judgement(verdicts=[Verdict(id=d.id, relevant=None, failed=True, error=str(exc))
+                                            for d in documents], usage=_spent(exc))
             self._stop("deadline")
-            return
         except OKFError as exc:
             judgement = Judgement(verdicts=[Verdict(id=d.id, relevant=None, failed=True, error=str(exc))
                                             for d in documents])
+        except asyncio.CancelledError:
+            if self.stopped_by is not None:
+                self._cut_off("judge", batch[0][0].path, len(batch))
+            raise
         finally:
             self._settle_call("judge", judgement.usage if judgement is not None else None, started)
         verdicts = judgement.verdicts
@@ -483,10 +507,18 @@ class Walk:
                      for n, f in enumerate(found, start=1)]
         if self.stats.failures:
             self.trace.warn(f"{self.stats.failures} model call result(s) failed; the shortlist may be incomplete "
-                            "(see the failure events in the trace)")
+                            f"({summarize_reasons(failure_reasons(self.trace.events))})")
         self.stats.usage = dict(self.usage)
         self.stats.seconds = round(self.trace.elapsed, 6)
         return NavigationResult(
             question=self.question, bundle=str(self.bundle.root), corpus_id=corpus_id,
             reader=self.reader.name, shortlist=shortlist, stopped_by=self.stopped_by, stats=self.stats,
             warnings=list(self.trace.warnings), trace=self.trace.events)
+
+
+def _spent(exc: BaseException) -> Usage:
+    """What a call that raised had cost (readers attach it as ``usage``); at least the one call, failed."""
+    usage = getattr(exc, "usage", None)
+    spent = usage.model_copy() if isinstance(usage, Usage) else Usage(calls=1)
+    spent.failures = max(spent.failures, 1)
+    return spent

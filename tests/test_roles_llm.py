@@ -32,7 +32,7 @@ def _offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
 
 def reader(server: LoopbackServer, **overrides: Any) -> LLMReader:
     settings: dict[str, Any] = {"model": "test-model", "base_url": server.base_url, "timeout": 2.0,
-                                "backoff": 0.01, "max_retries": 1, "cache": False}
+                                "max_retries": 1, "cache": False}
     settings.update(overrides)
     return LLMReader(ReaderConfig(**settings))
 

@@ -511,7 +511,7 @@ def test_python_api_takes_the_option_inside_a_loop(bundle: Path) -> None:
 
 
 def llm(server: LoopbackServer) -> LLMReader:
-    return LLMReader(ReaderConfig(model="m", base_url=server.base_url, timeout=2.0, backoff=0.01, max_retries=0,
+    return LLMReader(ReaderConfig(model="m", base_url=server.base_url, timeout=2.0, max_retries=0,
                                   cache=False))
 
 

@@ -88,18 +88,18 @@ async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reade
     checked = make_budgets(budgets)
     opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
     if reader is not None:
-        return await _ask(opened, text, reader, checked, evidence_tokens, progress, contract)
+        return await _ask(opened, text, reader, checked, evidence_tokens, progress, contract, synthesis)
     from okf.readers import make_reader  # lazy: a configured reader may import a model client
 
     own = make_reader()
     try:
-        return await _ask(opened, text, own, checked, evidence_tokens, progress, contract)
+        return await _ask(opened, text, own, checked, evidence_tokens, progress, contract, synthesis)
     finally:
         await aclose(own)  # made here, so closed here
 
 
 async def _ask(opened: Bundle, text: str, reader: Reader, checked: Budgets, evidence_tokens: int,
-               progress: Progress | None, contract: ContractInput | None) -> AnswerResult:
+               progress: Progress | None, contract: ContractInput | None, synthesis: str) -> AnswerResult:
     report = preflight(opened, contract) if contract is not None else None
     if report is not None and not report.ok:
         return preflight_failure(text, report, reader=reader.name, corpus_id=report.corpus_id or opened.corpus_id())

@@ -62,7 +62,7 @@ async def evaluate_async(
         reader = own = make_reader()
     try:
         return await _evaluate(opened, every, chosen, questions_file, reader, make_budgets(budgets), sample,
-                               seed, limit, concurrency, progress, gold_index, started)
+                               seed, limit, concurrency, progress, gold_index, on_walk, started)
     finally:
         if own is not None:
             await aclose(own)  # made here, so closed here
@@ -71,7 +71,7 @@ async def evaluate_async(
 async def _evaluate(opened: Any, every: list[EvalQuestion], chosen: list[EvalQuestion], questions_file: str,
                     reader: Reader, budgets: Budgets, sample: int | None, seed: int, limit: int | None,
                     concurrency: int, progress: Progress | None, gold_index: GoldIndex | None,
-                    started: float) -> EvalReport:
+                    on_walk: WalkSink | None, started: float) -> EvalReport:
     from okf.navigate import navigate_async
 
     index = gold_index or GoldIndex.from_bundle(opened)

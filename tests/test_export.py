@@ -183,3 +183,42 @@ def test_cli_export(tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "no such bundle" in missing.stderr
     help_text = runner.invoke(main, ["export", "llms-txt", "--help"])
     assert "Examples" in help_text.output
+
+
+def test_repeat_export_reuses_unchanged_concepts_without_parsing(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    old = 1_700_000_000
+    for path in bundle.rglob("*.md"):
+        os.utime(path, (old, old))  # older than the racy window: cacheable
+    out = tmp_path / "out"
+    export_llms_txt(bundle, out, as_of=AS_OF)
+    reading = sys.modules["okf.export.reading"]
+    real_entry = reading._entry
+
+    def refuse(*args: object) -> object:
+        raise AssertionError("an unchanged concept was parsed again")
+
+    monkeypatch.setattr(reading, "_entry", refuse)
+    again = export_llms_txt(bundle, out, as_of=AS_OF)
+    assert again.written == 0
+    fresh = tmp_path / "fresh"
+    monkeypatch.setattr(reading, "_entry", real_entry)
+    export_llms_txt(bundle, fresh, as_of=AS_OF)
+    for name in ("llms.txt", "llms-full.txt"):
+        assert (out / name).read_bytes() == (fresh / name).read_bytes()
+    # A changed concept is parsed again; a hand-edited copy is rewritten; the rest still come from the cache.
+    parsed: list[str] = []
+
+    def counting(bundle_: object, path: str, now: object) -> object:
+        parsed.append(path)
+        return real_entry(bundle_, path, now)
+
+    monkeypatch.setattr(reading, "_entry", counting)
+    (bundle / "people" / "leave.md").write_text(concept("Leave", "Employees get 25 days of leave."), encoding="utf-8")
+    (out / "welcome.md").write_text("edited by hand", encoding="utf-8")
+    changed = export_llms_txt(bundle, out, as_of=AS_OF)
+    assert sorted(parsed) == ["people/leave.md", "welcome.md"]
+    assert "25 days" in (out / "llms-full.txt").read_text(encoding="utf-8")
+    assert (out / "welcome.md").read_bytes() == (bundle / "welcome.md").read_bytes()
+    assert changed.written == 3  # leave.md, welcome.md, llms-full.txt (llms.txt is unchanged)

@@ -55,7 +55,9 @@ def export_llms_txt(bundle: Bundle | str | Path, out: str | Path, *, base_url: s
     started = time.perf_counter()
     opened = _open(bundle)
     writer = ExportWriter(out, "llms-txt")
-    collected = collect(opened, as_of=as_of, title=title, copy_to=writer.prepare())
+    source = str(opened.root)
+    collected = collect(opened, as_of=as_of, title=title, copy_to=writer.prepare(), cache=writer.cache(source))
+    writer.remember(source, collected.cache)
     for path, written in sorted(collected.copied.items()):
         writer.done(path, written)
     writer.add("llms.txt", llms_txt(collected, base_url=base_url))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -77,6 +78,7 @@ class Collected:
     directories: dict[str, Directory] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     copied: dict[str, bool] = field(default_factory=dict)  # concept file -> rewritten (False: unchanged)
+    cache: dict[str, Any] = field(default_factory=dict)  # rows for the next export into the same folder
 
     def sections(self) -> list[tuple[str, str]]:
         """(top-level directory path, its title) in root listing order; ``""`` first for root concepts."""
@@ -126,19 +128,46 @@ def _entry(bundle: Bundle, path: str, now: datetime) -> tuple[Entry, str]:
                  deprecated=meta.status.value == "deprecated", stale=meta.is_stale(now)), text
 
 
+# A cached concept: the source file's (size, mtime_ns), what an llms.txt export needs of it, and the exported
+# copy's (size, mtime_ns). An unchanged file is then neither parsed nor compared with its copy again.
+CacheRow = tuple[int, int, str, str, int, int, list[str], bool, str | None, int, int, int]
+RACY_NS = 2_000_000_000  # a file changed this recently may change again within its mtime tick: never cached
+
+
+def _row(entry: Entry, stat: os.stat_result, copied: os.stat_result) -> CacheRow:
+    return (stat.st_size, stat.st_mtime_ns, entry.title, entry.description, entry.body_start_line, entry.end_line,
+            entry.sources_given, entry.deprecated, entry.stale_after.isoformat() if entry.stale_after else None,
+            len(entry.body), copied.st_size, copied.st_mtime_ns)
+
+
+def _cached(path: str, text: str, row: CacheRow, now: datetime) -> Entry | None:
+    """The entry from a cache row, or None when the file's body is not where the row says it is."""
+    body = "\n".join(text.split("\n")[row[4] - 1:])
+    if len(body) != row[9]:
+        return None
+    stale_after = datetime.fromisoformat(row[8]) if row[8] else None
+    return Entry(path=path, id=path[:-3], title=row[2], description=row[3], body=body, body_start_line=row[4],
+                 end_line=row[5], sources_given=list(row[6]), frontmatter={}, stale_after=stale_after,
+                 deprecated=row[7], stale=stale_after is not None and stale_after < now)
+
+
 @dataclass
 class _Part:
     directories: dict[str, tuple[str, str, list[Signpost]]] = field(default_factory=dict)
     entries: dict[str, Entry] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     copied: dict[str, bool] = field(default_factory=dict)
+    cache: dict[str, CacheRow] = field(default_factory=dict)
     error: str = ""
 
 
-def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy_to: str | None) -> _Part:
-    """List ``work``'s directories and read their concepts (copying each file into ``copy_to``)."""
+def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy_to: str | None,
+               cache: dict[str, CacheRow] | None = None) -> _Part:
+    """List ``work``'s directories and read their concepts (copying each file into ``copy_to``, with ``cache``
+    rows from the previous export into the same folder)."""
     bundle = Bundle.open(root)
     part = _Part()
+    recent = time.time_ns() - RACY_NS
     for directory, paths in work:
         try:
             listing = bundle.listing(directory)
@@ -154,13 +183,32 @@ def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy
         part.directories[directory] = (title, text, list(listing.signposts))
         for path in paths:
             try:
-                part.entries[path], text = _entry(bundle, path, now)
-                if copy_to is not None:
-                    part.copied[path] = write_if_changed(Path(copy_to) / path, text.encode("utf-8"))
+                if copy_to is None:
+                    part.entries[path] = _entry(bundle, path, now)[0]
+                    continue
+                real, target = bundle.real_path(path), os.path.join(copy_to, path)
+                stat = os.stat(real)
+                row = (cache or {}).get(path)
+                entry: Entry | None = None
+                if row is not None and row[:2] == (stat.st_size, stat.st_mtime_ns):
+                    try:
+                        copy = os.stat(target)
+                        if (copy.st_size, copy.st_mtime_ns) == row[10:]:
+                            entry = _cached(path, read_text(real, path)[0], row, now)
+                    except OSError:
+                        pass
+                if entry is not None:
+                    part.copied[path] = False
+                else:
+                    entry, text = _entry(bundle, path, now)
+                    part.copied[path] = write_if_changed(Path(target), text.encode("utf-8"))
+                part.entries[path] = entry
+                if stat.st_mtime_ns < recent:
+                    part.cache[path] = _row(entry, stat, os.stat(target))
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")
             except OSError as exc:
-                part.error = f"cannot write {Path(copy_to or '') / path}: {exc.strerror or exc}"
+                part.error = f"cannot copy {path} into {copy_to}: {exc.strerror or exc}"
                 return part
     return part
 
@@ -175,7 +223,7 @@ def _workers(concepts: int) -> int:
     return max(1, min(cpus, 8))
 
 
-def _read(bundle: Bundle, now: datetime, copy_to: str | None) -> _Part:
+def _read(bundle: Bundle, now: datetime, copy_to: str | None, cache: dict[str, CacheRow] | None) -> _Part:
     by_dir: dict[str, list[str]] = {d: [] for d in bundle.iter_directories()}
     total = 0
     for path in bundle.iter_concepts():
@@ -184,7 +232,7 @@ def _read(bundle: Bundle, now: datetime, copy_to: str | None) -> _Part:
     work = sorted(by_dir.items())
     workers = _workers(total)
     if workers == 1:
-        return _read_part(str(bundle.root), work, now, copy_to)
+        return _read_part(str(bundle.root), work, now, copy_to, cache)
     # Contiguous runs of directories holding about the same number of concepts, a few per worker.
     runs: list[list[tuple[str, list[str]]]] = [[]]
     share, count = max(1, total // (workers * 4)), 0
@@ -198,27 +246,30 @@ def _read(bundle: Bundle, now: datetime, copy_to: str | None) -> _Part:
         else "spawn"
     merged = _Part()
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
+        shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
         for part in pool.map(_read_part, [str(bundle.root)] * len(runs), runs, [now] * len(runs),
-                             [copy_to] * len(runs)):
+                             [copy_to] * len(runs), shares):
             merged.directories.update(part.directories)
             merged.entries.update(part.entries)
             merged.warnings += part.warnings
             merged.copied.update(part.copied)
+            merged.cache.update(part.cache)
             merged.error = merged.error or part.error
     return merged
 
 
 def collect(bundle: Bundle, *, as_of: date | None = None, title: str | None = None,
-            copy_to: str | Path | None = None) -> Collected:
-    """Every listing from the root, depth first, in signpost order; ``copy_to`` also copies every concept file."""
+            copy_to: str | Path | None = None, cache: dict[str, CacheRow] | None = None) -> Collected:
+    """Every listing from the root, depth first, in signpost order; ``copy_to`` also copies every concept file
+    (``cache``: rows of the previous export there; the new rows end up in ``Collected.cache``)."""
     day = as_of or datetime.now(UTC).date()
     now = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    part = _read(bundle, now, str(copy_to) if copy_to is not None else None)
+    part = _read(bundle, now, str(copy_to) if copy_to is not None else None, cache)
     if part.error:
         raise ConfigError(part.error, fix="pass -o a writable folder")
     root_title, summary, _ = part.directories.get("", ("", "", []))
     out = Collected(title=title or root_title or bundle.root.name, summary=summary, warnings=part.warnings,
-                    copied=part.copied)
+                    copied=part.copied, cache=part.cache)
     seen: set[str] = set()
     stack: list[tuple[str, str, str]] = [("", "", out.title)]  # (directory, top-level directory, title)
     while stack:

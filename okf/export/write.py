@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+from okf import __version__
 from okf.errors import ConfigError
 
 MANIFEST = ".okf-export.json"
@@ -34,6 +36,7 @@ class ExportWriter:
         self.written = 0
         self.unchanged = 0
         self.removed = 0
+        self._cache: dict[str, Any] = {}
 
     def add(self, rel: str, text: str | bytes) -> None:
         """Queue ``rel`` (a POSIX path inside the folder) with its content."""
@@ -57,14 +60,30 @@ class ExportWriter:
         else:
             self.unchanged += 1
 
-    def _previous(self) -> set[str]:
+    def _manifest(self) -> dict[str, Any]:
         try:
             data = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return set()
-        if not isinstance(data, dict) or data.get("kind") != self.kind or not isinstance(data.get("files"), list):
-            return set()
-        return {f for f in data["files"] if isinstance(f, str) and not f.startswith("/") and ".." not in f.split("/")}
+            return {}
+        ok = isinstance(data, dict) and data.get("kind") == self.kind and isinstance(data.get("files"), list)
+        return data if ok else {}
+
+    def _previous(self) -> set[str]:
+        files = self._manifest().get("files", [])
+        return {f for f in files if isinstance(f, str) and not f.startswith("/") and ".." not in f.split("/")}
+
+    def cache(self, source: str) -> dict[str, Any]:
+        """The concept rows the previous export of ``source`` (a bundle root) into this folder left, by this
+        version of okf; empty when there are none (any other bundle, version or shape)."""
+        data = self._manifest()
+        rows = data.get("cache")
+        if data.get("bundle") != source or data.get("okf") != __version__ or not isinstance(rows, dict):
+            return {}
+        return {path: tuple(row) for path, row in rows.items() if isinstance(row, list) and len(row) == 12}
+
+    def remember(self, source: str, rows: dict[str, Any]) -> None:
+        """Keep ``rows`` (for the bundle at ``source``) in the manifest this export writes."""
+        self._cache = {"bundle": source, "okf": __version__, "cache": {p: list(rows[p]) for p in sorted(rows)}}
 
     def commit(self) -> None:
         """Write changed files, remove files the previous export of this kind wrote and this one did not."""
@@ -85,7 +104,8 @@ class ExportWriter:
                     self.removed += 1
                 except OSError:
                     pass
-            manifest = json.dumps({"kind": self.kind, "files": sorted(self.files)}, indent=0) + "\n"
+            manifest = json.dumps({"kind": self.kind, "files": sorted(self.files), **self._cache},
+                                  separators=(",", ":")) + "\n"
             write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"))
         except OSError as exc:
             raise ConfigError(f"cannot write the export into {self.root}: {exc.strerror or exc}",

@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_check import _cpu_seconds, generate  # noqa: E402
+from bench_check import _cpu_seconds, generate
 
-from okf.bundle import Bundle  # noqa: E402
-from okf.export import export_llms_txt, export_site  # noqa: E402
+from okf.bundle import Bundle
+from okf.export import export_llms_txt, export_site
 
 
 def main() -> int:

@@ -25,16 +25,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from baselines import BaselineRun, _documents, judge_everything, summarize_runs  # noqa: E402
+from baselines import BaselineRun, _documents, judge_everything, summarize_runs
 
-from okf.ask import ask  # noqa: E402
-from okf.bundle import Bundle  # noqa: E402
-from okf.eval import GoldIndex, evaluate, load_questions  # noqa: E402
-from okf.models import Budgets  # noqa: E402
-from okf.readers import OfflineReader  # noqa: E402
-from okf.report import walk_page, write_eval_report, write_html  # noqa: E402
-from okf.trace import WalkRecord  # noqa: E402
-from okf.trace.load import walk_file_name  # noqa: E402
+from okf.ask import ask
+from okf.bundle import Bundle
+from okf.eval import GoldIndex, evaluate, load_questions
+from okf.models import Budgets
+from okf.readers import OfflineReader
+from okf.report import walk_page, write_eval_report, write_html
+from okf.trace import WalkRecord
+from okf.trace.load import walk_file_name
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLE = REPO / "bundles" / "harborview"

@@ -33,7 +33,7 @@ def command(evals: tuple[str, ...], html_out: str, baselines: str | None, walks_
 
     \b
     Examples:
-      okf eval bundles/harborview tests/data/harborview-questions.jsonl --json --walks walks/ > eval.json
+      okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --json --walks walks/ > eval.json
       okf report eval.json --html eval.html --walks walks/
     """
     from okf.report import write_eval_report  # Jinja2 only when a page is made

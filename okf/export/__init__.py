@@ -11,8 +11,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from okf.bundle import Bundle
-from okf.export.reading import Collected, collect
 from okf.export.llms import llms_full, llms_txt
+from okf.export.reading import Collected, collect
 from okf.export.write import ExportWriter
 
 

@@ -54,8 +54,8 @@ def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
     if collected.summary:
         lines += [f"> {escape(collected.summary)}", ""]
     full = url("llms-full.txt", base_url)
-    lines += [f"Concepts of this knowledge bundle, in the order of its signposts. Each link is the concept's "
-              f"markdown file; [llms-full.txt]({full}) has every current concept's text in one file.", ""]
+    lines += [(f"Concepts of this knowledge bundle, in the order of its signposts. Each link is the concept's "
+               f"markdown file; [llms-full.txt]({full}) has every current concept's text in one file."), ""]
     for top, title in collected.sections():
         current = [e for e in collected.entries if e.top == top and e.current]
         if not current:

@@ -98,7 +98,7 @@ def intro(text: str) -> tuple[str, str]:
             if line.startswith("description:"):
                 description = line.split(":", 1)[1].strip().strip("\"'")
         start = end + 1 if end else 0
-    title, paragraph = "", []
+    title, paragraph = "", list[str]()
     for line in lines[start:]:
         stripped = line.strip()
         if not title and stripped.startswith("# "):

@@ -18,6 +18,7 @@ from okf.html import render
 from okf.report.chart import Chart, Point, make_chart
 from okf.trace.load import WalkRecord, walk_file_name
 
+
 @dataclass(frozen=True)
 class Baseline:
     """A reference system's recall and reading cost per question (bodies and/or words)."""
@@ -80,7 +81,9 @@ def _number(value: Any) -> bool:
 def _words(summary: dict[str, Any]) -> float | None:
     """Words read per question (signposts + bodies), when the report records them."""
     parts = [summary.get("words_signposts_mean"), summary.get("words_bodies_mean")]
-    return float(sum(parts)) if all(_number(p) for p in parts) and any(parts) else None
+    if not all(_number(p) for p in parts) or not any(parts):
+        return None
+    return float(sum(float(p) for p in parts if p is not None))
 
 
 def _label(report: dict[str, Any]) -> str:

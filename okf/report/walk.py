@@ -63,6 +63,11 @@ def answer_paragraphs(text: str, cited: int) -> list[list[tuple[str, str]]]:
     return out
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (saved results are read tolerantly)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _total_usage(usage: dict[str, Any]) -> dict[str, float]:
     total = dict.fromkeys(_USAGE_FIELDS, 0.0)
     for role in usage.values():
@@ -78,11 +83,12 @@ def gauges(record: WalkRecord, tree: WalkTree) -> list[Gauge]:
     """Bodies, shortlist, calls, tokens and time against their budgets (limits None when not recorded)."""
     budgets = record.budgets or {}
     nav = record.navigation or {}
-    stats = nav.get("stats") if isinstance(nav.get("stats"), dict) else {}
-    usage = stats.get("usage") if isinstance(stats.get("usage"), dict) else {}
+    stats = _dict(nav.get("stats"))
+    usage = _dict(stats.get("usage"))
     total = _total_usage(usage)
     shortlist = nav.get("shortlist") if isinstance(nav.get("shortlist"), list) else None
-    seconds = stats.get("seconds") if isinstance(stats.get("seconds"), int | float) else tree.t_end
+    given = stats.get("seconds")
+    seconds = float(given) if isinstance(given, int | float) else tree.t_end
 
     def limit(key: str) -> float | None:
         value = budgets.get(key)
@@ -96,7 +102,7 @@ def gauges(record: WalkRecord, tree: WalkTree) -> list[Gauge]:
         Gauge("model calls", "max_calls", total["calls"] if usage else tree.selector_calls + tree.totals.judged,
               limit("max_calls")),
         Gauge("tokens", "max_tokens", total["prompt_tokens"] + total["completion_tokens"], limit("max_tokens")),
-        Gauge("time", "deadline_s", float(seconds), limit("deadline_s"), unit="s"),
+        Gauge("time", "deadline_s", seconds, limit("deadline_s"), unit="s"),
     ]
     stop_key = STOP_BUDGETS.get(tree.stopped_by or "", ("", ""))[0]
     for gauge in rows:
@@ -107,10 +113,8 @@ def gauges(record: WalkRecord, tree: WalkTree) -> list[Gauge]:
 def usage_rows(record: WalkRecord) -> list[dict[str, Any]]:
     """Model usage per role (selector, judge, answerer, and any other role the result names)."""
     usage: dict[str, Any] = {}
-    nav = record.navigation or {}
-    stats = nav.get("stats") if isinstance(nav.get("stats"), dict) else {}
-    if isinstance(stats.get("usage"), dict):
-        usage.update(stats["usage"])
+    stats = _dict((record.navigation or {}).get("stats"))
+    usage.update(_dict(stats.get("usage")))
     if record.answer is not None and isinstance(record.answer.get("usage"), dict):
         usage.update(record.answer["usage"])
     rows = []

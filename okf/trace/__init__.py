@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from okf.trace.load import WalkRecord, load_walk, parse_walk
 from okf.trace.text import render_tree
-from okf.trace.tree import GRADES, Choice, ConceptNode, Counts, DirectoryNode, Judged, LinkStep, WalkTree, fold
+from okf.trace.tree import (
+           GRADES,
+           Choice,
+           ConceptNode,
+           Counts,
+           DirectoryNode,
+           Judged,
+           LinkStep,
+           WalkTree,
+           fold,
+)
 
 __all__ = ["GRADES", "Choice", "ConceptNode", "Counts", "DirectoryNode", "Judged", "LinkStep", "WalkRecord",
            "WalkTree", "fold", "load_walk", "parse_walk", "render_tree"]

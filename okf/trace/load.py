@@ -19,7 +19,6 @@ from pydantic import BaseModel
 from okf.errors import BundleError
 from okf.models import TraceEvent
 
-
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -124,7 +123,7 @@ def parse_walk(text: str, source: str = "") -> WalkRecord:
             continue
         try:
             raw = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise BundleError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=source or None,
                               line=number, fix="each line of a trace file is one JSON event") from None
         events.append(_event(raw, len(events) + 1, source, line=number))

@@ -7,7 +7,6 @@ Every known event kind lands on its node; events of kinds this version does not 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -269,7 +268,8 @@ class _Folder:
         node = self.directory(path or "")
         node.opened = True
         node.t_offered = event.t if node.t_offered is None else node.t_offered
-        page = data.get("page") if isinstance(data.get("page"), int) else 1
+        given = data.get("page")
+        page = given if isinstance(given, int) else 1
         self.tree.selector_calls += 1
         for signpost in _strings(data.get("signposts")):
             if node.choice(signpost) is None:
@@ -280,7 +280,8 @@ class _Folder:
     def _on_selected(self, event: TraceEvent, data: dict[str, Any], path: str | None) -> None:
         node = self.directory(path or "")
         node.t_selected = event.t
-        reasons = data.get("reasons") if isinstance(data.get("reasons"), dict) else {}
+        given = data.get("reasons")
+        reasons: dict[str, Any] = given if isinstance(given, dict) else {}
         kept = set(_strings(data.get("kept")))
         for signpost in kept:
             if node.choice(signpost) is None:

@@ -7,6 +7,7 @@ The public API (see docs/api.md)::
     bundle = okf.open_bundle("bundles/harborview")
     result = okf.navigate(bundle, "How many paid time off days does a new employee get each year?")
     answer = okf.ask(bundle, "How many paid time off days does a new employee get each year?")
+    saved = okf.save_answer(bundle, answer)    # file it back as a Synthesis concept (the wiki loop)
     facts = okf.check_contract(bundle, "bundles/harborview.contract.yaml")   # typed facts, zero model calls
 
 Every name in ``__all__`` is loaded on first use, so ``import okf`` stays fast and imports neither the
@@ -27,7 +28,7 @@ __version__ = "0.1.0"
 logging.getLogger("okf").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
-    from okf.ask import ask, ask_async
+    from okf.ask import ask, ask_async, save_answer
     from okf.bundle import Bundle
     from okf.bundle.model import (
         Actor,
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
         NavigationResult,
         NavigationStats,
         Receipt,
+        SavedSynthesis,
         ShortlistEntry,
         SourceLine,
         Supporting,
@@ -130,6 +132,7 @@ _EXPORTS: dict[str, str] = {
     "navigate_async": "okf.navigate",
     "ask": "okf.ask",
     "ask_async": "okf.ask",
+    "save_answer": "okf.ask",
     "evaluate": "okf.eval",
     "evaluate_async": "okf.eval",
     "EvalQuestion": "okf.eval",
@@ -151,6 +154,7 @@ _EXPORTS: dict[str, str] = {
     "NavigationResult": "okf.models",
     "NavigationStats": "okf.models",
     "Receipt": "okf.models",
+    "SavedSynthesis": "okf.models",
     "ShortlistEntry": "okf.models",
     "SourceLine": "okf.models",
     "Supporting": "okf.models",
@@ -196,12 +200,12 @@ __all__ = [
     "FactResult", "Finding", "LLMReader", "Link", "Listing", "ModelOutputError", "NavigationResult",
     "NavigationStats", "NotABundleError", "OKFError", "OfflineReader", "PathEscapeError", "ProviderError",
     "Reader", "ReaderConfig", "Receipt", "Requirement", "RequirementCitation", "RequirementsResult",
-    "SectionFailure", "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef", "Status",
+    "SavedSynthesis", "SectionFailure", "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef", "Status",
     "SubjectSpan", "SubjectText", "Supporting", "SynthesisNode", "SynthesisReport", "TraceEvent", "TrustTier",
     "Usage", "__version__", "ask", "ask_async", "check", "check_contract", "compile_bundle", "comply",
     "comply_async", "contract_schema", "evaluate", "evaluate_async", "extract_requirements",
     "extract_requirements_async", "init_contract", "load_contract", "load_requirements", "load_subject",
-    "make_reader", "navigate", "navigate_async", "open_bundle", "write_requirements",
+    "make_reader", "navigate", "navigate_async", "open_bundle", "save_answer", "write_requirements",
 ]
 
 

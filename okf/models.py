@@ -56,6 +56,10 @@ class ShortlistEntry(BaseModel):
     reason: str = ""
     via: Literal["descent", "link"] = "descent"
     receipt: Receipt
+    generated_by: str | None = Field(default=None, description="generated.by: who or what wrote the concept.")
+    generated_at: str | None = Field(default=None, description="generated.at, ISO 8601.")
+    cites: list[str] = Field(default_factory=list, description="Concept ids of the bundle this concept cites "
+                             "as its sources (a synthesis saved by okf ask --save); empty for others.")
 
 
 class TraceEvent(BaseModel):
@@ -122,6 +126,8 @@ class SourceLine(BaseModel):
     concept_id: str
     title: str
     sources: list[str] = Field(default_factory=list, description="'path:start-end' strings; empty = none recorded.")
+    through: list[str] = Field(default_factory=list, description="Concepts of the bundle the ledger went through "
+                               "to reach the raw sources (a cited synthesis names the concepts it cites).")
 
 
 class Supporting(BaseModel):
@@ -223,6 +229,15 @@ class SynthesisReport(BaseModel):
     trace: list[TraceEvent] = Field(default_factory=list)
 
 
+class SavedSynthesis(BaseModel):
+    """What ``okf ask --save`` did with an answer: filed it as a Synthesis concept, or why not."""
+
+    action: Literal["created", "updated", "skipped"]
+    path: str = Field(default="", description="Bundle path of the synthesis ('syntheses/<slug>.md').")
+    concept_id: str = ""
+    reason: str | None = Field(default=None, description="Why nothing was saved (action 'skipped').")
+
+
 class AnswerResult(BaseModel):
     """What ``ask`` returns."""
 
@@ -249,3 +264,5 @@ class AnswerResult(BaseModel):
                                     "checked; grounded ones were given to the answerer as evidence (receipt_ids).")
     synthesis: SynthesisReport | None = Field(default=None, description="How the evidence was read: one "
                                               "prompt or recursive synthesis (docs/ask.md).")
+    saved: SavedSynthesis | None = Field(default=None, description="With --save (MCP save): the Synthesis "
+                                         "concept the answer was filed as, or why it was not; null otherwise.")

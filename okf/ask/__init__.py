@@ -6,5 +6,6 @@ The model reads; the code guarantees (see :mod:`okf.ask.validate` and docs/ask.m
 from __future__ import annotations
 
 from okf.ask.pipeline import DEFAULT_EVIDENCE_TOKENS, ask, ask_async
+from okf.ask.save import save_answer
 
-__all__ = ["DEFAULT_EVIDENCE_TOKENS", "ask", "ask_async"]
+__all__ = ["DEFAULT_EVIDENCE_TOKENS", "ask", "ask_async", "save_answer"]

@@ -7,7 +7,6 @@ is ``auto`` (the default) or ``recursive``; ``single`` keeps one prompt, cutting
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from okf.ask.evidence import EvidenceItem, GatheredEvidence, estimate_tokens, gather_evidence, load_evidence
 from okf.ask.facts import contract_fields, fact_items, preflight, preflight_failure
+from okf.ask.ledger import ledger_line, synthesis_caveats
 from okf.ask.synthesis import synthesize
 from okf.ask.validate import Validated, validate
 from okf.bundle import Bundle
@@ -25,7 +25,6 @@ from okf.models import (
     Budgets,
     Citation,
     NavigationResult,
-    SourceLine,
     Supporting,
     SynthesisReport,
     TraceEvent,
@@ -123,7 +122,7 @@ async def _ask(opened: Bundle, text: str, reader: Reader, checked: Budgets, evid
     if mode == "recursive" and whole.items:
         return await _recursive(text, whole, reader, evidence_tokens, facts, usage=usage, caveats=nav_caveats,
                                 base=base, progress=progress, clock=nav.stats.seconds,
-                                report={"requested": synthesis, "why": why})
+                                report={"requested": synthesis, "why": why}, bundle=opened)
     gathered = gather_evidence(opened, nav.shortlist, evidence_tokens=evidence_tokens)
     base["synthesis"] = single_report(gathered, synthesis, why, whole_tokens, whole)
     gathered.items[:0] = facts  # contract facts first, outside the budget: a few lines each
@@ -145,13 +144,13 @@ async def _ask(opened: Bundle, text: str, reader: Reader, checked: Budgets, evid
                             kind="answer", data={"status": checked_answer.status, "cited": checked_answer.cited,
                                                  "failed": checked_answer.failed}))
     return assemble(checked_answer, gathered, usage=usage,
-                    caveats=nav_caveats + evidence_caveats, base=base)
+                    caveats=nav_caveats + evidence_caveats, base=base, bundle=opened)
 
 
 async def _recursive(question: str, whole: GatheredEvidence, reader: Reader, budget: int,
                      pinned: list[EvidenceItem], *, usage: dict[str, Usage], caveats: list[str],
                      base: dict[str, Any], progress: Progress | None, clock: float,
-                     report: dict[str, Any]) -> AnswerResult:
+                     report: dict[str, Any], bundle: Bundle) -> AnswerResult:
     """Recursive synthesis over the whole evidence (contract facts ``pinned`` beside the reduced facts), then
     the same assembly as a single answer."""
     nav = base["navigation"]
@@ -167,7 +166,7 @@ async def _recursive(question: str, whole: GatheredEvidence, reader: Reader, bud
                             t=round(clock + outcome.report.seconds, 6), kind="answer",
                             data={"status": checked.status, "cited": checked.cited, "failed": checked.failed}))
     return assemble(outcome.checked, outcome.ledger, usage=usage, caveats=caveats + unreadable + outcome.caveats,
-                    base=base)
+                    base=base, bundle=bundle)
 
 
 def single_report(gathered: GatheredEvidence, requested: str, why: str, whole_tokens: int,
@@ -243,12 +242,13 @@ def gathering_caveats(gathered: GatheredEvidence) -> list[str]:
 
 
 def assemble(checked: Validated, gathered: GatheredEvidence, *, usage: dict[str, Usage], caveats: list[str],
-             base: dict[str, Any]) -> AnswerResult:
-    """The AnswerResult: citations, supporting concepts and the Sources ledger in citation order."""
+             base: dict[str, Any], bundle: Bundle | None = None) -> AnswerResult:
+    """The AnswerResult: citations, supporting concepts and the Sources ledger in citation order (a cited
+    synthesis traced through to the raw sources of the concepts it cites, with ``bundle``)."""
     by_id = gathered.by_id
     citations: list[Citation] = []
     supporting: list[Supporting] = []
-    sources: list[SourceLine] = []
+    sources = []
     trust: list[str] = []
     for number, ident in enumerate(checked.cited, start=1):
         item = by_id[ident]
@@ -256,8 +256,8 @@ def assemble(checked: Validated, gathered: GatheredEvidence, *, usage: dict[str,
         citations.append(Citation(concept_id=concept.id, receipt=item.receipt))
         supporting.append(Supporting(concept_id=concept.id, title=concept.title,
                                      why=clip(entry.reason, 200) if entry.reason else "Cited by the answer."))
-        sources.append(SourceLine(number=number, concept_id=concept.id, title=concept.title,
-                                  sources=source_spans(concept)))
+        sources.append(ledger_line(bundle, number, concept))
+        trust.extend(synthesis_caveats(bundle, number, concept))
         if entry.status == "deprecated":
             trust.append(f'[{number}] "{concept.title}" is deprecated; do not rely on it as current.')
         elif entry.status == "draft":
@@ -269,18 +269,6 @@ def assemble(checked: Validated, gathered: GatheredEvidence, *, usage: dict[str,
                         citations=citations,
                         supporting=supporting, caveats=checked.caveats + trust + caveats, sources=sources,
                         usage=usage, **base)
-
-
-def source_spans(concept: Any) -> list[str]:
-    """``resource:start-end`` for each ``sources`` entry (just ``resource`` without lines); never invented."""
-    out: list[str] = []
-    for ref in concept.meta.sources:
-        # One line, no control characters: a ledger entry must not be able to rewrite the terminal.
-        resource = " ".join(re.sub(r"[\x00-\x1f\x7f]", " ", str(ref.resource or "")).split())
-        if not resource:
-            continue
-        out.append(f"{resource}:{ref.lines[0]}-{ref.lines[1]}" if ref.lines else resource)
-    return out
 
 
 __all__ = ["DEFAULT_EVIDENCE_TOKENS", "ask", "ask_async"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from okf.ask.prose import one_line
-from okf.models import AnswerResult, SynthesisNode, SynthesisReport
+from okf.models import AnswerResult, SavedSynthesis, SynthesisNode, SynthesisReport
 from okf.readers.base import Usage
 
 NO_SOURCE = "(no source recorded)"
@@ -41,9 +41,18 @@ def render_answer(result: AnswerResult) -> str:
             path = next((c.receipt.path for c in result.citations if c.concept_id == line.concept_id),
                         f"{line.concept_id}.md")
             ledger = ", ".join(one_line(source) for source in line.sources) or NO_SOURCE
+            if line.through:
+                ledger += f" (through {', '.join(one_line(t) for t in line.through)})"
             lines.append(f"{line.number}. {one_line(line.title)} ({one_line(path)}): {ledger}")
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def render_saved(saved: SavedSynthesis) -> str:
+    """One stderr line on what --save did."""
+    if saved.action == "skipped":
+        return one_line(saved.reason or "Not saved.")
+    return f"Saved: {saved.action} {one_line(saved.path)} (a Synthesis concept; okf check verifies its citations)"
 
 
 def total_usage(result: AnswerResult) -> Usage:

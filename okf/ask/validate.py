@@ -117,6 +117,20 @@ def exceptions(answer: str, question: str, texts: list[tuple[str, str]]) -> list
     return found
 
 
+EXCEPTION_LEAD = "Exception stated by the source: "
+
+
+def _unquoted(sentence: str) -> str:
+    """An exception sentence as the source says it: a saved answer's (a synthesis's) own exception line and
+    citation numbers unwrapped, so quoting it does not nest."""
+    text = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", sentence).strip()
+    if text.startswith(EXCEPTION_LEAD):
+        text = text[len(EXCEPTION_LEAD):].strip()
+        if len(text) > 1 and text[0] == text[-1] == '"':
+            text = text[1:-1]
+    return text
+
+
 def _plain(text: str) -> str:
     # Compare text as readers quote it: without emphasis, link targets, table rules or line breaks.
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
@@ -187,7 +201,7 @@ def validate(question: str, draft: DraftAnswer, evidence: GatheredEvidence) -> V
     plain = re.sub(r"\s*\[\d+\]", "", text)
     texts = [(i, evidence.by_id[i].evidence.text) for i in cited]
     for ident, sentence in exceptions(plain, question, texts):
-        text += f'\nException stated by the source: "{clip(one_line(sentence), 400)}" [{numbers[ident]}]'
+        text += f'\n{EXCEPTION_LEAD}"{clip(one_line(_unquoted(sentence)), 400)}" [{numbers[ident]}]'
     reason = None
     if partial:
         what = missing.rstrip(".") if missing else \

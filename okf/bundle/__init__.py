@@ -38,6 +38,7 @@ from okf.bundle.model import (
     as_datetime,
 )
 from okf.bundle.paths import RESERVED, ensure_inside, is_external, normalize, split_target
+from okf.bundle.syntheses import REGISTRY as SYNTHESES_REGISTRY
 from okf.errors import (
     BundleError,
     BundleNotFoundError,
@@ -431,7 +432,8 @@ class Bundle:
     def corpus_id(self, *, hasher: Hasher | None = None) -> str:
         """A stable identity of the bundle's content: ``sha256:`` and 16 hex digits.
 
-        From the compile manifest when there is one, else from every markdown file's hash (cached by size
+        From the compile manifest when there is one (and the record of syntheses ``okf ask --save`` filed
+        since, ``.okf/syntheses.json``), else from every markdown file's hash (cached by size
         and modification time, see :mod:`okf.bundle.identity`). ``hasher`` may hash cache misses elsewhere.
         """
         if self._corpus_id is None:
@@ -440,6 +442,10 @@ class Bundle:
                 digest = hashlib.sha256()
                 with open(manifest, "rb") as handle:
                     digest.update(b"manifest\0" + handle.read())
+                filed = os.path.join(self._root_real, SYNTHESES_REGISTRY)
+                if os.path.isfile(filed) and not os.path.islink(filed):  # answers okf ask --save filed since
+                    with open(filed, "rb") as handle:
+                        digest.update(b"\0syntheses\0" + handle.read())
                 self._corpus_id = "sha256:" + digest.hexdigest()[:16]
             else:
                 self._corpus_id = identity.corpus_id(self._root_real, self._markdown_files(), hasher)

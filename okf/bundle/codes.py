@@ -37,6 +37,8 @@ CODES: dict[str, tuple[str, str, str]] = {
     "W140": ("warning", "undecodable bytes", "save the file as UTF-8"),
     "W141": ("warning", "frontmatter in log.md", "remove the frontmatter from log.md (OKF §9 has none)"),
     "W150": ("warning", "source drift", "recompile with okf compile"),
+    "W151": ("warning", "stale synthesis: a concept it cites changed",
+             "ask the question again with okf ask --save to refresh it, or delete the synthesis"),
 }
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from okf.bundle import Bundle, Concept, Diagnostic, Status, diagnostic
 from okf.bundle import frontmatter as fm
+from okf.bundle.citations import bundle_path, cited_changes
 from okf.bundle.documents import read_text
 from okf.bundle.paths import is_external, normalize
 from okf.errors import BundleError
@@ -44,6 +45,20 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
             out.append(diagnostic("W101", path, link.line, f"link [{link.text}]({link.target}) points at "
                                   "nothing in the bundle"))
     out.extend(sources.drift(concept))
+    out.extend(stale_citations(bundle, concept))
+    return out
+
+
+def stale_citations(bundle: Bundle, concept: Concept) -> list[Diagnostic]:
+    """W151 for each cited bundle span (a ``/``-source with lines and sha256) that changed or is gone."""
+    out: list[Diagnostic] = []
+    for change in cited_changes(bundle, concept):
+        start, end = change.ref.lines or (0, 0)
+        if change.kind == "missing":
+            what = f"cites {change.path}, which is no longer in the bundle"
+        else:
+            what = f"cites {change.path} lines {start}-{end}, which changed since it was written (sha256 differs)"
+        out.append(diagnostic("W151", concept.path, 1, what))
     return out
 
 
@@ -117,8 +132,8 @@ class SourceFiles:
         """W150 for each cited span whose current hash differs from the recorded ``sha256``."""
         out: list[Diagnostic] = []
         for source in concept.meta.sources:
-            if source.lines is None or not source.sha256:
-                continue
+            if source.lines is None or not source.sha256 or bundle_path(source) is not None:
+                continue  # a "/" resource is a bundle file (OKF §6.2): stale_citations reads it
             real = self._locate(source.resource)
             text = self._text(real) if real else None
             if text is None:

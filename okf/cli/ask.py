@@ -10,7 +10,8 @@ import click
 
 from okf.ask import DEFAULT_EVIDENCE_TOKENS, ask
 from okf.ask.pipeline import SYNTHESIS_MODES
-from okf.ask.render import render_answer, render_facts, render_footer, render_tree, total_usage
+from okf.ask.render import render_answer, render_facts, render_footer, render_saved, render_tree, total_usage
+from okf.ask.save import save_answer
 from okf.bundle import Bundle
 from okf.cli.common import (
     LiveLine,
@@ -26,7 +27,7 @@ from okf.cli.common import (
 )
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.contract import load_contract
-from okf.errors import ConfigError
+from okf.errors import ConfigError, OKFError
 from okf.models import AnswerResult
 from okf.navigate import make_budgets
 
@@ -92,14 +93,18 @@ def log_record(result: AnswerResult) -> dict[str, Any]:
 @click.option("--contract", "contract_path", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
               help="Check this contract's facts first, in code: on a failed error fact stop with the failures and "
                    "call no model; else give the grounded facts to the answerer as evidence (docs/contracts.md).")
+@click.option("--save", is_flag=True,
+              help="File an answered or partial answer back into BUNDLE as a Synthesis concept under syntheses/ "
+                   "(the same question updates it in place); later walks find it like any concept "
+                   "(docs/ask.md#the-wiki-loop).")
 @report_options
 @budget_options
 @reader_options
 @quiet_option
 @verbose_option
 def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int, synthesis: str,
-            trace_file: str | None, contract_path: str | None, report_file: str | None, show_trace: bool,
-            quiet: bool, verbose: int, **options: Any) -> None:
+            trace_file: str | None, contract_path: str | None, save: bool, report_file: str | None,
+            show_trace: bool, quiet: bool, verbose: int, **options: Any) -> None:
     """Answer QUESTION from BUNDLE with citations it can prove, or abstain and say why.
 
     Navigates like `okf navigate`, gives the shortlisted bodies to the answerer as evidence (within
@@ -119,6 +124,12 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     the answerer as evidence (ids f1, f2...) and a Facts section lists them. Without a contract the last
     line says the answer has no typed-fact guarantee.
 
+    With --save an answered or partial answer is written into the bundle as syntheses/<slug>.md (type
+    Synthesis: title the question, sources the cited concepts with their lines and sha256, the answer and
+    its Sources ledger), atomically with syntheses/index.md, the root index.md entry and a log.md line; the
+    same question is updated in place, an abstention is not saved. okf check reports a synthesis whose
+    cited concepts changed since (W151).
+
     Exit status: 0 for an answer, a partial answer or an honest abstention; 1 when the model failed
     (the answerer, or navigation found nothing while model calls failed; the error names the HTTP
     status, timeout or unreachable server; the shortlist is still printed) or the contract preflight
@@ -133,6 +144,7 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
       okf ask bundles/harborview "Who approves international travel?" --report answer.html
       okf ask bundles/harborview "Which policies require manager approval?" --max-shortlist 40 \\
           --evidence-tokens 800 --synthesis recursive --trace ask.jsonl
+      cp -r bundles/harborview /tmp/wiki && okf ask /tmp/wiki "Who approves international travel?" --save
     """
     if not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
@@ -144,6 +156,7 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     log = _open_log(log_file) if log_file else None
     trace = _open_trace(trace_file) if trace_file else None
     live = LiveLine() if progress_enabled(quiet) else None
+    save_error: OKFError | None = None
     try:
         try:
             result = ask(opened, question, reader=reader, budgets=budgets, evidence_tokens=evidence_tokens,
@@ -151,6 +164,11 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
         finally:
             if live is not None:
                 live.close()
+        if save:
+            try:
+                result.saved = save_answer(opened, result)
+            except OKFError as exc:  # the answer is shown anyway; the error follows it (exit 1)
+                save_error = exc
         if log is not None:
             log.write(json.dumps(log_record(result), ensure_ascii=False) + "\n")
         if trace is not None:
@@ -168,7 +186,11 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     if result.synthesis is not None and result.synthesis.mode == "recursive":
         notice(render_tree(result.synthesis), quiet=quiet)
     notice(click.style(render_footer(result), dim=True), quiet=quiet)
+    if result.saved is not None:
+        notice(render_saved(result.saved), quiet=quiet)
     show_walk(result, report_file=report_file, show_trace=show_trace, bundle=opened, quiet=quiet)
+    if save_error is not None:
+        raise save_error
     if result.failed:
         notice(f"Error: {result.reason}", quiet=False)
         raise SystemExit(1)

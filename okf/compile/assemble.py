@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from okf.bundle.syntheses import root_entry
 from okf.compile.links import link_text, rewrite_markdown_links
 from okf.compile.parallel import SHARED, ordered_map
 from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
@@ -181,6 +182,9 @@ def render_indexes(state: CompileState) -> None:
             continue
         if directory is state.tree:
             content = index_file(directory, title, state.tree.description or title, root_version="0.2")
+            kept = root_entry(state.output)  # the entry okf ask --save added for its syntheses folder
+            if kept is not None:
+                content += (kept + "\n").encode("utf-8")
         else:
             content = index_file(directory, directory.title, directory.description)
         _emit(state, directory.path + "index.md", content, old_files)

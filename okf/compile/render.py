@@ -210,6 +210,8 @@ def log_entry(day: str, created: list[str], updated: list[str], removed: list[st
 def log_file(previous: str | None, day: str, bullets: list[str]) -> bytes:
     """log.md with today's bullets first (merged into today's entry when one exists), newest first."""
     body = previous or "# Update log\n"
+    if not bullets:  # nothing to say: no empty date heading
+        return body.encode("utf-8")
     heading = f"## {day}"
     lines = body.rstrip("\n").split("\n")
     if heading in lines:

@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from okf.bundle.syntheses import filed_files
 from okf.compile.manifest import manifest_files
 from okf.compile.state import CompileState
 from okf.errors import CompileError
@@ -36,7 +37,12 @@ def _pid_alive(pid: int) -> bool:
 
 def clean_stale(state: CompileState) -> None:
     """Remove temp trees left by killed compiles; put back an output a kill left mid-swap."""
-    output = state.output
+    clean_stale_output(state.output)
+
+
+def clean_stale_output(output: Path) -> None:
+    """Remove the temp trees killed writers (compiles, saves) left beside ``output``; put back an output a
+    kill left mid-swap. CompileError when another live process is writing it."""
     parent = output.parent
     if not parent.is_dir():
         return
@@ -52,7 +58,7 @@ def clean_stale(state: CompileState) -> None:
                 continue
             pid = entry.name.rsplit("-", 1)[-1]
             if pid.isdigit() and int(pid) != os.getpid() and _pid_alive(int(pid)):
-                raise CompileError("another compile is writing this output", path=str(entry),
+                raise CompileError("another okf compile or save is writing this bundle", path=str(entry),
                                    fix=f"wait for process {pid} to finish")
             if mark == OLD_MARK and not output.exists():
                 os.rename(entry, output)  # killed between the two renames of the fallback swap
@@ -208,7 +214,7 @@ def _foreign_files(state: CompileState, live: dict[str, int]) -> set[str]:
     known = (manifest_files(state.previous) | state.changed_files() | state.keep
              | {".okf/manifest.json", STAT_CACHE})
     foreign = set(live) - known
-    for rel in sorted(foreign)[:5]:
+    for rel in sorted(foreign - filed_files(state.output))[:5]:  # syntheses okf ask --save filed: no news
         state.warn(f"{rel}: not written by okf compile; kept as it is")
     return foreign
 
@@ -320,3 +326,67 @@ def _retire(tree: Path, trash: Path) -> None:
         shutil.rmtree(tree, ignore_errors=True)
         return
     discard(trash)
+
+
+
+def _entries(root: Path) -> tuple[list[str], list[str], bool]:
+    """Every real folder below ``root`` (parents first), every other entry (files and symlinks of any kind,
+    linked as they are), hidden ones included, and whether a symlink leads to a folder."""
+    dirs: list[str] = []
+    files: list[str] = []
+    linked_dir = False
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        with os.scandir(f"{root}{os.sep}{rel}") as entries:
+            for entry in entries:
+                path = rel + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    dirs.append(path)
+                    stack.append(path + "/")
+                else:
+                    files.append(path)
+                    linked_dir = linked_dir or (entry.is_symlink() and entry.is_dir())
+    return sorted(dirs), files, linked_dir
+
+
+def replace_files(output: Path, changes: dict[str, bytes]) -> None:
+    """Write ``changes`` (bundle path -> new content) into the existing bundle ``output`` atomically.
+
+    A side tree gets every folder, every other entry as a hard link (symlinks linked as they are) and the
+    changed files as new inodes; then it is swapped in, and the replaced tree kept as the spare. The spare a
+    compile or an earlier save left is reconciled into the side tree (only what differs is changed) unless the
+    bundle holds symlinked folders. A kill or an error at any moment leaves the bundle as it was; the next
+    compile or save deletes what was left beside it."""
+    clean_stale_output(output)
+    tmp = output.with_name(f"{output.name}{TMP_MARK}{os.getpid()}")
+    spare = output.with_name(output.name + SPARE_MARK)
+    try:
+        dirs, files, linked_dir = _entries(output)
+        root, old_root = f"{tmp}{os.sep}", f"{output}{os.sep}"
+        carried = [path for path in files if path not in changes]
+        reused = False
+        if spare.is_dir() and not spare.is_symlink() and not linked_dir:
+            try:
+                os.rename(spare, tmp)
+                reused = True
+            except OSError:
+                reused = False
+        if reused:
+            carried = _reconcile(root, _scan(output)[0], carried, set())
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+        for folder in dirs:
+            try:
+                os.mkdir(root + folder)
+            except FileExistsError:
+                pass
+        for path in carried:
+            _carry(old_root + path, root + path)
+        write_outputs(root, changes)
+        _swap(tmp, output)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise CompileError(f"could not write the bundle ({exc.strerror or exc}); it is unchanged",
+                           path=str(exc.filename or output)) from exc

@@ -19,8 +19,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from okf import __version__
-from okf.errors import OKFError
 from okf.comply import ComplianceResult
+from okf.errors import OKFError
 from okf.mcp import compliance
 from okf.mcp.compliance import DEFAULT_MAX_RESULTS, RequirementList
 from okf.mcp.tools import (
@@ -52,6 +52,8 @@ EvidenceTokens = Annotated[int | None, Field(description="Token budget for the e
 Synthesis = Annotated[Literal["auto", "single", "recursive"], Field(
     description="How evidence larger than evidence_tokens is read: auto (recursive synthesis only then; default), "
                 "single (one prompt, what does not fit is cut), recursive (always through leaf workers).")]
+Save = Annotated[bool, Field(description="File an answered or partial answer into the bundle as a Synthesis "
+                              "concept (syntheses/<slug>.md) that later questions can find.")]
 MaxDiagnostics = Annotated[int, Field(description="Most diagnostics to return (errors first).")]
 ContractData = Annotated[dict[str, Any] | None, Field(description="A contract as JSON: {version: 1, facts: [{name, "
                                                       "type, locate, expect, severity}]}; its schema is in "
@@ -69,6 +71,10 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 # navigate and ask may call the configured model, whose replies can differ between calls.
 MODEL_BACKED = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False,
                                open_world_hint=False)
+# ask writes into the bundle when save is true: a synthesis concept, added, or replacing the one saved
+# earlier for the same question (an update of okf's own file, never of compiled or hand-written concepts).
+MODEL_BACKED_WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                                      open_world_hint=False)
 
 
 @contextmanager
@@ -138,11 +144,11 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         with _tool_errors():
             return await shelf.navigate(bundle, question, budgets, include_trace)
 
-    @server.tool(annotations=MODEL_BACKED)
+    @server.tool(annotations=MODEL_BACKED_WRITES)
     async def ask(bundle: BundleName, question: Question, max_bodies: MaxBodies = None,
                   max_shortlist: MaxShortlist = None, deadline_s: DeadlineS = None,
                   evidence_tokens: EvidenceTokens = None, contract: ContractData = None,
-                  synthesis: Synthesis = "auto") -> AnswerResult:
+                  synthesis: Synthesis = "auto", save: Save = False) -> AnswerResult:
         """Answer a question from a bundle, citing the concepts it rests on. status is 'answered',
         'partial' (reason says what is missing) or 'abstained' (nothing relevant found); citations carry
         receipts, sources lists the raw sources behind each cited concept, caveats flag stale or draft
@@ -150,10 +156,12 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         facts holds the failures; else the grounded facts are evidence (receipt ids f1, f2...) and are listed
         in facts. Without one, typed_fact_guarantee is false. Evidence larger than evidence_tokens is read by
         recursive synthesis; the synthesis field says how many evidence items were read (items_covered of
-        items_total) and names any not read."""
+        items_total) and names any not read. With save=true an answered or partial answer is filed into the
+        bundle as a Synthesis concept under syntheses/ (the same question updates it in place); saved gives its
+        path, or why it was not saved. Later walks find it like any concept."""
         budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
         with _tool_errors():
-            return await shelf.ask(bundle, question, budgets, evidence_tokens, contract, synthesis)
+            return await shelf.ask(bundle, question, budgets, evidence_tokens, contract, synthesis, save)
 
     @server.tool(annotations=MODEL_BACKED)
     async def requirements(bundle: BundleName, under: Under = "",

@@ -8,6 +8,7 @@ Results are pydantic models that serialize to plain JSON (dates as ISO strings).
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Sequence
 from datetime import date, datetime, time
@@ -18,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from okf.ask import ask_async
+from okf.ask.save import save_answer
 from okf.bundle import Bundle
 from okf.bundle.model import Concept, Diagnostic, Link, Signpost
 from okf.check import check
@@ -230,10 +232,11 @@ class BundleSet:
 
     async def ask(self, bundle: str, question: str, budgets: dict[str, float | None],
                   evidence_tokens: int | None = None, contract: dict[str, Any] | None = None,
-                  synthesis: str = "auto") -> AnswerResult:
+                  synthesis: str = "auto", save: bool = False) -> AnswerResult:
         """Answer ``question`` from one bundle with citations (the navigation and synthesis trace left out);
         with a ``contract`` (the contract as data) its facts are checked first and no model is called if one
-        fails."""
+        fails. With ``save`` an answered or partial answer is filed into the bundle as a Synthesis concept
+        (``saved`` says where, or why not) and the bundle is served afresh from then on."""
         positive("evidence_tokens", evidence_tokens)
         b, limits = self.check_input(bundle, question, budgets)
         kwargs: dict[str, Any] = {} if evidence_tokens is None else {"evidence_tokens": evidence_tokens}
@@ -241,6 +244,11 @@ class BundleSet:
             kwargs["contract"] = load_contract(contract)
         result = await ask_async(b, question.strip(), reader=self.reader, budgets=limits, synthesis=synthesis,
                                  **kwargs)
+        if save:
+            result.saved = await asyncio.to_thread(save_answer, b.root, result)
+            if result.saved.action != "skipped":
+                self.bundles[bundle] = Bundle.open(b.root)  # the old object's listings predate the synthesis
+                self._counts.pop(bundle, None)
         if result.synthesis is not None:
             result = result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"trace": []})})
         return result.model_copy(update={"navigation": None})

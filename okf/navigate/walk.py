@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from okf.bundle import Bundle
+from okf.bundle.citations import bundle_path
 from okf.bundle.model import Concept, Signpost
 from okf.errors import BundleError, DeadlineExceeded, OKFError
 from okf.models import Budgets, NavigationResult, NavigationStats, ShortlistEntry, StopReason
@@ -451,10 +452,15 @@ class Walk:
     def _shortlist(self, candidate: Candidate, concept: Concept, offered: Offered, reason: str) -> None:
         meta = concept.meta
         stale = meta.is_stale(self.now)
+        generated = meta.generated
+        cites = [p.removesuffix(".md") for p in map(bundle_path, meta.sources) if p and p.endswith(".md")]
         entry = ShortlistEntry(
             concept_id=concept.id, path=concept.path, title=concept.title, type=meta.type,
             status=meta.status.value, trust_tier=meta.trust_tier.value, stale=stale, reason=reason,
-            via=candidate.via, receipt=receipt("", concept.path, offered))
+            via=candidate.via, receipt=receipt("", concept.path, offered),
+            generated_by=generated.by or None if generated else None,
+            generated_at=generated.at.isoformat().replace("+00:00", "Z") if generated and generated.at else None,
+            cites=cites)
         self.found.append(_Found(entry, offered))
         if meta.status.value == "deprecated":
             self.trace.warn(f"{concept.path}: shortlisted but deprecated; do not present it as current",

@@ -84,6 +84,7 @@ def test_tools_answer_over_stdio_refuse_bad_arguments_as_tool_errors_and_the_ser
         async with session(bundle, errlog=errlog) as client:
             await every_tool_answers(client, bundle)
             await bad_arguments_are_tool_errors(client)
+            await ask_saves_a_synthesis_that_the_server_then_serves(client, bundle)
             assert (await call(client, "list_bundles"))["bundles"][0]["name"] == "harbor"
 
     anyio.run(main)
@@ -157,6 +158,31 @@ async def every_tool_answers(client: ClientSession, bundle: Path) -> None:
     finding = checked["findings"][0]
     assert finding["subject_span"]["path"] == "trip.md" and finding["subject_span"]["start_line"] == 3
     assert finding["requirement_receipt"]["evidence_id"] == rule["requirement_id"]
+
+
+async def ask_saves_a_synthesis_that_the_server_then_serves(client: ClientSession, bundle: Path) -> None:
+    """ask(save=true) files the answer as a Synthesis concept; the served bundle is reopened, so every tool sees
+    it at once."""
+    before = (await call(client, "list_bundles"))["bundles"][0]
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert tools["ask"].annotations is not None and tools["ask"].annotations.read_only_hint is False
+    assert tools["navigate"].annotations is not None and tools["navigate"].annotations.read_only_hint is True
+    nothing = await call(client, "ask", bundle="harbor", question="What colour is the office cat?", save=True)
+    assert nothing["status"] == "abstained" and nothing["saved"]["action"] == "skipped"
+    answer = await call(client, "ask", bundle="harbor", question="How many vacation days do new hires get?",
+                        save=True)
+    saved = answer["saved"]
+    assert saved["action"] == "created" and saved["path"] == "syntheses/how-many-vacation-days-do-new-hires-get.md"
+    assert (bundle / saved["path"]).is_file()
+    after = (await call(client, "list_bundles"))["bundles"][0]
+    assert after["concepts"] == before["concepts"] + 1 and after["corpus_id"] != before["corpus_id"]
+    root = await call(client, "read_signposts", bundle="harbor")
+    assert "syntheses/" in [s["path"] for s in root["signposts"]]
+    concept = await call(client, "read_concept", bundle="harbor", concept=saved["concept_id"])
+    assert concept["type"] == "Synthesis" and concept["frontmatter"]["sources"][0]["resource"] == "/policies/leave.md"
+    found = await call(client, "navigate", bundle="harbor", question="How many vacation days do new hires get?")
+    assert saved["path"] in [e["path"] for e in found["shortlist"]]
+    assert (await call(client, "check", bundle="harbor"))["errors"] == 0
 
 
 async def bad_arguments_are_tool_errors(client: ClientSession) -> None:

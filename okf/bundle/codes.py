@@ -22,6 +22,8 @@ CODES: dict[str, tuple[str, str, str]] = {
     "E020": ("error", "log.md date heading not YYYY-MM-DD", "write date headings as '## YYYY-MM-DD'"),
     "W101": ("warning", "broken link", "fix the link target or write the missing concept"),
     "W102": ("warning", "link leaves the bundle", "link only to files inside the bundle"),
+    "W103": ("warning", "unresolved wikilink",
+             "create the note it names, fix its spelling, or write it as a markdown link"),
     "W110": ("warning", "index entry points nowhere", "fix or remove the index entry"),
     "W111": ("warning", "index entry points outside the bundle", "list only files inside the bundle"),
     "W112": ("warning", "concept not listed in its directory's index.md", "add an entry for it to index.md"),

@@ -16,6 +16,7 @@ from okf.bundle.paths import is_external, normalize
 from okf.errors import BundleError
 from okf.markdown import headings
 from okf.sources import read_source_text, span_sha256
+from okf.wikilinks import find_wikilinks
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -44,6 +45,10 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
         elif not link.exists:
             out.append(diagnostic("W101", path, link.line, f"link [{link.text}]({link.target}) points at "
                                   "nothing in the bundle"))
+    if "[[" in concept.body:  # Obsidian link syntax okf compile could not resolve: not a link in OKF
+        for wikilink in find_wikilinks(concept.body):
+            out.append(diagnostic("W103", path, concept.body_start_line + wikilink.line - 1,
+                                  f"wikilink {wikilink.text} is not a link in OKF (unresolved); it reads as text"))
     out.extend(sources.drift(concept))
     out.extend(stale_citations(bundle, concept))
     return out

@@ -26,7 +26,7 @@ from okf.ask.prose import one_line
 from okf.bundle import Bundle, Concept, ConceptMeta, SourceRef
 from okf.bundle.citations import cited_changes
 from okf.bundle.syntheses import ENTRY_LEAD, FOLDER, FOLDER_TITLE, REGISTRY, read_registry
-from okf.compile.render import PRODUCER, clip, index_escape, iso, list_description, log_file, plain, yaml_str
+from okf.compile.render import PRODUCER, index_escape, iso, log_file, yaml_str
 from okf.compile.write import replace_files
 from okf.errors import BundleError
 from okf.models import AnswerResult, SavedSynthesis
@@ -39,6 +39,31 @@ _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 # One save at a time in this process (the MCP server saves from worker threads); other processes are kept
 # out by the side tree's name (okf.compile.write.clean_stale_output).
 _LOCK = threading.Lock()
+
+
+DESCRIPTION_CHARS = 200
+ENTRY_CHARS = 1000
+_MARKUP = re.compile(r"[`*_]{1,3}|!?\[([^\]]*)\]\([^)]*\)")
+
+
+def _clip(text: str, limit: int = DESCRIPTION_CHARS) -> str:
+    """``text`` on one line, cut at a word to at most ``limit`` characters (an ellipsis when cut)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2:] else cut).rstrip(" ,;:-") + "\u2026"
+
+
+def _names(lead: str, names: list[str]) -> str:
+    """``lead: a; b; c``, cut at a whole name, saying how many were left out."""
+    text = f"{lead}: " if names else lead
+    for i, name in enumerate(names):
+        rest = len(names) - i
+        if len(text) + len(name) > ENTRY_CHARS - 20 and rest > 1:
+            return text.rstrip("; ") + f"; and {rest} more"
+        text += name + ("; " if rest > 1 else "")
+    return _clip(text, ENTRY_CHARS)
 
 
 def same_question(question: str) -> str:
@@ -100,8 +125,8 @@ def _target(existing: list[_Existing], question: str) -> tuple[str, bool]:
 
 def _description(result: AnswerResult) -> str:
     first = next((line for line in result.answer.split("\n") if line.strip()), "")
-    text = plain(_CITE.sub("", first))
-    return clip(text) if len(text.split()) >= 3 else clip(one_line(result.question))
+    text = _MARKUP.sub(lambda m: m.group(1) or "", _CITE.sub("", one_line(first)))
+    return _clip(text) if len(text.split()) >= 3 else _clip(one_line(result.question))
 
 
 def _tags(bundle: Bundle, result: AnswerResult) -> list[str]:
@@ -211,7 +236,7 @@ def root_index(bundle: Bundle, items: list[_Existing]) -> bytes | None:
     text = Path(bundle.real_path("index.md")).read_text(encoding="utf-8")
     titles = [one_line(i.title) for i in sorted(items, key=lambda i: (i.title.casefold(), i.path))]
     entry = (f"* [{FOLDER_TITLE}]({FOLDER}/index.md) - "
-             f"{index_escape(list_description(ENTRY_LEAD, titles))}")
+             f"{index_escape(_names(ENTRY_LEAD, titles))}")
     index = bundle.index("")
     lines = text.split("\n")
     for resolved in index.entries if index else []:
@@ -272,7 +297,7 @@ def _save(root: Path, result: AnswerResult, when: datetime) -> SavedSynthesis:
     log_path = Path(opened.real_path("log.md")) if opened.exists("log.md") else None
     previous = log_path.read_text(encoding="utf-8") if log_path is not None else None
     cites = len(result.citations)
-    bullet = (f"* **Synthesis**: {action} [{index_escape(clip(title, 120))}](/{path}) ({result.status}; "
+    bullet = (f"* **Synthesis**: {action} [{index_escape(_clip(title, 120))}](/{path}) ({result.status}; "
               f"cites {cites} concept{'s' * (cites != 1)}).")
     changes["log.md"] = log_file(previous, when.strftime("%Y-%m-%d"), [bullet])
     replace_files(Path(opened.root), changes)

@@ -317,3 +317,33 @@ def test_result_identifies_bundle_reader_and_usage(tree: Path) -> None:
     assert events == [e.kind for e in result.trace]
     assert [e.seq for e in result.trace] == list(range(len(result.trace)))
     assert all(b.t >= a.t for a, b in zip(result.trace, result.trace[1:]))
+
+
+def wide_tree(tmp_path: Path) -> Path:
+    """Six directories of six subdirectories of four concepts: more work than a small budget pays for."""
+    return write_files(tmp_path / "wide", {f"d{a}/s{b}/c{k}.md": concept(f"C{a}{b}{k}")
+                                           for a in range(6) for b in range(6) for k in range(4)})
+
+
+def test_calls_budget_counts_calls_sent_not_calls_waiting_for_a_slot(tmp_path: Path) -> None:
+    root = wide_tree(tmp_path)
+    # Two calls at once, far more selector pages and judge batches ready at once: the ones waiting for a
+    # slot are not spent, so the walk sends exactly its budget of calls.
+    reader = ScriptedReader(select=lambda q, offers: [o.index for o in offers], judge={},
+                            latency=0.01, concurrency=2)
+    result = navigate(root, "q", reader=reader, budgets={"max_calls": 12, "batch_size": 2})
+    assert result.stopped_by == "calls"
+    assert reader.max_in_flight == 2
+    assert reader.total_calls == 12
+    assert result.stats.total.calls == 12  # every call sent was counted (none cancelled after sending)
+
+
+def test_tokens_budget_counts_calls_sent_not_calls_waiting_for_a_slot(tmp_path: Path) -> None:
+    root = wide_tree(tmp_path)
+    reader = ScriptedReader(select=lambda q, offers: [o.index for o in offers], judge={},
+                            latency=0.01, concurrency=2, tokens_per_call=100)
+    result = navigate(root, "q", reader=reader, budgets={"max_tokens": 1000, "batch_size": 2})
+    assert result.stopped_by == "tokens"
+    # Calls are admitted until 1,000 tokens were spent: ten calls, plus at most the one other call sent
+    # meanwhile through the second slot.
+    assert 10 <= reader.total_calls <= 11

@@ -95,7 +95,14 @@ class Walk:
         self.open_descents = 0  # descents that may still add candidates (not yet past their selection)
         self.judges: set[asyncio.Task[None]] = set()
         self.calls_done = 0
-        self.calls_in_flight = 0
+        self.calls_in_flight = 0  # calls sent and not yet settled (admitted against the budgets)
+        # Calls the reader sends at once (its ``concurrency``; None: no limit). A call is admitted against the
+        # budgets only once it holds a slot, so calls waiting for one are never counted as spent.
+        limit = getattr(reader, "concurrency", None)
+        self.slot_limit: int | None = limit if isinstance(limit, int) and limit > 0 else None
+        self.slots_held = 0
+        self._slot_waiters: deque[asyncio.Future[None]] = deque()
+        self._sending: dict[asyncio.Task[object], int] = {}  # descent -> its selector calls sent, in flight
         self._pump_scheduled = False
         self._hold_until: float | None = None  # loop time when a waiting partial batch must leave
         self._flush_timer: asyncio.TimerHandle | None = None
@@ -136,7 +143,7 @@ class Walk:
         return self._result(await corpus_id)
 
     def _spawn_descent(self, directory: str, depth: int, key: Key) -> None:
-        if directory in self.opened:
+        if directory in self.opened or self.stopped_by is not None:
             return
         self.opened.add(directory)
         self.open_descents += 1
@@ -164,6 +171,8 @@ class Walk:
             self.stopped_by = reason
             self.trace.add("budget", None, stopped_by=reason)
         for task in list(self.descents):
+            if reason in _DRAIN and self._sending.get(task):
+                continue  # its sent selector call finishes and is counted; it opens nothing more
             task.cancel()
         if reason not in _DRAIN:
             for task in list(self.judges):
@@ -172,8 +181,38 @@ class Walk:
 
     # -- model calls and their budgets ---------------------------------------------------------------
 
+    def _slot_free(self) -> bool:
+        return self.slot_limit is None or (self.slots_held < self.slot_limit and not self._slot_waiters)
+
+    async def _acquire_slot(self) -> None:
+        """Wait until the reader can send one more call at once (a freed slot goes to the longest waiter)."""
+        if self._slot_free():
+            self.slots_held += 1
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._slot_waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self._release_slot()  # handed over just as this task was cancelled: pass it on
+            else:
+                self._slot_waiters.remove(waiter)
+            raise
+
+    def _release_slot(self) -> None:
+        while self._slot_waiters:
+            waiter = self._slot_waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # the slot passes to it as held
+                return
+        self.slots_held -= 1
+        if self.queue:
+            self._schedule_pump()  # a judge batch may have been waiting for a slot
+
     def _admit_call(self) -> bool:
-        """Reserve one model call, or stop the walk when the calls or tokens budget forbids it."""
+        """Reserve one model call about to be sent (its slot held), or stop the walk when the calls or tokens
+        budget forbids it. Calls still waiting for a slot are not counted."""
         if self.stopped_by is not None:
             return False
         if self.calls_done + self.calls_in_flight >= self.budgets.max_calls:
@@ -256,7 +295,9 @@ class Walk:
         """Positions (into ``subdirectories``) the selector kept; pages of ``page_size`` are offered at once."""
         size = self.budgets.page_size
         pages = [subdirectories[start:start + size] for start in range(0, len(subdirectories), size)]
-        replies = await asyncio.gather(*(self._select_page(directory, n, page) for n, page in enumerate(pages)))
+        owner = asyncio.current_task()
+        replies = await asyncio.gather(*(self._select_page(directory, n, page, owner)
+                                         for n, page in enumerate(pages)))
         kept: list[int] = []
         reasons: dict[str, str] = {}
         answered = False
@@ -274,9 +315,14 @@ class Walk:
             self.trace.add("selected", directory, kept=[subdirectories[p].path for p in kept], reasons=reasons)
         return kept
 
-    async def _select_page(self, directory: str, page_no: int, page: list[Signpost]) -> Selection | None:
+    async def _select_page(self, directory: str, page_no: int, page: list[Signpost],
+                           owner: asyncio.Task[object] | None) -> Selection | None:
+        await self._acquire_slot()
         if not self._admit_call():
+            self._release_slot()
             return None
+        if owner is not None:
+            self._sending[owner] = self._sending.get(owner, 0) + 1
         offers = [SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=True)
                   for k, s in enumerate(page)]
         self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
@@ -296,6 +342,11 @@ class Walk:
             raise
         finally:
             self._settle_call("selector", selection.usage if selection is not None else None, started)
+            self._release_slot()
+            if owner is not None:
+                left = self._sending.pop(owner) - 1
+                if left:
+                    self._sending[owner] = left
         assert selection is not None
         if selection.failed:
             self.stats.failures += 1
@@ -342,7 +393,8 @@ class Walk:
     def _pump(self) -> None:
         """Start judge batches while candidates wait and the budgets allow."""
         self._pump_scheduled = False
-        while self.queue and self.stopped_by is None and len(self.judges) < MAX_BATCHES_IN_FLIGHT:
+        while (self.queue and self.stopped_by is None and len(self.judges) < MAX_BATCHES_IN_FLIGHT
+               and self._slot_free()):
             room = self.budgets.max_bodies - self.stats.bodies_judged
             if room <= 0:
                 self._stop("bodies")
@@ -350,11 +402,14 @@ class Walk:
             size = min(room, self.budgets.batch_size)
             if len(self.queue) < size and self._hold_partial():
                 break
+            self.slots_held += 1
             if not self._admit_call():
+                self._release_slot()
                 break
             batch = self._take_batch(size)
             if not batch:
                 self.calls_in_flight -= 1
+                self._release_slot()
                 continue
             self.stats.bodies_judged += len(batch)
             self._track(asyncio.create_task(self._judge(batch)), self.judges)
@@ -425,6 +480,7 @@ class Walk:
             raise
         finally:
             self._settle_call("judge", judgement.usage if judgement is not None else None, started)
+            self._release_slot()
         verdicts = judgement.verdicts
         for n, (candidate, concept, offered) in enumerate(batch):
             verdict = verdicts[n] if n < len(verdicts) and verdicts[n].id == concept.id else None

@@ -17,6 +17,10 @@ deadline, or the caller's (:func:`deadline`), has passed.
 Readers are async context managers: leaving ``async with reader:`` (or ``await reader.aclose()``) closes the
 connections they opened in the running event loop; a reader stays usable afterwards (it opens new ones).
 :func:`aclose` closes any reader, including ones without ``aclose``.
+
+A reader that bounds the calls it sends at once may say so with an ``int`` attribute ``concurrency``: the
+walk then admits a call against its ``max_calls`` and ``max_tokens`` budgets only when a slot is free, so a
+call waiting for a slot is never counted as spent (:class:`~okf.readers.llm.LLMReader` has one).
 """
 
 from __future__ import annotations

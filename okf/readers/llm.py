@@ -149,6 +149,11 @@ class LLMReader(LLMRoles):
             return f"openai:{labels['judge']}"
         return "openai:" + ",".join(f"{role}={label}" for role, label in labels.items())
 
+    @property
+    def concurrency(self) -> int:
+        """Calls this reader sends at once; the walk admits a call against its budgets only with a slot free."""
+        return self.config.concurrency
+
     def usage_by_role(self) -> dict[str, Usage]:
         """Running totals of everything this reader spent, per role."""
         return {role: usage.model_copy() for role, usage in self._totals.items()}

@@ -14,7 +14,9 @@ may be the reader models themselves or plain shorthands:
 
 A role left as ``None`` is decided by :class:`~okf.readers.offline.OfflineReader`. ``None`` as a verdict
 means a failed judgment. Calls are counted per role, concurrency is tracked, and ``latency`` (seconds, one
-number or per role) is simulated with ``asyncio.sleep``.
+number or per role) is simulated with ``asyncio.sleep``. ``concurrency`` bounds the calls in flight as a
+model client's connection limit does (the others wait for a slot) and is exposed as the reader's
+``concurrency``, as :class:`~okf.readers.llm.LLMReader` exposes its own.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class ScriptedReader:
         name: str = "scripted",
         latency: float | Mapping[str, float] = 0.0,
         tokens_per_call: int = 0,
+        concurrency: int | None = None,
     ) -> None:
         self._scripts = {"select": select, "judge": judge, "answer": answer, "decompose": decompose, "leaf": leaf}
         self._name = name
@@ -66,6 +69,8 @@ class ScriptedReader:
         self.in_flight = 0
         self.max_in_flight = 0
         self.closed = 0
+        self.concurrency = concurrency
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None  # per event loop
 
     @property
     def name(self) -> str:
@@ -87,6 +92,15 @@ class ScriptedReader:
         return sum(self.calls.values())
 
     async def _reply(self, role: str, question: str, items: Sequence[Any]) -> Any:
+        if not self.concurrency:
+            return await self._send(role, question, items)
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.concurrency))
+        async with self._slots[1]:
+            return await self._send(role, question, items)
+
+    async def _send(self, role: str, question: str, items: Sequence[Any]) -> Any:
         self.calls[role] += 1
         self.requests.append((role, question, list(items)))
         self.in_flight += 1

@@ -102,7 +102,9 @@ class NavigationResult(BaseModel):
 
     question: str
     bundle: str
-    corpus_id: str
+    corpus_id: str | None = Field(description="The bundle's content id when known without a pass over the bundle "
+                                  "(its compile manifest, or Bundle.corpus_id() called before the walk); null "
+                                  "otherwise. Receipts carry the sha256 of every text judged.")
     reader: str
     shortlist: list[ShortlistEntry] = Field(default_factory=list)
     stopped_by: StopReason | None = None
@@ -252,7 +254,8 @@ class AnswerResult(BaseModel):
     shortlist: list[ShortlistEntry] = Field(default_factory=list)
     usage: dict[str, Usage] = Field(default_factory=dict)
     reader: str = ""
-    corpus_id: str = ""
+    corpus_id: str | None = Field(default=None, description="As NavigationResult.corpus_id: null for a bundle "
+                                  "without a compile manifest unless its id was computed before.")
     navigation: NavigationResult | None = None
     failed: bool = Field(default=False, description="The answerer failed (a model error, not an honest "
                          "abstention); the shortlist is kept.")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from builders import concept, write_files
 
-from okf.bundle import Bundle
+from okf.bundle import Bundle, identity
 from okf.models import NavigationResult
 from okf.navigate import navigate, walk
 from okf.readers import LLMReader, ReaderConfig
@@ -135,10 +135,25 @@ def test_same_result_whatever_the_timing_with_coalesced_batches(tmp_path: Path, 
     assert kinds(results[0]) == kinds(results[1]) == kinds(results[2])
 
 
-def test_result_corpus_id_is_the_bundles(tmp_path: Path) -> None:
+def test_a_walk_never_passes_over_the_bundle_for_its_corpus_id(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_files(tmp_path / "b", {f"d{i}/c.md": concept(f"C{i}") for i in range(5)})
-    result = navigate(root, "q", reader=ScriptedReader(select=lambda q, offers: [0, 2], judge={}))
-    assert result.corpus_id == Bundle.open(root).corpus_id()
+    reader = ScriptedReader(select=lambda q, offers: [0, 2], judge={})
+    computed = Bundle.open(root).corpus_id()
+    passes: list[str] = []
+    real = identity.corpus_id
+    monkeypatch.setattr(identity, "corpus_id", lambda *a, **k: passes.append("pass") or real(*a, **k))
+    # Without a compile manifest the id would stat every file: the walk does not wait for it.
+    assert navigate(root, "q", reader=reader).corpus_id is None and passes == []
+    # A caller that needs it computes it first; the walk then carries it.
+    opened = Bundle.open(root)
+    assert opened.corpus_id() == computed and passes == ["pass"]
+    assert navigate(opened, "q", reader=reader).corpus_id == computed and passes == ["pass"]
+    # With a compile manifest the id is the manifest's hash, free to compute.
+    (root / ".okf").mkdir()
+    (root / ".okf" / "manifest.json").write_text('{"sources": {}}', encoding="utf-8")
+    with_manifest = navigate(root, "q", reader=reader).corpus_id
+    assert with_manifest == Bundle.open(root).corpus_id() != computed and passes == ["pass"]
 
 
 def test_loopback_model_takes_a_burst_of_new_connections_without_stalling() -> None:

@@ -31,7 +31,7 @@ def contract_fields(report: ContractReport | None) -> dict[str, Any]:
     return {"typed_fact_guarantee": report.ok, "contract": report.summary(), "facts": report.facts}
 
 
-def preflight_failure(question: str, report: ContractReport, *, reader: str, corpus_id: str) -> AnswerResult:
+def preflight_failure(question: str, report: ContractReport, *, reader: str, corpus_id: str | None) -> AnswerResult:
     """The answer when the preflight failed: no navigation, no model call, the failed facts and their fixes."""
     failed = [f for f in report.facts if f.status == "failed" and f.severity == "error"]
     names = ", ".join(f"{f.name} ({f.code})" for f in failed[:5]) + (" ..." if len(failed) > 5 else "")

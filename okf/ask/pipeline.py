@@ -101,7 +101,7 @@ async def _ask(opened: Bundle, text: str, reader: Reader, checked: Budgets, evid
                progress: Progress | None, contract: ContractInput | None, synthesis: str) -> AnswerResult:
     report = preflight(opened, contract) if contract is not None else None
     if report is not None and not report.ok:
-        return preflight_failure(text, report, reader=reader.name, corpus_id=report.corpus_id or opened.corpus_id())
+        return preflight_failure(text, report, reader=reader.name, corpus_id=report.corpus_id or opened.known_corpus_id())
     nav = await navigate_async(opened, text, reader=reader, budgets=checked, progress=progress)
     usage = dict(nav.stats.usage)
     base: dict[str, Any] = {"question": text, "shortlist": nav.shortlist, "reader": nav.reader,

@@ -451,6 +451,17 @@ class Bundle:
                 self._corpus_id = identity.corpus_id(self._root_real, self._markdown_files(), hasher)
         return self._corpus_id
 
+    def known_corpus_id(self) -> str | None:
+        """The corpus id when it costs no pass over the bundle, else None.
+
+        Known from the compile manifest, or when :meth:`corpus_id` already computed it for this ``Bundle``.
+        Without a manifest, computing it stats every markdown file (and hashes those its cache cannot vouch
+        for), which grows with the bundle: navigation reports only this, so a question's cost does not.
+        """
+        if self._corpus_id is None and os.path.isfile(os.path.join(self._root_real, MANIFEST)):
+            return self.corpus_id()
+        return self._corpus_id
+
     def _markdown_files(self) -> Iterator[str]:
         for directory in self.iter_directories():
             scan = self._scan(directory)

@@ -58,13 +58,13 @@ def write_trace(handle: IO[str], result: AnswerResult) -> None:
     handle.writelines(json.dumps(e.model_dump(mode="json"), ensure_ascii=False) + "\n" for e in events)
 
 
-def log_record(result: AnswerResult) -> dict[str, Any]:
+def log_record(result: AnswerResult, corpus_id: str | None) -> dict[str, Any]:
     """The query-log line for one question: when, what, against which bundle content, outcome and cost."""
     total = total_usage(result)
     return {
         "time": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "question": result.question,
-        "corpus_id": result.corpus_id,
+        "corpus_id": corpus_id,
         "reader": result.reader,
         "status": result.status,
         "failed": result.failed,
@@ -80,7 +80,7 @@ def log_record(result: AnswerResult) -> dict[str, Any]:
 @json_option
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
               help="Append one JSON line per question to FILE (time, question, corpus_id, status, cited ids, "
-                   "usage totals).")
+                   "usage totals). Without a compile manifest the corpus id costs a pass over the bundle's files.")
 @click.option("--evidence-tokens", type=_POSITIVE, default=DEFAULT_EVIDENCE_TOKENS, show_default=True,
               help="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
                    "not fit is read by recursive synthesis (see --synthesis).")
@@ -164,13 +164,16 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
         finally:
             if live is not None:
                 live.close()
+        # The log names the content read even without a compile manifest: that hashes the bundle's files
+        # once (then cached by file identity, okf.bundle.identity), after the answer and before any save.
+        log_corpus_id = (result.corpus_id or opened.corpus_id()) if log is not None else None
         if save:
             try:
                 result.saved = save_answer(opened, result)
             except OKFError as exc:  # the answer is shown anyway; the error follows it (exit 1)
                 save_error = exc
         if log is not None:
-            log.write(json.dumps(log_record(result), ensure_ascii=False) + "\n")
+            log.write(json.dumps(log_record(result, log_corpus_id), ensure_ascii=False) + "\n")
         if trace is not None:
             write_trace(trace, result)
     finally:

@@ -115,9 +115,10 @@ class Walk:
 
     async def run(self) -> NavigationResult:
         """Walk until the work runs out or a budget ends it; cancel what is left cleanly."""
-        # The corpus id hashes every file of a bundle without a compile manifest (about a second for 10,000
-        # concepts): compute it in a thread while the walk waits for the model, not after it.
-        corpus_id = asyncio.ensure_future(asyncio.to_thread(self.bundle.corpus_id))
+        # Only a corpus id known without a pass over the bundle (its compile manifest, or computed before):
+        # without a manifest the id would stat or hash every file, a cost that grows with the bundle while
+        # the walk's does not. Receipts pin the text each verdict rests on by its sha256.
+        corpus_id = asyncio.ensure_future(asyncio.to_thread(self.bundle.known_corpus_id))
         with deadline(self.budgets.deadline_s):  # the tasks started here inherit it
             self._spawn_descent("", 0, ())
         try:
@@ -558,7 +559,7 @@ class Walk:
 
     # -- the result ------------------------------------------------------------------------------------
 
-    def _result(self, corpus_id: str) -> NavigationResult:
+    def _result(self, corpus_id: str | None) -> NavigationResult:
         found = sorted(self.found, key=lambda f: self.keys[f.entry.path])
         if len(found) > self.budgets.max_shortlist:
             dropped = len(found) - self.budgets.max_shortlist

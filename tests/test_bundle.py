@@ -255,6 +255,74 @@ def test_corpus_id_cache_is_content_identifying(small, monkeypatch):
     assert hashed == ["guide.md"] and changed != first  # ...a new size is rehashed
 
 
+def _age(root, ns=1_000_000_000_000):
+    """Give every markdown file an old mtime: files written in the last two seconds are never cached."""
+    for path in root.rglob("*.md"):
+        os.utime(path, ns=(ns, ns), follow_symlinks=False)
+
+
+def test_corpus_id_files_are_the_bundles_markdown_files(tmp_path, write_bundle):
+    from okf.bundle import identity
+
+    root = write_bundle(tmp_path, {"index.md": "# R\n", "b.md": note("B"), "a-b/x.md": note("X"),
+                                   "a/index.md": "# A\n", "a/z.md": note("Z"), "a/c/d.md": note("D"),
+                                   "a/notes.txt": "x", ".hidden/h.md": note("H"), "a/.h.md": note("H")})
+    (tmp_path / "outside.md").write_text(note("O"), encoding="utf-8")
+    (root / "a" / "alias.md").symlink_to(root / "b.md")  # inside the root: counted
+    (root / "a" / "out.md").symlink_to(tmp_path / "outside.md")  # leads outside: not counted
+    (root / "linked").symlink_to(root / "a", target_is_directory=True)  # directories are not followed
+    bundle = Bundle.open(root)
+    expected = []
+    for directory in bundle.iter_directories():
+        names = [p.rsplit("/", 1)[-1] for p in bundle.iter_concepts() if p.rsplit("/", 1)[0] + "/" == directory
+                 or (directory == "" and "/" not in p)]
+        names += [n for n in ("index.md", "log.md") if bundle.exists(directory + n)]
+        expected += [directory + n for n in sorted(names)]
+    assert [rel for rel, _ in identity.markdown_files(os.path.realpath(root))] == expected
+    assert "a/alias.md" in expected and "a/out.md" not in expected and "linked/z.md" not in expected
+
+
+def test_corpus_id_cache_is_updated_incrementally(small):
+    from okf.bundle import identity
+
+    _age(small)
+    first = Bundle.open(small).corpus_id()
+    [cache] = identity.cache_dir().iterdir()
+    lines = cache.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + len(identity.markdown_files(os.path.realpath(small)))  # header + one per file
+    (small / "guide.md").write_text(note("Guide", "Changed text."), encoding="utf-8")
+    _age(small, 2_000_000_000_000)
+    changed = Bundle.open(small).corpus_id()
+    after = cache.read_text(encoding="utf-8").splitlines()
+    # Every file got a new mtime, so every file is re-hashed and appended (the old lines are now stale)...
+    assert changed != first and after[:len(lines)] == lines and len(after) == 2 * len(lines) - 1
+    (small / "guide.md").write_text(note("Guide", "Changed twice."), encoding="utf-8")
+    os.utime(small / "guide.md", ns=(3_000_000_000_000, 3_000_000_000_000))
+    assert Bundle.open(small).corpus_id() not in (first, changed)
+    # ...and one more line for one more change would make the stale lines outnumber the live ones: the cache
+    # is rewritten with the live lines only.
+    final = cache.read_text(encoding="utf-8").splitlines()
+    assert len(final) == len(lines) and final[0] == lines[0]
+    assert Bundle.open(small).corpus_id() == Bundle.open(small).corpus_id()
+
+
+def test_corpus_id_cache_ignores_a_torn_or_foreign_cache(small, monkeypatch):
+    from okf.bundle import identity
+
+    _age(small)
+    first = Bundle.open(small).corpus_id()
+    [cache] = identity.cache_dir().iterdir()
+    text = cache.read_text(encoding="utf-8")
+    hashed: list[str] = []
+    original = identity.hash_files
+    monkeypatch.setattr(identity, "hash_files", lambda root, rels: hashed.extend(rels) or original(root, rels))
+    cache.write_text(text[:-30], encoding="utf-8")  # a writer cut short: its last line is torn
+    assert Bundle.open(small).corpus_id() == first and len(hashed) == 1
+    hashed.clear()
+    cache.write_text("0 0 " + "0" * 64 + " guide.md\n" + text[text.index("\n") + 1:], encoding="utf-8")
+    assert Bundle.open(small).corpus_id() == first and len(hashed) == len(text.splitlines()) - 1  # no header
+
+
 def test_real_path_fast_path_still_refuses_symlink_escapes(tmp_path, write_bundle):
     root = write_bundle(tmp_path, {"a.md": note("A"), "d/b.md": note("B")})
     outside = tmp_path / "outside"

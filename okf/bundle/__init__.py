@@ -448,7 +448,7 @@ class Bundle:
                         digest.update(b"\0syntheses\0" + handle.read())
                 self._corpus_id = "sha256:" + digest.hexdigest()[:16]
             else:
-                self._corpus_id = identity.corpus_id(self._root_real, self._markdown_files(), hasher)
+                self._corpus_id = identity.corpus_id(self._root_real, hasher=hasher)
         return self._corpus_id
 
     def known_corpus_id(self) -> str | None:
@@ -462,9 +462,3 @@ class Bundle:
             return self.corpus_id()
         return self._corpus_id
 
-    def _markdown_files(self) -> Iterator[str]:
-        for directory in self.iter_directories():
-            scan = self._scan(directory)
-            for name in scan.files if scan else ():
-                if name.endswith(".md"):
-                    yield directory + name

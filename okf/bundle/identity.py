@@ -1,18 +1,24 @@
 """A bundle's content identity without a compile manifest: the SHA-256 of every markdown file, cached.
 
-Hashing every file of a 100,000-concept bundle takes seconds, so, like git's index, the hash of each file is
+Hashing every file of a 300,000-concept bundle takes a minute, so, like git's index, the hash of each file is
 remembered in ``$OKF_CACHE_DIR/corpus/`` (else ``$XDG_CACHE_HOME/okf/corpus/``, else ``~/.cache/okf/corpus/``)
 keyed by the file's path, size and modification time in nanoseconds; a file whose size or time changed is
 hashed again. The id stays content-identifying: equal ids mean equal file contents (the cache only saves
 re-reading files that did not change). A file modified less than two seconds ago is not cached, so an edit that
-keeps its size within the clock's granularity is still seen ("racy git"). The cache is an optimization only:
-when it cannot be read or written, every file is hashed.
+keeps its size within the clock's granularity is still seen ("racy git").
+
+The cache of one bundle is a text file of lines ``size mtime_ns sha256 path``, updated incrementally: a pass
+that hashed some files appends their lines (a later line wins), and the file is rewritten whole (atomically)
+only once it holds more stale lines than live ones. A line that cannot be read is ignored. The cache is an
+optimization only: when it cannot be read or written, every file is hashed.
+
+Without the cache the id still costs a stat of every markdown file, which grows with the bundle: navigation
+never computes it (``Bundle.known_corpus_id``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 import time
@@ -24,7 +30,7 @@ from okf.bundle.frontmatter import MAX_FILE_BYTES
 FileHash = tuple[str, int, int, str]  # bundle path, size, mtime_ns, hash
 Hasher = Callable[[str, list[str]], list[FileHash]]
 _RACY_NS = 2_000_000_000
-_VERSION = 1
+_HEADER = "okf corpus cache 2\n"
 
 
 def cache_dir() -> Path:
@@ -35,76 +41,159 @@ def cache_dir() -> Path:
     return Path(base).expanduser() / "okf" / "corpus"
 
 
+Stat = tuple[int, int]  # size, mtime_ns
+
+
+def markdown_files(root_real: str) -> list[tuple[str, Stat | None]]:
+    """Every markdown file of the bundle as :class:`~okf.bundle.Bundle` sees it, with its stat data.
+
+    The same files as the bundle's listings, in :meth:`~okf.bundle.Bundle.iter_directories` order, names
+    sorted within a directory: hidden entries skipped, symlinked directories not followed, a symlinked file counted only when
+    its real path is a file inside the root. One ``scandir`` per directory and one stat per file; a file
+    that cannot be stat'ed comes with ``None``.
+    """
+    inside = root_real.rstrip(os.sep) + os.sep
+    found: list[tuple[str, list[tuple[str, Stat | None]]]] = []
+    stack = [("", root_real)]
+    while stack:
+        rel_dir, real = stack.pop()
+        files: list[tuple[str, Stat | None]] = []
+        try:
+            with os.scandir(real) as entries:
+                for entry in entries:
+                    entry_name = entry.name
+                    if entry_name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_symlink():
+                            if entry_name.endswith(".md"):
+                                target = os.path.realpath(entry.path)
+                                if target.startswith(inside) and os.path.isfile(target):
+                                    files.append((entry_name, _stat(entry)))
+                        elif entry.is_dir(follow_symlinks=False):
+                            stack.append((f"{rel_dir}{entry_name}/", entry.path))
+                        elif entry_name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                            files.append((entry_name, _stat(entry)))
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+        found.append((rel_dir, files))
+    found.sort(key=lambda item: item[0])
+    out: list[tuple[str, Stat | None]] = []
+    for rel_dir, files in found:
+        files.sort(key=lambda item: item[0])
+        out.extend((rel_dir + entry_name, st) for entry_name, st in files)
+    return out
+
+
+def _stat(entry: os.DirEntry[str]) -> Stat | None:
+    try:
+        st = entry.stat()  # follows a symlink (already known to stay inside)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
 def hash_files(root_real: str, rels: list[str]) -> list[FileHash]:
     """Stat and hash the bundle files ``rels`` (a file over the size limit is identified by its size)."""
     out: list[FileHash] = []
     for rel in rels:
         real = os.path.join(root_real, rel)
-        st = os.stat(real)
-        if st.st_size > MAX_FILE_BYTES:  # refused anyway; don't hash 50 MB for an id
-            digest = f"size:{st.st_size}"
-        else:
-            with open(real, "rb") as handle:
+        with open(real, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            if st.st_size > MAX_FILE_BYTES:  # refused anyway; don't hash 50 MB for an id
+                digest = f"size:{st.st_size}"
+            else:
                 digest = hashlib.sha256(handle.read()).hexdigest()
         out.append((rel, st.st_size, st.st_mtime_ns, digest))
     return out
 
 
 def _cache_file(root_real: str) -> Path:
-    return cache_dir() / (hashlib.sha256(root_real.encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".json")
+    return cache_dir() / (hashlib.sha256(root_real.encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".txt")
 
 
-def _load(path: Path) -> dict[str, list[object]]:
+def _load(path: Path) -> tuple[dict[str, str], int]:
+    """``{"path\\0size\\0mtime_ns": hash}`` from the cache file, and how many lines it has."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    files = data.get("files") if isinstance(data, dict) and data.get("version") == _VERSION else None
-    return files if isinstance(files, dict) else {}
+        with open(path, encoding="utf-8", errors="surrogateescape", newline="\n") as handle:
+            if handle.readline() != _HEADER:
+                return {}, 0
+            lines = handle.read().split("\n")
+    except OSError:
+        return {}, 0
+    known: dict[str, str] = {}
+    for line in lines:
+        parts = line.split(" ", 3)
+        if len(parts) == 4:  # a torn last line (a writer cut short) has fewer parts or no end: skipped
+            size, mtime, digest, rel = parts
+            known[f"{rel}\0{size}\0{mtime}"] = digest
+    return known, len(lines) - 1
 
 
-def _store(path: Path, root_real: str, hashes: list[FileHash]) -> None:
+def _lines(hashes: Iterable[FileHash]) -> str:
     now = time.time_ns()
-    files = {rel: [size, mtime, digest] for rel, size, mtime, digest in hashes if now - mtime > _RACY_NS}
+    return "".join(f"{size} {mtime} {digest} {rel}\n" for rel, size, mtime, digest in hashes
+                   if now - mtime > _RACY_NS and "\n" not in rel and " " not in digest)
+
+
+def _append(path: Path, hashes: list[FileHash]) -> None:
+    text = _lines(hashes)
+    if not text:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            if os.fstat(fd).st_size == 0:
+                text = _HEADER + text
+            os.write(fd, text.encode("utf-8", "surrogateescape"))  # one write: appenders do not interleave
+        finally:
+            os.close(fd)
+    except OSError:
+        return
+
+
+def _rewrite(path: Path, hashes: list[FileHash]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".corpus-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"version": _VERSION, "root": root_real, "files": files}, handle, separators=(",", ":"))
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as handle:
+            handle.write(_HEADER + _lines(hashes))
         os.replace(tmp, path)
     except OSError:
         return
 
 
-def corpus_id(root_real: str, rels: Iterable[str], hasher: Hasher | None = None) -> str:
+def corpus_id(root_real: str, files: Iterable[tuple[str, Stat | None]] | None = None,
+              hasher: Hasher | None = None) -> str:
     """``sha256:`` and 16 hex digits over every file's path and content hash, in the order given.
 
-    ``hasher(root_real, rels)`` hashes the files the cache cannot vouch for (``okf check`` passes one that
-    spreads them over its worker processes); by default they are hashed here.
+    ``files`` are ``(bundle path, stat data)`` pairs (default: :func:`markdown_files`). ``hasher(root_real,
+    rels)`` hashes the files the cache cannot vouch for; by default they are hashed here.
     """
-    rels = list(rels)
+    files = markdown_files(root_real) if files is None else list(files)
     cache_path = _cache_file(root_real)
-    cached = _load(cache_path)
-    known: dict[str, FileHash] = {}
+    cached, lines = _load(cache_path)
+    digests: list[str | None] = []
     misses: list[str] = []
-    for rel in rels:
-        entry = cached.get(rel)
-        try:
-            st = os.stat(os.path.join(root_real, rel))
-        except OSError:
-            misses.append(rel)  # hash_files reports the error
-            continue
-        if isinstance(entry, list) and len(entry) == 3 and entry[0] == st.st_size and entry[1] == st.st_mtime_ns:
-            known[rel] = (rel, st.st_size, st.st_mtime_ns, str(entry[2]))
-        else:
+    for rel, st in files:
+        digest = None if st is None else cached.get(f"{rel}\0{st[0]}\0{st[1]}")
+        if digest is None:
             misses.append(rel)
+        digests.append(digest)
+    fresh: dict[str, FileHash] = {}
     if misses:
-        for item in (hasher or hash_files)(root_real, misses):
-            known[item[0]] = item
-    digest = hashlib.sha256()
-    for rel in rels:
-        digest.update(f"{rel}\0{known[rel][3]}\n".encode())
-    if misses or len(cached) != len(rels):
-        _store(cache_path, root_real, [known[rel] for rel in rels])
-    return "sha256:" + digest.hexdigest()[:16]
+        fresh = {item[0]: item for item in (hasher or hash_files)(root_real, misses)}
+    material = []
+    for (rel, _), digest in zip(files, digests, strict=True):
+        material.append(f"{rel}\0{digest if digest is not None else fresh[rel][3]}\n")
+    if lines + len(misses) > 2 * max(len(files), 1):
+        # More stale lines than live ones (files changed or removed): write only the live ones.
+        live = [fresh[rel] if rel in fresh else (rel, st[0], st[1], digest)
+                for (rel, st), digest in zip(files, digests, strict=True) if st is not None or rel in fresh]
+        _rewrite(cache_path, live)  # type: ignore[arg-type]
+    elif misses:
+        _append(cache_path, list(fresh.values()))
+    return "sha256:" + hashlib.sha256("".join(material).encode("utf-8", "surrogateescape")).hexdigest()[:16]

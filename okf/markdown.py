@@ -160,21 +160,102 @@ def _links_in_inline(inline: Token, first_line: int) -> list[MdLink]:
     return links
 
 
-# Text holding any of these goes to markdown-it: code spans and fences, HTML and autolinks, escapes,
-# entities, images, tables, tabs, indented code (four spaces), CR and control characters, and whitespace
-# other than space and newline (markdown-it trims it from paragraphs, which shifts line numbers).
-# One character class (every str.isspace() character but space and newline spelled out) keeps this fast.
-_DECLINE_CHARS = re.compile("[`<\\\\&|\x00-\x09\x0b-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-_DECLINE_RUNS = ("![", "~~~", "    ")
+# Text holding any of these goes to markdown-it: code spans and fences, HTML and autolinks, images, tables,
+# tabs, CR and control characters, and whitespace other than space and newline (markdown-it trims it from
+# paragraphs, which shifts line numbers). One character class (every str.isspace() character but space and
+# newline spelled out) keeps this fast. An ``&`` goes to markdown-it only where it may start an entity; a
+# backslash only where the caller cannot read escapes or it escapes no ASCII punctuation (a hard break...).
+_DECLINE_CHARS = re.compile("[`<|\x00-\x09\x0b-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_DECLINE_RUNS = ("![", "~~~")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
+_PUNCTUATION = r"[!-/:-@\[-`{-~]"  # CommonMark's ASCII punctuation: what a backslash escapes
+_ESCAPE = re.compile(r"\\(" + _PUNCTUATION + ")")
+_BAD_ESCAPE = re.compile(r"\\(?!" + _PUNCTUATION + ")")
 
 
-def _declined(text: str) -> bool:
-    return _DECLINE_CHARS.search(text) is not None or any(run in text for run in _DECLINE_RUNS)
+def _declined(text: str, *, escapes: bool = False) -> bool:
+    """Whether ``text`` holds a construct the scanners leave to markdown-it (``escapes``: the caller reads
+    backslash escapes of punctuation; the characters they escape are then plain text)."""
+    if "\\" in text:
+        if not escapes or _BAD_ESCAPE.search(text):
+            return True
+        text = _ESCAPE.sub("a", text)
+    return (_DECLINE_CHARS.search(text) is not None or any(run in text for run in _DECLINE_RUNS)
+            or ("&" in text and _ENTITY.search(text) is not None))
+
+
+def _unescape(text: str) -> str:
+    return _ESCAPE.sub(r"\1", text) if "\\" in text else text
+
+
+# Four spaces of indentation. An indented line right after a line of paragraph text continues that paragraph
+# whatever the nesting (code cannot interrupt a paragraph): inline text. Otherwise it opens an indented code
+# block (its links are not links) when it is indented four columns past where any list item's or quote's
+# content seen so far may start (so whichever container holds it, it is code there); the block runs over
+# blank lines and lines as indented, and the scanner blanks its lines out. Anything in between depends on
+# which container is open: declined, as are four spaces after a block marker (code inside the item).
+_INDENTED_AFTER_MARKER = re.compile(r"(?:[ ]*(?:>|[-+*]|[0-9]{1,9}[.)]) ?)+[ ]{4}")
+_LEAD = re.compile(r"(?:[ ]*(?:>|[-+*](?= |$)|[0-9]{1,9}[.)](?= |$)))*[ ]*")
+_NOT_PARAGRAPH = re.compile(r"#{1,6}(?: |$)|(?:=+|-+|(?:[-*_][ ]*){3,})[ ]*$")
+
+
+def _paragraph_text(line: str) -> bool:
+    """True when ``line`` surely holds paragraph text (leading spaces and block markers aside): not blank,
+    not a bare marker, heading, setext underline or thematic break."""
+    content = line[_LEAD.match(line).end():]  # type: ignore[union-attr]
+    return bool(content) and _NOT_PARAGRAPH.match(content) is None
+
+
+def _without_code(text: str) -> str | None:
+    """``text`` with its indented code lines blanked (spaces: lines and offsets kept), or None when what
+    an indented line is cannot be told without markdown-it (see above)."""
+    if "    " not in text:
+        return text
+    lines = text.split("\n")
+    content_column = 0  # the furthest column a container's content may start at, over the lines so far
+    in_code = blanked = False
+    previous = ""
+    for n, line in enumerate(lines):
+        if not line.strip(" "):
+            previous = line  # blank: code goes on across it
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if indent >= 4:
+            if in_code or not _paragraph_text(previous):
+                if indent < content_column + 4 or (not in_code and previous.strip(" ")
+                                                   and not previous.strip(" =")):
+                    return None  # which container holds it decides; "===" is paragraph text unless underlining
+                in_code = blanked = True
+                lines[n] = " " * len(line)
+                previous = line
+                continue
+            if content_column and _INDENTED_AFTER_MARKER.match(line):
+                return None
+        else:
+            in_code = False
+            if _INDENTED_AFTER_MARKER.match(line):
+                return None
+        lead = _LEAD.match(line).end()  # type: ignore[union-attr]
+        if lead > indent:  # block markers: a list item or quote whose content may start at ``lead``
+            content_column = max(content_column, lead)
+        previous = line
+    return "\n".join(lines) if blanked else text
+    if _INDENTED_AFTER_MARKER.search(text):
+        return False
+    previous = ""
+    for line in text.split("\n"):
+        if line.startswith("    ") and line.strip(" ") and not _paragraph_text(previous):
+            return False
+        previous = line
+    return True
 
 # A link markdown-it reads the same way: label without brackets, a destination without spaces, parentheses
 # or angle brackets, an optional quoted title after a space. A title needs a destination before it: in
 # ``[a]( "t")`` markdown-it reads ``"t"`` as the destination.
 _LINK = re.compile(r"\[([^\[\]]*)\]\((?:([^\s()<>]+)(?: +(?:\"[^\"\n]*\"|'[^'\n]*'))? *)?\)")
+# The same on one line of an index whose labels may hold backslash escapes (never the destination or title).
+_INDEX_LINK = re.compile(r"\[((?:[^\[\]\\\n]|\\" + _PUNCTUATION + r")*)\]\((?:([^\s()<>\\]+)"
+                         r"(?: +(?:\"[^\"\n\\]*\"|'[^'\n\\]*'))? *)?\)")
 _LABEL_BREAK = re.compile(r" *\n *")
 _BLANK_LINE = re.compile(r"\n *\n")
 # A continuation line of a multi-line label must be plain paragraph text, not a block start.
@@ -207,15 +288,25 @@ def _href(destination: str) -> str | None:
     return href if _parser().validateLink(href) else None
 
 
+def _stray_brackets_plain(gap: str) -> bool:
+    """True when brackets outside plain links (``[***]``, ``[1]``) are plain text: no ``](`` that may close a
+    link label with nested brackets, no ``]:`` of a link reference definition (without one, ``[x]`` and
+    ``[x][y]`` are text)."""
+    return "](" not in gap and "]:" not in gap
+
+
 def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
     """The links of ``text`` by line scan, or None when the text needs markdown-it."""
     if _declined(text):
+        return None
+    text = _without_code(text)  # type: ignore[assignment]
+    if text is None:
         return None
     links: list[MdLink] = []
     pos = 0
     line = 1 + line_offset
     for m in _LINK.finditer(text):
-        if "[" in text[pos:m.start()]:  # a bracket that is not a plain link: reference, definition...
+        if "]" in text[pos:m.start()] and not _stray_brackets_plain(text[pos:m.start()]):
             return None
         label = _label_text(m.group(1))
         href = _href(m.group(2) or "")
@@ -229,7 +320,7 @@ def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
         links.append(MdLink(label, href, line))
         line += m.group(0).count("\n")
         pos = m.end()
-    if "[" in text[pos:]:
+    if "]" in text[pos:] and not _stray_brackets_plain(text[pos:]):
         return None
     return links
 
@@ -250,16 +341,24 @@ def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[Md
 _SEPARATOR = re.compile(r"^\s*(?:[-\u2013\u2014:|]+\s*)?")
 
 
-_INDEX_HEADING = re.compile(r" {0,3}(#{1,6})(?:(?: +([^#]*))|$)")
-_INDEX_BULLET = re.compile(r" {0,3}[*+-] +(?=\[)")
-# A paragraph line: starts like plain text (not a list, quote, heading or setext underline). One right after a
-# bullet would continue that bullet's text, so it is accepted only after a blank line, heading or paragraph.
-_INDEX_PROSE = re.compile(r" {0,3}(?![0-9]+[.)])[A-Za-z0-9]")
+_INDEX_HEADING = re.compile(r" {0,3}(#{1,6})(?:(?: +((?:[^#\\]|\\" + _PUNCTUATION + r")*))|$)")
+# One to four spaces after the marker: five would open an indented code block inside the item.
+_INDEX_BULLET = re.compile(r" {0,3}[*+-] {1,4}(?=\[)")
+# A paragraph line: starts like plain text (not a list, quote, heading or setext underline), or with an
+# escaped punctuation character (okf's compiler escapes a leading "-" or "5."). One right after a bullet
+# would continue that bullet's text, so it is accepted only after a blank line, heading or paragraph.
+_INDEX_PROSE = re.compile(r" {0,3}(?:(?![0-9]+[.)])[A-Za-z0-9]|\\" + _PUNCTUATION + ")")
+
+
+def _plain(text: str) -> str:
+    """``text`` with its escaped characters taken out: what is left is markup."""
+    return _ESCAPE.sub("", text) if "\\" in text else text
 
 
 def _fast_index(text: str, line_offset: int) -> IndexListing | None:
-    """``parse_index`` by line scan when every line is blank, a plain heading or a plain linked bullet."""
-    if _declined(text):
+    """``parse_index`` by line scan when every line is blank, a plain heading or a plain linked bullet
+    (backslash escapes of punctuation included, as okf's compiler writes them)."""
+    if _declined(text, escapes=True):
         return None
     listing = IndexListing()
     section: str | None = None
@@ -271,26 +370,29 @@ def _fast_index(text: str, line_offset: int) -> IndexListing | None:
         heading = _INDEX_HEADING.fullmatch(line)
         if heading:
             content = heading.group(2) or ""
-            if "*" in content or "_" in content or "[" in content:
+            markup = _plain(content)
+            if "*" in markup or "_" in markup or "[" in markup:
                 return None
-            section = content.strip()
+            section = _unescape(content).strip()
             listing.sections.append(section)
             previous = "heading"
             continue
         bullet = _INDEX_BULLET.match(line)
-        if bullet is None and previous != "bullet" and "[" not in line and _INDEX_PROSE.match(line):
+        if bullet is None and previous != "bullet" and "[" not in _plain(line) and _INDEX_PROSE.match(line):
             previous = "prose"  # a plain paragraph line (a summary): not an entry, not a problem
             continue
         previous = "bullet"
-        link = _LINK.match(line, bullet.end()) if bullet else None
-        if link is None or "\n" in link.group(1):
+        link = _INDEX_LINK.match(line, bullet.end()) if bullet else None
+        if link is None:
             return None
         rest = line[link.end():]
-        title = _label_text(link.group(1))
+        label = _plain(link.group(1))
+        markup = _plain(rest)
         href = _href(link.group(2) or "")
-        if title is None or href is None or "[" in rest or "*" in rest or "_" in rest:
+        if "*" in label or "_" in label or href is None or "[" in markup or "*" in markup or "_" in markup:
             return None
-        description = _SEPARATOR.sub("", rest.rstrip(), count=1).strip()
+        title = _unescape(link.group(1)).strip()
+        description = _SEPARATOR.sub("", _unescape(rest).rstrip(), count=1).strip()
         listing.entries.append(IndexEntry(title, href, description, section, number))
     return listing
 

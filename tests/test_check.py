@@ -9,6 +9,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from okf.bundle import CODES, Bundle
@@ -154,3 +155,13 @@ def test_worker_processes_give_the_serial_report(tmp_path, write_bundle, monkeyp
     assert len(serial.diagnostics) > 30
     assert pooled.diagnostics == serial.diagnostics  # same diagnostics, same order
     assert pooled.corpus_id == serial.corpus_id and pooled.concepts == serial.concepts == 27
+
+
+@pytest.mark.parametrize("text", ["", "a", "a\n", "a\nb", "a\nb\n", "\n\n", "x\ny\nz\n\nw"])
+def test_span_text_by_line_starts_equals_span_text(text: str) -> None:
+    from okf.sources import line_starts, span_text, span_text_at
+
+    starts = line_starts(text)
+    for a in range(-1, 8):
+        for b in range(-1, 8):
+            assert span_text_at(text, starts, a, b) == span_text(text, a, b), (a, b)

@@ -14,6 +14,13 @@ TARGETS = ["b.md", "../up.md", "/index.md", "dir/", "dir/index.md", "c.md#frag",
            "https://example.com/x?y=1", "mailto:a@b.c", "javascript:alert(1)", "file:///etc/passwd", "#top",
            "b[1].md", 'q"t.md', "x:y", "data:text/plain,hi", "./c", "C:\\x", "~/x"]
 TITLES = ["", ' "A title"', " 'single'", ' "[br] (p)"', '  "two  spaces" ', " ", ' "un closed', " (paren title)"]
+# Real-world text the scanners read themselves: bracketed redactions and references, bare ampersands, runs of
+# spaces inside lines (and, through the line prefixes below, indented lines inside paragraphs).
+REAL = ["[***]", "[1]", "[x][y]", "[]", "[a]", "&", "R&D", "A & B", "&c", "&x;", "&#1;", "a    b", "x]", "[ x",
+        "]:", "]("]
+# Backslash escapes as okf's compiler writes them in index files.
+ESCAPES = ["\\#3", "\\*", "\\_x\\_", "\\[y\\]", "\\&", "\\<b\\>", "\\|", "\\`", "\\~", "\\!", "\\\\", "a\\-b",
+           "\\a", "x\\"]
 NOISE = ["*", "_", "`", "<", "&amp;", "\\", "[", "]", "(", ")", "![i](p.png)", "    ", "\t", "> ", "|", "~~~",
          "**b**", "<http://x.y>", "[r][ref]", "[ref]: /u", "\r\n", "\x00", "=== ", "--- ", "1) ", "2. ", "* ",
          "+ ", "# ", "#"]
@@ -37,10 +44,12 @@ def links(draw: st.DrawFn, clean: bool = False, one_line: bool = False) -> str:
 
 @st.composite
 def lines(draw: st.DrawFn, clean: bool = False) -> str:
-    pieces = st.one_of(st.sampled_from(WORDS), links(clean), *([] if clean else [st.sampled_from(NOISE)]))
+    pieces = st.one_of(st.sampled_from(WORDS), links(clean), st.sampled_from(REAL),
+                       *([] if clean else [st.sampled_from(NOISE)]))
     parts = draw(st.lists(pieces, max_size=6))
     prefix = draw(st.sampled_from(["", "", "", "- ", "* ", "+ ", "  - ", "1. ", "# ", "## ", "> ", "   ", "  ",
-                                   "#", "-", "    "]))
+                                   "#", "-", "    ", "    ", "      ", "-     ", ">     ", "1.     ", "  >    ",
+                                   "---", "===", "* * *", "> ", "    - ", "    # "]))
     return prefix + " ".join(parts)
 
 
@@ -66,21 +75,26 @@ def index_documents(draw: st.DrawFn) -> str:
                                     + ([] if clean else ["noise"])))
         if kind == "heading":
             out.append(draw(st.sampled_from(["#", "##", "###", " #", "#######"])) +
-                       draw(st.sampled_from([" ", "  ", ""])) + draw(st.sampled_from(WORDS + ["", "Two words "])))
+                       draw(st.sampled_from([" ", "  ", "", "    "])) +
+                       draw(st.sampled_from(WORDS + ESCAPES + ["", "Two words ", "a    b", "R&D"])))
         elif kind == "prose":
-            out.append(draw(st.sampled_from(["", " ", "   "])) + " ".join(draw(st.lists(
-                st.sampled_from(WORDS + (["===", "---", "*", "1)", "[x]"] if not clean else [])), min_size=1,
-                max_size=4))))
+            out.append(draw(st.sampled_from(["", " ", "   ", "    "])) + " ".join(draw(st.lists(
+                st.sampled_from(WORDS + ESCAPES + ["\\- x", "5\\. y", "a    b", "&"]
+                                + (["===", "---", "*", "1)", "[x]"] if not clean else [])), min_size=1, max_size=4))))
         elif kind == "blank":
             out.append(draw(st.sampled_from(["", " ", "  "])))
         elif kind == "noise":
             out.append(draw(lines()))
         else:
-            bullet = draw(st.sampled_from(["* ", "- ", "+ ", "  * ", "*  "] + ([] if clean else ["1. ", "-", "*\u00a0"])))
-            sep = draw(st.sampled_from([" - ", " \u2013 ", ": ", " ", "", " -- ", " | ", " -"]))
-            description = " ".join(draw(st.lists(st.sampled_from(WORDS if clean else WORDS + NOISE[:8]),
-                                                 max_size=4)))
-            out.append(f"{bullet}{draw(links(clean, one_line=clean))}{sep}{description}" + draw(st.sampled_from(["", " ", "  "])))
+            bullet = draw(st.sampled_from(["* ", "- ", "+ ", "  * ", "*  ", "*    ", "*     "]
+                                          + ([] if clean else ["1. ", "-", "*\u00a0"])))
+            sep = draw(st.sampled_from([" - ", " \u2013 ", ": ", " ", "", " -- ", " | ", " -", " \\- "]))
+            description = " ".join(draw(st.lists(st.sampled_from(WORDS + ESCAPES + ["a    b", "&"]
+                                                                 + ([] if clean else NOISE[:8])), max_size=4)))
+            link = draw(links(clean, one_line=clean))
+            if draw(st.booleans()):  # a title escaped as okf's compiler escapes it
+                link = "[" + draw(st.sampled_from(["C\\#3", "\\[***\\] x", "a\\_b", "R\\&D", "\\*x\\*"])) + link[1:]
+            out.append(f"{bullet}{link}{sep}{description}" + draw(st.sampled_from(["", " ", "  "])))
     return "\n".join(out)
 
 
@@ -100,6 +114,12 @@ ACCEPTED_LINKS = [
     "[](empty.md) [ spaced ](s.md) [q]('quoted'.md) [p](a.md 'single title')\n",
     "Setext heading with [a](a.md)\n===\n\ntext] not a link (x) *emph* _u_ after\n",
     "",
+    # Real-world text: redactions, ampersands, aligned columns, indented lines inside paragraphs, and
+    # indented code blocks (their links are not links).
+    "The fee is [***] per unit [1], R&D costs & fees, Section 1.    Definitions.\n"
+    "Continued\n    indented [inside](p.md) the paragraph\n        and more.\n",
+    "    [indented](x.md) code\n\n        more code [c](c.md)\npara [after](a.md)\n    continues [it](i.md)\n",
+    "# Heading\n    code [no](n.md)\n\ntext\n",
 ]
 
 
@@ -111,7 +131,9 @@ def test_fast_links_accepts_plain_markdown(text: str) -> None:
 
 
 DECLINED_LINKS = [
-    "`[code](x.md)`", "```\n[fenced](x.md)\n```", "    [indented](x.md)", "<a href='x'>[h](x.md)</a>",
+    "`[code](x.md)`", "```\n[fenced](x.md)\n```", "- item\n\n    [in the item](x.md)", "<a href='x'>[h](x.md)</a>",
+    "\n===\n    [continues the paragraph ===](x.md)", "1.     [code in an item](x.md)", "[a [b] c](x.md)",
+    "[x]: /u\n\n[x]", "&copy; [a](b.md)",
     "[ref][r]\n\n[r]: x.md", "\\[escaped](x.md)", "![image](i.png)", "[a *b*](x.md)", "[a](<x y.md>)",
     "[a](javascript:alert(1))", "[x](a(b).md)", "# [heading\nwraps](x.md)", "- [item\n- next](x.md)",
     "[a\n\nb](x.md)", "[a]( \"t\")", "&amp; [a](b.md)", "| [a](b.md) |\n|---|",

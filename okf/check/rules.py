@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections import OrderedDict
@@ -15,7 +16,7 @@ from okf.bundle.documents import read_text
 from okf.bundle.paths import is_external, normalize
 from okf.errors import BundleError
 from okf.markdown import headings
-from okf.sources import read_source_text, span_sha256
+from okf.sources import line_starts, read_source_text, span_text_at
 from okf.wikilinks import find_wikilinks
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -106,7 +107,7 @@ class SourceFiles:
             self.base = os.path.realpath(base if base.is_absolute() else bundle.root / base)
         else:
             self.base = os.path.realpath(bundle.root)
-        self._texts: OrderedDict[str, str | None] = OrderedDict()
+        self._texts: OrderedDict[str, tuple[str, list[int]] | None] = OrderedDict()  # text, line starts
 
     def _locate(self, resource: str) -> str | None:
         if not resource or is_external(resource):
@@ -120,12 +121,13 @@ class SourceFiles:
             return None
         return real
 
-    def _text(self, real: str) -> str | None:
+    def _text(self, real: str) -> tuple[str, list[int]] | None:
         if real in self._texts:
             self._texts.move_to_end(real)
             return self._texts[real]
         try:
-            text: str | None = read_source_text(Path(real)).text
+            source = read_source_text(Path(real)).text
+            text: tuple[str, list[int]] | None = (source, line_starts(source))
         except (OSError, ValueError):
             text = None
         self._texts[real] = text
@@ -144,7 +146,8 @@ class SourceFiles:
             if text is None:
                 continue
             start, end = source.lines
-            if span_sha256(text, start, end) != source.sha256.strip().lower():
+            span = span_text_at(text[0], text[1], start, end)
+            if hashlib.sha256(span.encode("utf-8")).hexdigest() != source.sha256.strip().lower():
                 out.append(diagnostic("W150", concept.path, 1,
                                       f"source {source.resource} lines {start}-{end} changed since the concept "
                                       "was written (sha256 differs)"))

@@ -161,12 +161,13 @@ def _links_in_inline(inline: Token, first_line: int) -> list[MdLink]:
 
 
 # Text holding any of these goes to markdown-it: code spans and fences, HTML and autolinks, images, tables,
-# tabs, CR and control characters, and whitespace other than space and newline (markdown-it trims it from
-# paragraphs, which shifts line numbers). One character class (every str.isspace() character but space and
-# newline spelled out) keeps this fast. An ``&`` goes to markdown-it only where it may start an entity; a
-# backslash only where the caller cannot read escapes or it escapes no ASCII punctuation (a hard break...).
-_DECLINE_CHARS = re.compile("[`<|\x00-\x09\x0b-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-_DECLINE_RUNS = ("![", "~~~")
+# tabs, CR and other controls, and whitespace other than space and newline (markdown-it trims it from
+# paragraphs, which shifts line numbers); str.isprintable() first rules all of those out in one pass of C
+# code for most text, and only text it refuses is searched character by character. An ``&`` goes to markdown-it
+# only where it may start an entity; a backslash only where the caller cannot read escapes or it escapes no
+# ASCII punctuation (a hard break...).
+_DECLINE_MARKS = ("`", "<", "|", "![", "~~~")
+_DECLINE_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 _PUNCTUATION = r"[!-/:-@\[-`{-~]"  # CommonMark's ASCII punctuation: what a backslash escapes
 _ESCAPE = re.compile(r"\\(" + _PUNCTUATION + ")")
@@ -180,8 +181,12 @@ def _declined(text: str, *, escapes: bool = False) -> bool:
         if not escapes or _BAD_ESCAPE.search(text):
             return True
         text = _ESCAPE.sub("a", text)
-    return (_DECLINE_CHARS.search(text) is not None or any(run in text for run in _DECLINE_RUNS)
-            or ("&" in text and _ENTITY.search(text) is not None))
+    for mark in _DECLINE_MARKS:
+        if mark in text:
+            return True
+    if not text.replace("\n", " ").isprintable() and _DECLINE_CHARS.search(text):
+        return True
+    return "&" in text and _ENTITY.search(text) is not None
 
 
 def _unescape(text: str) -> str:

@@ -119,7 +119,8 @@ SCALARS = ["Note", "a b  c", "42", "-7", "0x1F", "1_000", "3.5", ".inf", "-.5", 
            "~", "2026-01-01", "2026-01-01T00:00:00Z", "2026-1-1", "12:30:00", "human:kliu@acme", "okf/0.1.0",
            "http://x.y/a?b=c", "a:b", "é naïve", "(x)", "C#", "a, b", "[x]", "{y}", "it's", "x: y", "- x", "-x",
            "?q", "@at", "&anc", "*ref", "!tag", "|", ">", "%p", "`b`", "=", "<<", "a #c", "a\tb", "a\u2028b",
-           "\ufeffx", "\x85", "", " lead", "trail ", "''", "\"", "\\", "a\\nb"]
+           "\ufeffx", "\x85", "", " lead", "trail ", "''", "\"", "\\", "a\\nb", "\\\"q\\\" x", "a\\\\b", "\\/",
+           "\\t\\r\\b\\f", "\\u00e9\\u2028", "\\ud83d", "\\x41", "\\N", "\\_", "\\ ", "#1", "a#b", "x \\u0000"]
 FLOW_SCALARS = [s for s in SCALARS if s and not any(c in s for c in ",[]{}")] + ["x]", "a,b"]
 KEYS = ["type", "title", "description", "tags", "sources", "generated", "k_2", "dash-key", "null", "true", "1",
         "Yes", "x y", "'q'", "a:b", "-k", "k "]

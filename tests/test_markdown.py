@@ -17,7 +17,7 @@ TITLES = ["", ' "A title"', " 'single'", ' "[br] (p)"', '  "two  spaces" ', " ",
 # Real-world text the scanners read themselves: bracketed redactions and references, bare ampersands, runs of
 # spaces inside lines (and, through the line prefixes below, indented lines inside paragraphs).
 REAL = ["[***]", "[1]", "[x][y]", "[]", "[a]", "&", "R&D", "A & B", "&c", "&x;", "&#1;", "a    b", "x]", "[ x",
-        "]:", "]("]
+        "]:", "](", "soft\u00adhyphen", "zero\u200bwidth", "\ufeff", "\u2003"]
 # Backslash escapes as okf's compiler writes them in index files.
 ESCAPES = ["\\#3", "\\*", "\\_x\\_", "\\[y\\]", "\\&", "\\<b\\>", "\\|", "\\`", "\\~", "\\!", "\\\\", "a\\-b",
            "\\a", "x\\"]

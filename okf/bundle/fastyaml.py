@@ -3,7 +3,7 @@
 PyYAML builds every value in Python even with libyaml, which made frontmatter the slowest step of
 ``okf check``. This reads only a strict subset: ``key: value`` lines, one level of indented mapping or
 sequence (of scalars or of ``key: value`` mappings), flow ``[a, b]`` and ``{k: v}`` of scalars, plain,
-``"double"`` (no escapes) and ``'single'`` quoted scalars, comment lines. Scalars are typed by PyYAML's own
+``"double"`` (with JSON's escapes, as okf's compiler writes them) and ``'single'`` quoted scalars. Scalars are typed by PyYAML's own
 resolver and constructors, so ints, dates and booleans come out the same. Anything else (anchors, tags, block
 scalars, multi-line values, inline comments, tabs...) returns None and goes to PyYAML.
 tests/test_frontmatter.py compares both on generated documents.
@@ -26,7 +26,13 @@ _UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\
 _FIRST = r"(?:[A-Za-z0-9_./~(+$^\\\u00a0-\U0010ffff]|-(?=[A-Za-z0-9.]))"
 _PLAIN_BLOCK = re.compile(_FIRST + r"(?:[^:#\s]|:(?=\S)| +(?=[^\s#]))*")
 _PLAIN_FLOW = re.compile(_FIRST + r"(?:[^:#\s,?\[\]{}]|:(?=[^\s,\[\]{}])| +(?=[^\s#,?\[\]{}:]))*")
-_DOUBLE = re.compile(r'"([^"\\]*)"')
+_DOUBLE = re.compile(r'"((?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*)"')
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|(.))")
+_ESCAPED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return chr(int(match.group(1), 16)) if match.group(1) else _ESCAPED[match.group(2)]
 _SINGLE = re.compile(r"'((?:[^']|'')*)'")
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +|$)")
 _SPACES = re.compile(r" *")
@@ -64,6 +70,8 @@ def _scalar(text: str, pos: int, plain: re.Pattern[str]) -> tuple[Any, int]:
             raw = m.group(1) if not is_plain else m.group(0)
             if pattern is _SINGLE:
                 raw = raw.replace("''", "'")
+            elif pattern is _DOUBLE and "\\" in raw:
+                raw = _ESCAPE.sub(_unescape, raw)
             return _typed(raw, is_plain), m.end()
     raise _Decline
 
@@ -136,7 +144,7 @@ def _block(lines: list[str]) -> Any:
 
 def fast_load(yaml_text: str) -> dict[Any, Any] | None:
     """``yaml.safe_load(yaml_text)`` for the subset described above, or None when the text is outside it."""
-    if _UNSAFE.search(yaml_text) or "#" in yaml_text:
+    if _UNSAFE.search(yaml_text):  # a "#" outside quotes is refused where it stands (a comment)
         return None
     lines = [line for line in yaml_text.split("\n") if line.strip(" ")]
     if not lines:

@@ -199,7 +199,9 @@ def _unescape(text: str) -> str:
 # content seen so far may start (so whichever container holds it, it is code there); the block runs over
 # blank lines and lines as indented, and the scanner blanks its lines out. Anything in between depends on
 # which container is open: declined, as are four spaces after a block marker (code inside the item).
-_INDENTED_AFTER_MARKER = re.compile(r"(?:[ ]*(?:>|[-+*]|[0-9]{1,9}[.)]) ?)+[ ]{4}")
+# (one space after a marker belongs to it, four more make code; no nested quantifier may share a space, or
+# a line of many markers would backtrack exponentially)
+_INDENTED_AFTER_MARKER = re.compile(r"(?:[ ]*(?:>|[-+*]|[0-9]{1,9}[.)]))+[ ]{5}")
 _LEAD = re.compile(r"(?:[ ]*(?:>|[-+*](?= |$)|[0-9]{1,9}[.)](?= |$)))*[ ]*")
 _NOT_PARAGRAPH = re.compile(r"#{1,6}(?: |$)|(?:=+|-+|(?:[-*_][ ]*){3,})[ ]*$")
 
@@ -330,12 +332,44 @@ def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
     return links
 
 
+def _chunks(text: str) -> list[tuple[int, str]]:
+    """``text`` cut before every unindented line that follows a blank line: (lines before it, chunk).
+
+    There every list, quote, paragraph and indented code block has ended (an unindented line after a blank
+    line continues none of them), so each chunk's links are those markdown-it finds in it alone, provided
+    the text holds no link reference definition (``]:``) and none of the constructs ``_declined`` refuses
+    (fences, HTML) that may run across blank lines.
+    """
+    lines = text.split("\n")
+    starts = [0] + [n for n in range(1, len(lines))
+                    if lines[n][:1] not in ("", " ") and not lines[n - 1].strip(" ")]
+    return [(a, "\n".join(lines[a:b])) for a, b in zip(starts, starts[1:] + [len(lines)])]
+
+
 def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[MdLink]:
-    """Every inline link in ``text`` (autolinks included), in order. ``fast=False`` forces markdown-it."""
-    if fast:
-        quick = _fast_links(text, line_offset)
-        if quick is not None:
-            return quick
+    """Every inline link in ``text`` (autolinks included), in order. ``fast=False`` forces markdown-it.
+
+    Text the scanner declines as a whole is cut into independent chunks (see :func:`_chunks`): the scanner
+    reads those it can, markdown-it the others.
+    """
+    if not fast:
+        return _markdown_it_links(text, line_offset)
+    quick = _fast_links(text, line_offset)
+    if quick is not None:
+        return quick
+    if "]:" in text or _declined(text):
+        return _markdown_it_links(text, line_offset)
+    chunks = _chunks(text)
+    if len(chunks) == 1:
+        return _markdown_it_links(text, line_offset)
+    links: list[MdLink] = []
+    for before, chunk in chunks:
+        found = _fast_links(chunk, line_offset + before)
+        links.extend(found if found is not None else _markdown_it_links(chunk, line_offset + before))
+    return links
+
+
+def _markdown_it_links(text: str, line_offset: int) -> list[MdLink]:
     links: list[MdLink] = []
     for tok in _tokens(text):
         if tok.type == "inline" and tok.map is not None:

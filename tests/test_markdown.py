@@ -66,6 +66,13 @@ def test_fast_links_equal_markdown_it(text: str, offset: int) -> None:
         assert quick == find_links(text, offset, fast=False)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(documents, min_size=1, max_size=4).map("\n\n".join), st.integers(min_value=0, max_value=5))
+def test_find_links_by_chunks_equals_markdown_it(text: str, offset: int) -> None:
+    # Text declined as a whole is read chunk by chunk (scanner where it can, markdown-it elsewhere).
+    assert find_links(text, offset) == find_links(text, offset, fast=False)
+
+
 @st.composite
 def index_documents(draw: st.DrawFn) -> str:
     clean = draw(st.booleans())
@@ -144,6 +151,13 @@ DECLINED_LINKS = [
 def test_fast_links_declines_what_it_cannot_reproduce(text: str) -> None:
     assert _fast_links(text, 0) is None
     assert find_links(text) == find_links(text, fast=False)
+
+
+def test_a_line_of_many_list_markers_is_read_in_linear_time() -> None:
+    # From a real contract: nested quantifiers sharing spaces once made this line backtrack exponentially.
+    line = "3. ***  ***   4. ***  ***   " * 40 + "D. ***    1. ***  ***  *** 2. [a](b.md)"
+    for text in (line, "\n\n" + line, "x\n\n    y\n\n" + line):
+        assert find_links(text) == find_links(text, fast=False)
 
 
 def test_fast_index_reads_generated_index_and_declines_prose() -> None:

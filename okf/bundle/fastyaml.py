@@ -64,15 +64,20 @@ def _plain(value: str) -> Any:
 
 
 def _scalar(text: str, pos: int, plain: re.Pattern[str]) -> tuple[Any, int]:
-    for pattern, is_plain in ((_DOUBLE, False), (_SINGLE, False), (plain, True)):
-        m = pattern.match(text, pos)
+    first = text[pos:pos + 1]
+    if first == '"':
+        m = _DOUBLE.match(text, pos)
         if m:
-            raw = m.group(1) if not is_plain else m.group(0)
-            if pattern is _SINGLE:
-                raw = raw.replace("''", "'")
-            elif pattern is _DOUBLE and "\\" in raw:
-                raw = _ESCAPE.sub(_unescape, raw)
-            return _typed(raw, is_plain), m.end()
+            raw = m.group(1)
+            return (_ESCAPE.sub(_unescape, raw) if "\\" in raw else raw), m.end()
+    elif first == "'":
+        m = _SINGLE.match(text, pos)
+        if m:
+            return m.group(1).replace("''", "'"), m.end()
+    else:
+        m = plain.match(text, pos)
+        if m:
+            return _typed(m.group(0), True), m.end()
     raise _Decline
 
 

@@ -108,8 +108,14 @@ class SourceFiles:
         else:
             self.base = os.path.realpath(bundle.root)
         self._texts: OrderedDict[str, tuple[str, list[int]] | None] = OrderedDict()  # text, line starts
+        self._located: dict[str, str | None] = {}
 
     def _locate(self, resource: str) -> str | None:
+        if resource not in self._located:
+            self._located[resource] = self._find(resource)
+        return self._located[resource]
+
+    def _find(self, resource: str) -> str | None:
         if not resource or is_external(resource):
             return None
         try:

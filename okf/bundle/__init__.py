@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,6 +79,7 @@ class _Dir:
     files: tuple[str, ...]
     dirs: tuple[str, ...]
     symlinks: frozenset[str] = frozenset()
+    unaddressable: tuple[str, ...] = ()  # names with a backslash or a control character: left out
 
     @cached_property
     def concepts(self) -> tuple[str, ...]:
@@ -98,6 +100,14 @@ _link = Link.model_construct
 _signpost = Signpost.model_construct
 
 
+_UNADDRESSABLE = re.compile(r"[\\\x00-\x1f\x7f]")
+
+
+def _printable(name: str) -> str:
+    """A file name fit for one line of output: control characters and backslashes escaped."""
+    return name.encode("unicode_escape").decode("ascii", "replace")
+
+
 def _derived_title(path: str) -> str:
     stem = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
     return stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem
@@ -116,6 +126,7 @@ class Bundle:
         self._concept_dirs: dict[str, bool] = {}
         self._is_dir: dict[str, bool] = {}
         self._corpus_id: str | None = None
+        self._unreadable: dict[str, str] = {}  # directory -> why it could not be listed
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Bundle:
@@ -129,6 +140,9 @@ class Bundle:
             hint = "pass the directory that holds it" if given.endswith(".md") else "pass a directory"
             raise NotABundleError("this is a file, not a bundle directory", path=given, fix=hint)
         bundle = cls(Path(os.path.realpath(root)))
+        if bundle._scan("") is None:
+            raise NotABundleError(f"cannot read the bundle directory: {bundle._unreadable.get('', 'unreadable')}",
+                                  path=given, fix="check the directory's permissions")
         if not bundle._has_markdown(""):
             raise NotABundleError("no markdown files here, so this is not an OKF bundle", path=given,
                                   fix="compile one with 'okf compile SOURCES -o BUNDLE'")
@@ -146,10 +160,14 @@ class Bundle:
         files: list[str] = []
         dirs: list[str] = []
         links: list[str] = []
+        odd: list[str] = []
         try:
             with os.scandir(real) as entries:
                 for entry in entries:
                     if entry.name.startswith("."):
+                        continue
+                    if _UNADDRESSABLE.search(entry.name):
+                        odd.append(entry.name)  # no bundle path can name it: reported, never listed
                         continue
                     try:
                         if entry.is_symlink():
@@ -164,27 +182,46 @@ class Bundle:
                             files.append(entry.name)
                     except OSError:
                         continue
-        except OSError:
+        except OSError as exc:
+            self._unreadable[directory] = exc.strerror or type(exc).__name__
             self._dirs[directory] = None
             return None
-        found = _Dir(tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links))
+        found = _Dir(tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links), tuple(sorted(odd)))
         self._dirs[directory] = found
         return found
 
+    # Depth-first with an explicit stack, never recursion: a bundle may be nested deeper than Python's stack.
+
     def _has_markdown(self, directory: str) -> bool:
-        scan = self._scan(directory)
-        if scan is None:
-            return False
-        if any(f.endswith(".md") for f in scan.files):
-            return True
-        return any(self._has_markdown(f"{directory}{d}/") for d in scan.dirs)
+        stack = [directory]
+        while stack:
+            here = stack.pop()
+            scan = self._scan(here)
+            if scan is None:
+                continue
+            if any(f.endswith(".md") for f in scan.files):
+                return True
+            stack.extend(f"{here}{d}/" for d in reversed(scan.dirs))
+        return False
 
     def _has_concepts(self, directory: str) -> bool:
-        if directory not in self._concept_dirs:
-            scan = self._scan(directory)
-            self._concept_dirs[directory] = scan is not None and (
-                bool(scan.concepts) or any(self._has_concepts(f"{directory}{d}/") for d in scan.dirs))
-        return self._concept_dirs[directory]
+        known = self._concept_dirs.get(directory)
+        if known is not None:
+            return known
+        stack, empty = [directory], []
+        while stack:
+            here = stack.pop()
+            if self._concept_dirs.get(here) is False:
+                continue
+            scan = self._scan(here)
+            if self._concept_dirs.get(here) or (scan is not None and scan.concepts):
+                self._concept_dirs[directory] = True
+                return True
+            empty.append(here)
+            stack.extend(f"{here}{d}/" for d in reversed(scan.dirs if scan else ()))
+        for here in empty:  # the whole subtree was searched: none of it holds a concept
+            self._concept_dirs[here] = False
+        return False
 
     def is_dir(self, rel: str) -> bool:
         """True when ``rel`` (no trailing slash needed) is a non-hidden directory of the bundle."""
@@ -192,11 +229,24 @@ class Bundle:
         if not rel:
             return True
         known = self._is_dir.get(rel)
-        if known is None:
-            parent, _, name = rel.rpartition("/")
-            scan = self._scan(parent + "/" if parent else "") if self.is_dir(parent) else None
-            known = self._is_dir[rel] = scan is not None and name in scan.dir_set
-        return known
+        if known is not None:
+            return known
+        parent = ""
+        for name in rel.split("/"):  # from the root down, each level once
+            path = f"{parent}/{name}" if parent else name
+            known = self._is_dir.get(path)
+            if known is None:
+                scan = self._scan(parent + "/" if parent else "")
+                known = self._is_dir[path] = scan is not None and name in scan.dir_set
+            if not known:
+                self._is_dir[rel] = False
+                return False
+            parent = path
+        return True
+
+    def unreadable(self) -> dict[str, str]:
+        """Directories found so far that could not be listed, with why (e.g. ``Permission denied``)."""
+        return dict(self._unreadable)
 
     def is_concept_path(self, rel: str) -> bool:
         """True when ``rel`` names a concept file (a non-reserved, non-hidden ``.md`` file)."""
@@ -242,11 +292,12 @@ class Bundle:
         yield from sorted(self._walk_dirs(""))
 
     def _walk_dirs(self, directory: str) -> Iterator[str]:
-        scan = self._scan(directory)
-        for name in scan.dirs if scan else ():
-            sub = f"{directory}{name}/"
-            yield sub
-            yield from self._walk_dirs(sub)
+        stack = [directory]
+        while stack:
+            scan = self._scan(here := stack.pop())
+            for name in scan.dirs if scan else ():
+                yield f"{here}{name}/"
+                stack.append(f"{here}{name}/")
 
     def iter_concepts(self) -> Iterator[str]:
         """Every concept path (``a/b.md``), sorted."""
@@ -376,6 +427,14 @@ class Bundle:
         index = self.index(d)
         listing = Listing(directory=d, has_index=index is not None,
                           diagnostics=list(index.diagnostics) if index else [])
+        scan = self._scan(d)
+        if scan is None:
+            listing.diagnostics.append(diagnostic("E006", d or "./", None, "cannot list this directory: "
+                                                  f"{self._unreadable.get(d, 'unreadable')}; none of its files "
+                                                  "was read", "check the directory's permissions"))
+        for name in scan.unaddressable if scan else ():
+            listing.diagnostics.append(diagnostic("W115", d + _printable(name), None, "the name holds a backslash "
+                                                  "or a control character, so no bundle path can name it; left out"))
         seen: set[str] = set()
         for resolved in index.entries if index else []:
             if resolved.kind not in ("concept", "directory") or resolved.path is None:
@@ -392,7 +451,6 @@ class Bundle:
             listing.signposts.append(_signpost(
                 path=resolved.path, title=entry.title or _derived_title(resolved.path), description=description,
                 is_dir=resolved.kind == "directory", section=entry.section, line=entry.line, origin="index"))
-        scan = self._scan(d)
         for name in scan.concepts if scan else ():
             path = d + name
             if path not in seen:
@@ -438,14 +496,20 @@ class Bundle:
         """
         if self._corpus_id is None:
             manifest = os.path.join(self._root_real, MANIFEST)
+            data = None
             if os.path.isfile(manifest):
-                digest = hashlib.sha256()
-                with open(manifest, "rb") as handle:
-                    digest.update(b"manifest\0" + handle.read())
-                filed = os.path.join(self._root_real, SYNTHESES_REGISTRY)
-                if os.path.isfile(filed) and not os.path.islink(filed):  # answers okf ask --save filed since
-                    with open(filed, "rb") as handle:
-                        digest.update(b"\0syntheses\0" + handle.read())
+                try:
+                    digest = hashlib.sha256()
+                    with open(manifest, "rb") as handle:
+                        data = b"manifest\0" + handle.read()
+                    digest.update(data)
+                    filed = os.path.join(self._root_real, SYNTHESES_REGISTRY)
+                    if os.path.isfile(filed) and not os.path.islink(filed):  # answers okf ask --save filed since
+                        with open(filed, "rb") as handle:
+                            digest.update(b"\0syntheses\0" + handle.read())
+                except OSError:  # unreadable: identify the bundle by its files instead
+                    data = None
+            if data is not None:
                 self._corpus_id = "sha256:" + digest.hexdigest()[:16]
             else:
                 self._corpus_id = identity.corpus_id(self._root_real, hasher=hasher)

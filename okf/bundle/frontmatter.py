@@ -15,9 +15,8 @@ import yaml
 
 from okf.bundle.fastyaml import fast_load
 from okf.errors import BundleError
+from okf.limits import MAX_FILE_BYTES, MAX_FRONTMATTER_BYTES  # noqa: F401 (MAX_FILE_BYTES: read from here)
 
-MAX_FILE_BYTES = 10 * 1024 * 1024
-MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_ALIASES = 100
 MAX_NODES = 100_000
 

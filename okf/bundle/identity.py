@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -31,6 +32,7 @@ FileHash = tuple[str, int, int, str]  # bundle path, size, mtime_ns, hash
 Hasher = Callable[[str, list[str]], list[FileHash]]
 _RACY_NS = 2_000_000_000
 _HEADER = "okf corpus cache 2\n"
+_UNADDRESSABLE = re.compile(r"[\\\x00-\x1f\x7f]")  # the bundle leaves such names out (W115)
 
 
 def cache_dir() -> Path:
@@ -62,8 +64,8 @@ def markdown_files(root_real: str) -> list[tuple[str, Stat | None]]:
             with os.scandir(real) as entries:
                 for entry in entries:
                     entry_name = entry.name
-                    if entry_name.startswith("."):
-                        continue
+                    if entry_name.startswith(".") or _UNADDRESSABLE.search(entry_name):
+                        continue  # as the bundle's listings: hidden, or a name no bundle path can hold
                     try:
                         if entry.is_symlink():
                             if entry_name.endswith(".md"):
@@ -100,12 +102,18 @@ def hash_files(root_real: str, rels: list[str]) -> list[FileHash]:
     out: list[FileHash] = []
     for rel in rels:
         real = os.path.join(root_real, rel)
-        with open(real, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            if st.st_size > MAX_FILE_BYTES:  # refused anyway; don't hash 50 MB for an id
-                digest = f"size:{st.st_size}"
-            else:
-                digest = hashlib.sha256(handle.read()).hexdigest()
+        try:
+            with open(real, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                if st.st_size > MAX_FILE_BYTES:  # refused anyway; don't hash 50 MB for an id
+                    digest = f"size:{st.st_size}"
+                else:
+                    digest = hashlib.sha256(handle.read()).hexdigest()
+        except OSError as exc:
+            # Unreadable or gone: part of the id as such (check reports the file). The space keeps it out of
+            # the cache, whose lines hold no spaced digest: a chmod keeps the mtime, so it must be hashed again.
+            out.append((rel, -1, -1, f"unreadable {exc.errno}"))
+            continue
         out.append((rel, st.st_size, st.st_mtime_ns, digest))
     return out
 

@@ -159,6 +159,7 @@ def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None
     files = 0
 
     source_root = None
+    manifest = None
     try:
         manifest = bundle.manifest()
         if manifest and isinstance(manifest.get("source_root"), str):
@@ -193,7 +194,7 @@ def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None
     # The content id is free for an okf-compiled bundle (its manifest); for any other bundle it would mean
     # hashing every file a second time, which doubles a first check's cost, so check leaves it out there.
     corpus_id: str | None = None
-    if bundle.manifest() is not None:
+    if manifest is not None:
         try:
             corpus_id = bundle.corpus_id()
         except (OSError, BundleError):

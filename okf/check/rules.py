@@ -15,6 +15,7 @@ from okf.bundle.citations import bundle_path, cited_changes
 from okf.bundle.documents import read_text
 from okf.bundle.paths import is_external, normalize
 from okf.errors import BundleError
+from okf.limits import MAX_TITLE_CHARS
 from okf.markdown import headings
 from okf.sources import line_starts, read_source_text, span_text_at
 from okf.wikilinks import find_wikilinks
@@ -32,6 +33,9 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
         out.append(diagnostic("E003", path, 1, "frontmatter has no non-empty 'type' (OKF §4.1)"))
     if concept.body_start_line > 1 and not (concept.meta.description or "").strip():
         out.append(diagnostic("W130", path, 1, "no 'description'; listings and navigation show only the title"))
+    if len(concept.title) > MAX_TITLE_CHARS:
+        out.append(diagnostic("W135", path, 1, f"title is {len(concept.title)} characters, over {MAX_TITLE_CHARS}; "
+                              "listings and navigation show it cut"))
     if concept.meta.status is Status.deprecated:
         out.append(diagnostic("W131", path, 1, "concept is deprecated"))
     if concept.meta.stale_after is not None and concept.meta.is_stale(now):

@@ -17,7 +17,7 @@ from okf.compile.discover import check_paths, discover, hash_sources, save_stat_
 from okf.compile.documents import build_documents
 from okf.compile.manifest import load_manifest, place, plan_changes
 from okf.compile.state import CompileOptions, CompileReport, CompileState, SkippedFile
-from okf.compile.write import clean_stale, drop_side, write_bundle
+from okf.compile.write import NO_SPACE, clean_stale, drop_side, write_bundle, write_error
 from okf.errors import ConfigError
 
 Step = Callable[[CompileState], None]
@@ -69,12 +69,16 @@ def compile_bundle(sources: Sequence[str | Path] | str | Path, output: str | Pat
                          progress=progress)
     state.report.output = str(output)
     state.at = compile_time(options)
+    free = False
     try:
         for _name, step in STEPS:
             step(state)
             if state.settled:
                 break
+    except OSError as exc:  # a full disk, a read-only or forbidden output: said in words, never a traceback
+        free = exc.errno in NO_SPACE
+        raise write_error(exc, state) from exc
     finally:
-        drop_side(state)  # set only when a step failed after files were written beside the output
+        drop_side(state, free=free)  # set only when a step failed after files were written beside the output
     state.report.seconds = round(time.perf_counter() - started, 3)
     return state.report

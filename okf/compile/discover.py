@@ -12,6 +12,7 @@ from typing import Any
 from okf import __version__
 from okf.compile.state import KINDS, CompileState, SourceFile
 from okf.errors import CompileError
+from okf.sources import SourceRefused, read_regular, refusal
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -28,7 +29,7 @@ def check_paths(state: CompileState) -> None:
             raise CompileError("source does not exist", path=str(source),
                                fix="check the path; sources are files or folders of .md, .txt, .html or .pdf")
         resolved.append(source.resolve())
-    output = state.output.resolve() if state.output.exists() else state.output.absolute()
+    output = state.output.resolve()  # ".." and symlinks resolved even before it exists: "-o ../src/out" too
     if output.exists() and not output.is_dir():
         raise CompileError("output exists and is not a folder", path=str(state.output),
                            fix="choose a folder path for -o")
@@ -50,14 +51,24 @@ def check_paths(state: CompileState) -> None:
 
 
 def _walk(folder: Path, state: CompileState, found: dict[Path, None]) -> None:
-    def error(exc: OSError) -> None:
-        state.skip(str(exc.filename), f"folder not readable ({exc.strerror})")
-
-    for dirpath, dirnames, filenames in os.walk(folder, onerror=error):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if not name.startswith("."):
-                found[Path(dirpath) / name] = None
+    """Every non-hidden file under ``folder`` (symlinked folders not entered), with an explicit stack: a source
+    tree may be nested deeper than Python's recursion limit."""
+    stack = [folder]
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as entries:
+                listed = sorted(((e.name, e.is_dir(follow_symlinks=False)) for e in entries), reverse=True)
+        except OSError as exc:
+            state.skip(str(here), f"folder not readable ({exc.strerror})")
+            continue
+        for name, is_dir in listed:
+            if name.startswith("."):
+                continue
+            if is_dir:
+                stack.append(here / name)
+            else:
+                found[here / name] = None
 
 
 def discover(state: CompileState) -> None:
@@ -113,13 +124,21 @@ def hash_sources(state: CompileState) -> None:
     readable, all_cached = [], True
     for source in state.files:
         try:
-            key = _stat_key(os.stat(source.path))
+            st = os.stat(source.path)
+            refused = refusal(source.path, st)  # a FIFO or device would block the read, or never end
+            if refused is not None:
+                state.skip(source.resource, refused)
+                continue
+            key = _stat_key(st)
             old = cached.get(source.resource)
             if old is not None and old[:3] == key and key[1] < racy_from:
                 source.sha256 = old[3]
             else:
                 all_cached = False
                 source.sha256 = _sha256(source.path)
+        except SourceRefused as exc:
+            state.skip(source.resource, exc.reason)
+            continue
         except OSError as exc:
             state.skip(source.resource, f"not readable ({exc.strerror or exc})")
             continue
@@ -148,11 +167,7 @@ def _settled_key(state: CompileState, indexes: list[str]) -> str | None:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return hashlib.sha256(read_regular(path)).hexdigest()
 
 
 def save_stat_cache(state: CompileState) -> None:

@@ -16,7 +16,7 @@ from okf.compile.state import CompileState, DocPlan, Node, SourceFile
 from okf.compile.structure import Section, build_tree, markdown_headings, text_headings
 from okf.compile.tree import assign_paths
 from okf.compile.write import open_side_tree
-from okf.sources import read_source_text
+from okf.sources import SourceRefused, read_source_text
 
 
 def humanize(stem: str) -> str:
@@ -40,12 +40,16 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
     options = SHARED["options"]
     try:
         read = read_source_text(source.path)
+    except SourceRefused as exc:
+        return None, [], exc.reason
     except OSError as exc:
         return None, [], f"not readable ({exc.strerror or exc})"
     warnings = list(read.notices)
     text = read.text
     if not text.strip():
-        return None, warnings, "empty document (no text)"
+        # One notice per skipped file: the reader's own reason (a broken or encrypted PDF) when it gave one.
+        said = [n.removeprefix(f"{source.path}: ") for n in warnings]
+        return None, [], "; ".join(said) if said else "empty document (no text)"
     lines = text.split("\n")
     del text, read
     title = humanize(PurePosixPath(source.resource).stem)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import logging
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -10,6 +12,9 @@ _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside"
            "figure", "figcaption", "dl", "dt", "dd", "address", "form", "fieldset", "body", "html"}
 _SKIP = {"script", "style", "head", "template", "noscript", "svg"}
 _VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
+# Text that reads as an HTML tag once written to markdown ("&lt;script&gt;" in the page is the text "<script>"):
+# written as "&lt;" so no markdown renderer turns the page's text into live markup.
+_TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 class _Converter(HTMLParser):
@@ -29,6 +34,7 @@ class _Converter(HTMLParser):
         self.cell: list[str] | None = None
         self.title = ""
         self.in_title = False
+        self.code = False  # inside inline `code`, where text is shown literally
 
     def _flush(self) -> None:
         text = re.sub(r"[ \t\r\n]+", " ", "".join(self.buf)).strip()
@@ -74,6 +80,7 @@ class _Converter(HTMLParser):
             self.pre += 1
         elif tag == "code" and not self.pre:
             self._sink().append("`")
+            self.code = True
         elif tag == "br":
             self._sink().append("\n" if self.pre else " ")
         elif tag == "hr":
@@ -120,6 +127,7 @@ class _Converter(HTMLParser):
             self.out.append(f"{fence}\n{code}\n{fence}")
         elif tag == "code" and not self.pre:
             self._sink().append("`")
+            self.code = False
         elif tag == "a":
             href = self.href.pop() if self.href else None
             self._sink().append(f"]({href})" if href else "]")
@@ -154,7 +162,7 @@ class _Converter(HTMLParser):
             return
         if self.skip:
             return
-        self._sink().append(data)
+        self._sink().append(data if self.pre or self.code else _TAG_LIKE.sub("&lt;", data))
 
     def result(self) -> str:
         self._flush()
@@ -173,14 +181,25 @@ def html_to_markdown(html: str) -> str:
     return converter.result()
 
 
-def pdf_to_text(path: Path) -> tuple[str, list[str]]:
-    """The text layer of a PDF, pages separated by a blank line, and notices (encrypted, no text, ...)."""
+def pdf_to_text(path: Path, data: bytes | None = None) -> tuple[str, list[str]]:
+    """The text layer of a PDF (its bytes ``data`` when already read), pages separated by a blank line, and
+    notices (encrypted, no text, ...). pypdf's own warnings are muted: the notices say what went wrong."""
+    pypdf_log = logging.getLogger("pypdf")
+    level = pypdf_log.level
+    pypdf_log.setLevel(logging.ERROR)
+    try:
+        return _pdf_text(path, data)
+    finally:
+        pypdf_log.setLevel(level)
+
+
+def _pdf_text(path: Path, data: bytes | None) -> tuple[str, list[str]]:
     from pypdf import PdfReader  # imported here: only PDF sources pay for it
     from pypdf.errors import PdfReadError
 
     notices: list[str] = []
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(data) if data is not None else str(path))
         if reader.is_encrypted:
             try:
                 reader.decrypt("")

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from okf import __version__
 from okf.compile.state import Node
+from okf.limits import MAX_TITLE_CHARS
 
 PRODUCER = f"okf/{__version__}"
 DESCRIPTION_CHARS = 200
@@ -90,12 +91,12 @@ def concept_file(node: Node, body: str, resource: str, doc_title: str, sha: str,
     head = [
         "---",
         f"type: {yaml_str(node.type)}",
-        f"title: {yaml_str(node.title)}",
+        f"title: {yaml_str(clip(node.title, MAX_TITLE_CHARS))}",
         f"description: {yaml_str(node.description)}",
         "sources:",
         "  - id: src",
         f"    resource: {yaml_str(resource)}",
-        f"    title: {yaml_str(doc_title)}",
+        f"    title: {yaml_str(clip(doc_title, MAX_TITLE_CHARS))}",
         f"    lines: [{node.lines[0]}, {node.lines[1]}]",
         f"    sha256: {sha}",
         "generated:",
@@ -178,12 +179,13 @@ def index_file(node: Node, title: str, description: str, root_version: str | Non
     # A description starting "5. " or "+ " would read as a list item: escape its marker.
     prose = re.sub(r"^(\d+)([.)])", r"\1\\\2", index_escape(description))
     prose = re.sub(r"^([-+])", r"\\\1", prose)
-    lines += [f"# {index_escape(title)}", "", prose, ""]
+    lines += [f"# {index_escape(clip(title, MAX_TITLE_CHARS))}", "", prose, ""]
     base = node.path
     for child in node.children:
         rel = child.path[len(base):]
         target = f"{rel}index.md" if child.is_dir else rel
-        lines.append(f"* [{index_escape(child.title)}]({target}) - {index_escape(child.description)}")
+        lines.append(f"* [{index_escape(clip(child.title, MAX_TITLE_CHARS))}]({target}) - "
+                     f"{index_escape(child.description)}")
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 

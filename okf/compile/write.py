@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import os
 import posixpath
 import shutil
@@ -120,13 +121,32 @@ def open_side_tree(state: CompileState) -> Path:
     return state.side
 
 
-def drop_side(state: CompileState) -> None:
+NO_SPACE = {errno.ENOSPC, errno.EDQUOT}
+
+
+def write_error(exc: OSError, state: CompileState) -> CompileError:
+    """A compile that failed on the file system, said in words: full disk, read-only or forbidden output."""
+    where = str(exc.filename or state.output)
+    unchanged = "the previous bundle is unchanged"
+    if exc.errno in NO_SPACE:
+        return CompileError(f"the disk is full ({exc.strerror}); {unchanged} and the partly written new tree "
+                            "was removed", path=where, fix="free some space, or write the bundle elsewhere with -o")
+    if exc.errno == errno.EROFS:
+        return CompileError(f"the output is on a read-only file system; {unchanged}", path=where,
+                            fix="write the bundle to a writable folder with -o")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return CompileError(f"permission denied ({exc.strerror}); {unchanged}", path=where,
+                            fix="check the folder's permissions, or write the bundle elsewhere with -o")
+    return CompileError(f"could not write the bundle ({exc.strerror or exc}); {unchanged}", path=where)
+
+
+def drop_side(state: CompileState, *, free: bool = False) -> None:
     """Give up the side tree: a claimed spare goes back as it is (reconciling makes any content right),
-    a fresh one is deleted."""
+    a fresh one is deleted; ``free`` deletes either (a full disk needs the space back)."""
     if state.side is None:
         return
     try:
-        if not state.reused_side:
+        if free or not state.reused_side:
             raise OSError("not a spare")
         os.rename(state.side, state.output.with_name(state.output.name + SPARE_MARK))
     except OSError:
@@ -260,9 +280,8 @@ def write_bundle(state: CompileState) -> None:
         state.report.bytes = sum(state.written.values())
         _swap(tmp, output)
     except OSError as exc:
-        drop_side(state)
-        raise CompileError(f"could not write the bundle ({exc.strerror or exc}); the previous bundle is "
-                           "unchanged", path=str(exc.filename or output)) from exc
+        drop_side(state, free=exc.errno in NO_SPACE)
+        raise write_error(exc, state) from exc
     finally:
         state.side = None
 

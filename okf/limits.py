@@ -1,0 +1,14 @@
+"""The size bounds a bundle's files keep: what okf check accepts is what okf compile writes.
+
+One module, imported by the bundle reader, check, and the compiler, so the two sides cannot drift apart.
+"""
+
+from __future__ import annotations
+
+MAX_FILE_BYTES = 10 * 1024 * 1024  # a bundle file larger than this is refused (E005)
+MAX_FRONTMATTER_BYTES = 64 * 1024  # a frontmatter block larger than this is refused (E005)
+MAX_TITLE_CHARS = 200  # a longer title is a warning (W135); compile cuts titles to it
+# The text of one source must fit one concept file okf check accepts (its frontmatter is bounded above),
+# since a section that cannot be split (one long line) becomes one concept.
+MAX_SOURCE_BYTES = MAX_FILE_BYTES - MAX_FRONTMATTER_BYTES
+MAX_PDF_BYTES = 200 * 1024 * 1024  # a PDF is mostly not text; its extracted text must meet MAX_SOURCE_BYTES

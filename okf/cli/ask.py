@@ -21,8 +21,8 @@ from okf.cli.common import (
     progress_enabled,
     quiet_option,
     report_options,
-    show_walk,
     setup_logging,
+    show_walk,
     verbose_option,
 )
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options

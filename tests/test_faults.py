@@ -28,7 +28,7 @@ column for every row):
 | full disk | tmpfs (root) or ENOSPC injected | clear error, side tree removed | exit 1, "the disk is full", previous bundle byte for byte |
 | read-only output folder | compile | clear error | exit 1, "Permission denied", nothing written |
 | Ctrl-C during a model call | SIGINT | "Interrupted." | exit 130, no traceback |
-| second compile of one output | a live compile's side tree | refused | "another compile is writing this output" |
+| second compile of one output | a live compile's side tree | refused | "another okf compile or save is writing this bundle" |
 
 Model faults run the real openai SDK against the loopback server in okf.testing; file-system faults build
 bundles and sources in tmp_path. Cases that need a privilege the test run lacks skip and say why.
@@ -545,5 +545,5 @@ def test_a_second_compile_of_the_same_output_is_refused_while_the_first_runs(tmp
     finally:
         sleeper.kill()
         sleeper.wait()
-    assert result.exit_code == 1 and "another compile is writing this output" in result.stderr
+    assert result.exit_code == 1 and "is writing this bundle" in result.stderr
     assert not out.exists()

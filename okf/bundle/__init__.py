@@ -104,8 +104,8 @@ _UNADDRESSABLE = re.compile(r"[\\\x00-\x1f\x7f]")
 
 
 def _printable(name: str) -> str:
-    """A file name fit for one line of output: control characters and backslashes escaped."""
-    return name.encode("unicode_escape").decode("ascii", "replace")
+    """A file name fit for one line of output: control characters and backslashes escaped (``\\n``, ``\\\\``)."""
+    return _UNADDRESSABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
 
 
 def _derived_title(path: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -74,7 +75,7 @@ class _StderrHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             click.echo(f"okf: {self.format(record)}", err=True)
-        except Exception:  # a logging failure must never end a command
+        except Exception:  # noqa: BLE001 - a logging failure must never end a command
             self.handleError(record)
 
 
@@ -104,6 +105,15 @@ def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
     else:
         text = json.dumps(value, indent=2, default=str, ensure_ascii=False)
     click.echo(text)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def printable(text: str) -> str:
+    """``text`` for one line of output: control characters (a newline or an escape in a file name) shown as
+    ``\\n``, ``\\x1b``..., so a name can neither break line-based output nor rewrite the terminal."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def notice(message: str, *, quiet: bool = False) -> None:

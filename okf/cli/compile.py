@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.common import emit_json, json_option, notice, printable, progress_enabled, quiet_option
 from okf.compile import CompileOptions, compile_bundle
 from okf.errors import ConfigError
 
@@ -70,9 +70,9 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, fanout: int
         if bar is not None:
             bar.__exit__(None, None, None)
     for skipped in report.skipped:
-        notice(f"skipped {skipped.path}: {skipped.reason}", quiet=quiet)
+        notice(printable(f"skipped {skipped.path}: {skipped.reason}"), quiet=quiet)
     for warning in report.warnings:
-        notice(f"warning: {warning}", quiet=quiet)
+        notice(printable(f"warning: {warning}"), quiet=quiet)
     if as_json:
         emit_json(report)
         return

@@ -8,7 +8,15 @@ from typing import Any
 
 import click
 
-from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option, setup_logging
+from okf.cli.common import (
+    emit_json,
+    json_option,
+    notice,
+    printable,
+    progress_enabled,
+    quiet_option,
+    setup_logging,
+)
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.errors import ConfigError
 from okf.eval import DEFAULT_SEED, EvalQuestion, QuestionResult, evaluate, render
@@ -74,7 +82,7 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
     if as_json:
         emit_json(report)
         for warning in report.warnings:
-            notice(f"warning: {warning}", quiet=quiet)
+            notice(printable(f"warning: {warning}"), quiet=quiet)
     else:
         click.echo(render(report, verbose=verbose))
 

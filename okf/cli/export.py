@@ -6,7 +6,7 @@ from datetime import date
 
 import click
 
-from okf.cli.common import emit_json, json_option, notice, quiet_option
+from okf.cli.common import emit_json, json_option, notice, printable, quiet_option
 from okf.errors import ConfigError
 from okf.export import ExportReport, export_llms_txt, export_site
 
@@ -29,7 +29,7 @@ def _done(report: ExportReport, as_json: bool, quiet: bool) -> None:
                f"{report.output}: {report.files} files, {report.written} written, {report.unchanged} unchanged, "
                f"{report.removed} removed, {report.seconds:.2f}s")
     for warning in report.warnings:
-        notice(f"warning: {warning}", quiet=quiet)
+        notice(printable(f"warning: {warning}"), quiet=quiet)
 
 
 _OUT = click.option("-o", "--output", "out", required=True, type=click.Path(file_okay=False, path_type=str),

@@ -13,6 +13,7 @@ from okf.cli.common import (
     emit_json,
     json_option,
     notice,
+    printable,
     progress_enabled,
     quiet_option,
     report_options,
@@ -139,7 +140,7 @@ def command(bundle: str, question: str, as_json: bool, trace_file: str | None, r
         _render(result)
     show_walk(result, report_file=report_file, show_trace=show_trace, bundle=opened, quiet=quiet)
     for warning in result.warnings:
-        notice(f"warning: {warning}", quiet=quiet)
+        notice(printable(f"warning: {warning}"), quiet=quiet)
     if result.stats.failures and not result.shortlist:
         notice(f"Error: {nothing_found_reason(result)}", quiet=False)
         raise SystemExit(1)

@@ -64,7 +64,7 @@ class ShortlistEntry(BaseModel):
 
 class TraceEvent(BaseModel):
     """One step of the walk, in order. ``kind`` is one of: ``offered``, ``selected``, ``collected``,
-    ``verdict``, ``link``, ``failure``, ``budget``, ``warning``, ``answer``; recursive synthesis adds
+    ``verdict``, ``link``, ``retry``, ``failure``, ``budget``, ``warning``, ``answer``; recursive synthesis adds
     ``decompose``, ``leaf``, ``coverage`` and ``reduce`` (docs/ask.md)."""
 
     seq: int

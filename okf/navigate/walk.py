@@ -349,6 +349,8 @@ class Walk:
                 if left:
                     self._sending[owner] = left
         assert selection is not None
+        if selection.usage.retries:
+            self.trace.add("retry", directory, role="selector", retries=selection.usage.retries)
         if selection.failed:
             self.stats.failures += 1
             self.trace.add("failure", directory, role="selector", error=selection.error or "selection failed")
@@ -482,6 +484,9 @@ class Walk:
         finally:
             self._settle_call("judge", judgement.usage if judgement is not None else None, started)
             self._release_slot()
+        if judgement.usage.retries:
+            self.trace.add("retry", batch[0][0].path, role="judge", retries=judgement.usage.retries,
+                           documents=[candidate.path for candidate, _, _ in batch])
         verdicts = judgement.verdicts
         for n, (candidate, concept, offered) in enumerate(batch):
             verdict = verdicts[n] if n < len(verdicts) and verdicts[n].id == concept.id else None

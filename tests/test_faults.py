@@ -28,6 +28,9 @@ column for every row):
 | full disk | tmpfs (root) or ENOSPC injected | clear error, side tree removed | exit 1, "the disk is full", previous bundle byte for byte |
 | read-only output folder | compile | clear error | exit 1, "Permission denied", nothing written |
 | Ctrl-C during a model call | SIGINT | "Interrupted." | exit 130, no traceback |
+| newline in a source name | compile | one line per notice | the name shown as `\\n` |
+| navigate()/ask() inside an event loop | called from async code | a fix naming a real function | `okf.navigate_async`, `okf.ask_async` |
+| -v / --quiet | 503 then an HTML reply | retries on stderr with -v, nothing with --quiet | the retry lines; only `Error:` under --quiet |
 | second compile of one output | a live compile's side tree | refused | "another okf compile or save is writing this bundle" |
 
 Model faults run the real openai SDK against the loopback server in okf.testing; file-system faults build
@@ -58,6 +61,8 @@ from click.testing import CliRunner, Result
 from okf.cli import main
 from okf.testing import LoopbackServer, Reply, ReplySpec
 
+# No socket or transport may be left open: an unclosed one fails the test (the reader is closed after use).
+pytestmark = pytest.mark.filterwarnings("error::ResourceWarning", "error::pytest.PytestUnraisableExceptionWarning")
 REPO = Path(__file__).resolve().parents[1]
 
 # --- model faults ----------------------------------------------------------------------------------------
@@ -547,3 +552,45 @@ def test_a_second_compile_of_the_same_output_is_refused_while_the_first_runs(tmp
         sleeper.wait()
     assert result.exit_code == 1 and "is writing this bundle" in result.stderr
     assert not out.exists()
+
+
+# --- output for people: one line per notice, names that exist, logs on request --------------------------------
+
+def test_a_source_name_with_a_newline_stays_on_one_line_of_output(tmp_path: Path) -> None:
+    src = _sources(tmp_path)
+    (src / "bad\nname.bin").write_text("x")
+    (src / "evil\nname.md").write_text("# Evil\n\nText.\n")
+    result = okf("compile", str(src), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0 and "skipped bad\\nname.bin: not a source format" in result.stderr
+    assert all(line.startswith(("skipped", "warning")) for line in result.stderr.splitlines())
+
+
+def test_the_event_loop_error_names_functions_that_exist(bundle: Path) -> None:
+    import asyncio
+
+    import okf
+    from okf.errors import ConfigError
+
+    async def inside() -> list[str]:
+        fixes = []
+        for call in (okf.navigate, okf.ask):
+            with pytest.raises(ConfigError) as info:
+                call(bundle, "vacation days")
+            fixes.append(info.value.fix or "")
+        return fixes
+
+    fixes = asyncio.run(inside())
+    assert fixes == ["use `await okf.navigate_async(...)` there", "use `await okf.ask_async(...)` there"]
+    assert callable(okf.navigate_async) and callable(okf.ask_async)
+
+
+def test_retries_show_with_v_and_nothing_shows_with_quiet(bundle: Path) -> None:
+    def run(*flags: str) -> Result:
+        with LoopbackServer([Reply.server_error(503, retry_after=0.01)] * 2 + [Reply.html()] * 2) as server:
+            return okf("navigate", str(bundle), "vacation days", *flags, *model_args(server.base_url, []))
+
+    verbose, quiet, default = run("-v"), run("--quiet"), run()
+    assert "okf: selector call failed (HTTP 503); the client retries (1 of 4)" in verbose.stderr
+    assert "instead of a chat completion; asking once more" in verbose.stderr
+    assert "okf:" not in default.stderr  # retries are not warnings: the failure's own warning says enough
+    assert quiet.stderr.splitlines() == [line for line in quiet.stderr.splitlines() if line.startswith("Error:")]

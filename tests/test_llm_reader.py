@@ -25,6 +25,8 @@ from okf.testing import (
     wrong_count_rule,
 )
 
+# No socket or transport may be left open: an unclosed one fails the test (the reader is closed after use).
+pytestmark = pytest.mark.filterwarnings("error::ResourceWarning", "error::pytest.PytestUnraisableExceptionWarning")
 QUESTION = "How many vacation days do new hires get?"
 OFFERS = [
     SignpostOffer(index=0, path="hr/", title="Human resources", description="Vacation and leave"),

@@ -85,10 +85,10 @@ def _closed_port() -> int:
 
 # case | the server's replies | extra options | expected in the reason (stderr "Error:" line and JSON)
 MODEL_FAULTS: list[tuple[str, Callable[[], list[ReplySpec]], list[str], str]] = [
-    ("hang forever", lambda: [Reply.hang_forever()] * 4, ["--deadline", "1.5", "--timeout", "30"],
+    ("hang forever", lambda: [Reply.hang_forever()] * 4, ["--deadline", "1", "--timeout", "30"],
      "before the deadline (1 attempt: no reply yet)"),
     ("slow drip, a byte every 2 s", lambda: [Reply.drip('{"keep": []}', 2.0)] * 4,
-     ["--deadline", "1.5", "--timeout", "30"], "before the deadline"),
+     ["--deadline", "1", "--timeout", "30"], "before the deadline"),
     ("hang past each timeout", lambda: [Reply.hang(30)] * 4, ["--deadline", "10", "--timeout", "0.3"],
      "no reply from 127.0.0.1"),
     ("429 with a huge Retry-After", lambda: [Reply.rate_limited(3600)] * 4, [], "HTTP 429"),
@@ -255,6 +255,26 @@ def _drop_permission_bypass() -> list[str] | None:
     return prefix
 
 
+_COMMANDS = """
+import json, sys
+from click.testing import CliRunner
+from okf.cli import main
+results = []
+for args in json.loads(sys.argv[1]):
+    result = CliRunner().invoke(main, args)
+    results.append([result.exit_code, result.stdout, result.stderr])
+print(json.dumps(results))
+"""
+
+
+def okf_commands(commands: list[list[str]], prefix: list[str]) -> list[tuple[int, str, str]]:
+    """Several ``okf`` commands run in one process under ``prefix``: (exit status, stdout, stderr) each."""
+    done = subprocess.run([*prefix, sys.executable, "-c", _COMMANDS, json.dumps(commands)], check=True,
+                          capture_output=True, text=True, timeout=300, cwd=REPO,
+                          env={**os.environ, "OKF_RAISE_ERRORS": "0"})
+    return [(code, out, err) for code, out, err in json.loads(done.stdout)]
+
+
 def okf_process(*args: str, prefix: list[str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``okf ARGS`` in its own process (optionally under ``prefix``), as a user would run it."""
     command = [*(prefix or []), sys.executable, "-m", "okf", *args]
@@ -281,20 +301,18 @@ def test_an_unreadable_file_or_folder_is_a_diagnostic_never_a_crash(tmp_path: Pa
     # No compile manifest unless that is the case: the bundle's id then hashes every file, the unreadable too.
     root = write_files(tmp_path / "b", {**GOOD, **({".okf/manifest.json": "{}"} if ".okf" in rel else {})})
     (root / rel).chmod(0)
+    question = "How many vacation days do new hires get?"
     try:
-        checked = okf_process("check", str(root), prefix=prefix)
-        navigated = okf_process("navigate", str(root), "How many vacation days do new hires get?", prefix=prefix)
-        asked = okf_process("ask", str(root), "How many vacation days do new hires get?", prefix=prefix)
+        checked, *answered = okf_commands([["check", str(root)], ["navigate", str(root), question],
+                                          ["ask", str(root), question]], prefix)
     finally:
         (root / rel).chmod(0o755)
     # check: the bad file is an error naming it (so the bundle is not "conformant"); the rest is still read.
-    assert checked.returncode == 1 and expected in checked.stdout, checked.stdout + checked.stderr
-    assert "NOT conformant" in checked.stdout
+    assert checked[0] == 1 and expected in checked[1] and "NOT conformant" in checked[1], checked
     # navigate and ask: the readable concepts still answer; no traceback, no "unexpected".
-    for run in (navigated, asked):
-        assert run.returncode == 0, run.stderr
-        assert "unexpected" not in run.stderr and "Traceback" not in run.stderr
-        assert "people/vacation.md" in run.stdout
+    for code, out, err in answered:
+        assert code == 0 and "unexpected" not in err and "Traceback" not in err, err
+        assert "people/vacation.md" in out
 
 
 def test_an_unreadable_bundle_root_is_a_clear_error(tmp_path: Path) -> None:
@@ -305,15 +323,14 @@ def test_an_unreadable_bundle_root_is_a_clear_error(tmp_path: Path) -> None:
     root = write_files(tmp_path / "b", GOOD)
     root.chmod(0)
     try:
-        results = [okf_process(command, str(root), *extra, prefix=prefix)
-                   for command, *extra in (("check",), ("navigate", "vacation days"))]
-        api = subprocess.run([*prefix, sys.executable, "-c", "import sys, okf\ntry:\n    okf.open_bundle(sys.argv[1])"
-                              "\nexcept okf.OKFError as exc:\n    print(exc)", str(root)],
-                             check=False, capture_output=True, text=True, timeout=120, cwd=REPO)
+        results = okf_commands([["check", str(root)], ["navigate", str(root), "vacation days"]], prefix)
+        opening = f"import okf\ntry:\n    okf.open_bundle({str(root)!r})\nexcept okf.OKFError as exc:\n    print(exc)"
+        api = subprocess.run([*prefix, sys.executable, "-c", opening], check=False, capture_output=True,
+                             text=True, timeout=120, cwd=REPO)
     finally:
         root.chmod(0o755)
-    for result in results:  # the command line refuses it as an argument
-        assert result.returncode == 2 and "is not readable" in result.stderr and "Traceback" not in result.stderr
+    for code, _, err in results:  # the command line refuses it as an argument
+        assert code == 2 and "is not readable" in err and "Traceback" not in err
     assert "cannot read the bundle directory: Permission denied" in api.stdout, api.stderr  # the API says why
 
 

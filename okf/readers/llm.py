@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import openai
 
@@ -133,7 +133,7 @@ class LLMReader(LLMRoles):
         self._loops: dict[int, tuple[asyncio.AbstractEventLoop, _LoopState]] = {}
         self.deadline_at: float | None = (time.monotonic() + config.deadline) if config.deadline else None
 
-    async def __aenter__(self) -> LLMReader:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -482,7 +482,7 @@ class LLMReader(LLMRoles):
             return
         call.last = f"HTTP {status}"
         retryable = status in _RETRY_STATUSES or status >= 500
-        if not retryable or call.attempts > self.config.max_retries:
+        if not retryable or call.round > self.config.max_retries:  # the last attempt: the SDK raises
             return
         wait = _retry_after(response.headers)
         if wait is None:

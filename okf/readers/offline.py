@@ -26,6 +26,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Self
 
 from okf.readers.base import (
     Choice,
@@ -471,7 +472,7 @@ class OfflineReader(OfflineRoles):
     def name(self) -> str:
         return "offline"
 
-    async def __aenter__(self) -> OfflineReader:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

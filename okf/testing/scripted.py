@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 from okf.readers.base import (
     Choice,
@@ -76,7 +76,7 @@ class ScriptedReader:
     def name(self) -> str:
         return self._name
 
-    async def __aenter__(self) -> ScriptedReader:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

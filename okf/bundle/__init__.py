@@ -465,6 +465,13 @@ class Bundle:
         self._listings[d] = listing
         return listing
 
+    def forget(self, directory: str) -> None:
+        """Drop the cached listing and index of ``directory`` (a caller that reads each directory once, such
+        as ``okf check``, keeps memory flat this way); they are read again if asked for."""
+        d = self._directory(directory)
+        self._listings.pop(d, None)
+        self._indexes.pop(d, None)
+
     def signposts(self, directory: str = "") -> list[Signpost]:
         """The signposts of ``directory`` (see :meth:`listing`)."""
         return self.listing(directory).signposts

@@ -110,6 +110,7 @@ def check_directories(bundle: Bundle, directories: list[str],
         if bundle.exists(directory + "log.md"):
             files += 1
             diags.extend(check_log(bundle, directory + "log.md"))
+        bundle.forget(directory)  # each directory is checked once: its listing need not stay in memory
     return diags, files, listed
 
 

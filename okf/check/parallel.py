@@ -10,7 +10,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -75,19 +76,24 @@ def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fano
         listings = [pool.submit(_run_directories, part, fanout) for part in _slices(directories, _DIR_SLICE)]
         found: list[Diagnostic] = []
         files = 0
-        listed_parts: list[list[ListedItem]] = []
+        listed: Listed = {}
         for task in listings:
             rows, count, listed_part = task.result()
             found.extend(_models(rows))
             files += count
-            listed_parts.append(listed_part)
-        listed = merge_listed(listed_parts)
-        tasks = [pool.submit(_run_concepts, part, {p: listed[p] for p in part if p in listed})
-                 for part in _slices(paths, _SLICE)]
-
+            listed.update(merge_listed([[item for item in listed_part if item[0] not in listed]]))
+            del listed_part
+        # Concept slices are submitted a few ahead of the results read, so only those slices' share of
+        # ``listed`` is copied at a time (memory stays flat on a 300,000-concept bundle).
+        slices = iter(_slices(paths, _SLICE))
+        window: deque[Future[list[tuple[Any, ...]]]] = deque()
         concept_diags: list[Diagnostic] = []
-        for task in tasks:
-            concept_diags.extend(_models(task.result()))
+        while True:
+            while len(window) < 2 * workers and (part := next(slices, None)) is not None:
+                window.append(pool.submit(_run_concepts, part, {p: listed.pop(p) for p in part if p in listed}))
+            if not window:
+                break
+            concept_diags.extend(_models(window.popleft().result()))
     return found, files, concept_diags
 
 

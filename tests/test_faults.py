@@ -20,6 +20,7 @@ column for every row):
 | deep folders | 300 levels, recursion limit lowered | walked | listings and concepts read |
 | oversized, malformed concepts | 11 MB file, bad YAML | diagnostics | E005, E001; navigate skips with a warning |
 | FIFO, /dev/zero among sources | compile | skipped with a notice | exit 0, each notice names what it is |
+| unreadable source file and folder | compile | skipped with a notice | exit 0, both notices, the rest compiled |
 | one-line source over the limit | compile | skipped; just under the limit compiles | notice; check finds no E005 |
 | 500-character setext heading | compile | title cut to 200 | every written title within 200; check W135 on a hand-written one |
 | `&lt;script&gt;` in HTML | compile | stays text | no `<script` in the concept |
@@ -611,3 +612,21 @@ def test_retries_show_with_v_and_nothing_shows_with_quiet(bundle: Path) -> None:
     assert "instead of a chat completion; asking once more" in verbose.stderr
     assert "okf:" not in default.stderr  # retries are not warnings: the failure's own warning says enough
     assert quiet.stderr.splitlines() == [line for line in quiet.stderr.splitlines() if line.startswith("Error:")]
+
+
+def test_unreadable_sources_are_skipped_with_a_notice(tmp_path: Path) -> None:
+    prefix = _drop_permission_bypass()
+    if prefix is None:
+        pytest.skip("cannot make a file unreadable here: running as root without setpriv to drop "
+                    "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)")
+    src = _sources(tmp_path, {"secret.md": "# Secret\n\nHidden.\n", "locked/inner.md": "# Inner\n\nHidden.\n"})
+    (src / "secret.md").chmod(0)
+    (src / "locked").chmod(0)
+    try:
+        [(code, out, err)] = okf_commands([["compile", str(src), "-o", str(tmp_path / "out")]], prefix)
+    finally:
+        (src / "secret.md").chmod(0o644)
+        (src / "locked").chmod(0o755)
+    assert code == 0 and "1 concepts from 1 sources" in out, err
+    assert "skipped secret.md: not readable (Permission denied)" in err
+    assert "skipped locked: folder not readable (Permission denied)" in err

@@ -60,7 +60,7 @@ def _walk(folder: Path, state: CompileState, found: dict[Path, None]) -> None:
             with os.scandir(here) as entries:
                 listed = sorted(((e.name, e.is_dir(follow_symlinks=False)) for e in entries), reverse=True)
         except OSError as exc:
-            state.skip(str(here), f"folder not readable ({exc.strerror})")
+            state.skip(Path(os.path.relpath(here, state.root)).as_posix(), f"folder not readable ({exc.strerror})")
             continue
         for name, is_dir in listed:
             if name.startswith("."):

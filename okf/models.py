@@ -86,6 +86,10 @@ class NavigationStats(BaseModel):
                           "verdict not had), calls cut off by the deadline included.")
     cut_off: int = Field(default=0, description="Model calls still running when a budget or the deadline ended "
                          "the walk (cancelled unfinished).")
+    words_signposts: int = Field(default=0, description="Words of the signposts offered to the selector "
+                                 "(titles and descriptions).")
+    words_bodies: int = Field(default=0, description="Words of the bodies offered to the judge.")
+    words_shortlist: int = Field(default=0, description="Words of the shortlisted bodies (what answering reads).")
     usage: dict[str, Usage] = Field(default_factory=dict, description="Per role: selector, judge, answerer.")
     seconds: float = 0.0
 

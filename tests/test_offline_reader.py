@@ -10,7 +10,7 @@ import pytest
 from okf.readers import OfflineReader, Reader
 from okf.readers.base import Document, DraftAnswer, Evidence, Selection, SignpostOffer, Verdict
 from okf.readers.offline import Question
-from okf.readers.text import clip, compact, sentences, stem, synonyms, terms
+from okf.text.words import clip, compact, sentences, stem, synonyms, terms
 from okf.testing import ScriptedReader
 
 QUESTION = "How many vacation days do new hires get?"

@@ -33,7 +33,7 @@ from okf.navigate import make_budgets, navigate_async
 from okf.navigate.trace import Progress, failure_reasons, nothing_found_reason
 from okf.readers.base import DraftAnswer, Reader, Usage, aclose
 from okf.readers.synthesis import Synthesizer
-from okf.readers.text import clip
+from okf.text.words import clip
 
 DEFAULT_EVIDENCE_TOKENS = 12_000
 SYNTHESIS_MODES = ("auto", "single", "recursive")

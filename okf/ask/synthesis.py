@@ -37,7 +37,7 @@ from okf.models import SynthesisNode, SynthesisReport, TraceEvent
 from okf.navigate.trace import Progress
 from okf.readers.base import DraftAnswer, Evidence, Reader, Usage
 from okf.readers.synthesis import Fact, LeafExtract, Part, Split, Synthesizer
-from okf.readers.text import clip
+from okf.text.words import clip
 
 MAX_DEPTH = 3
 LEAF_ATTEMPTS = 2

@@ -19,7 +19,7 @@ from typing import Literal
 from okf.ask.evidence import GatheredEvidence
 from okf.ask.prose import PARTIAL_TAG, append_markers, clean_prose, one_line, tidy
 from okf.readers.base import DraftAnswer
-from okf.readers.text import clip, terms
+from okf.text.words import clip, terms
 
 # Words that make a sentence an exception, condition or carve-out to a rule.
 EXCEPTION_CUE = re.compile(

@@ -36,6 +36,9 @@ class QuestionResult(BaseModel):
     precision: float | None = Field(description="Shortlisted concepts hitting some gold / shortlist size; "
                                                 "None for an empty shortlist.")
     bodies_judged: int = 0
+    words_signposts: int = Field(default=0, description="Words of the signposts the selector read.")
+    words_bodies: int = Field(default=0, description="Words of the bodies the judge read.")
+    words_shortlist: int = Field(default=0, description="Words of the shortlisted bodies.")
     calls: int = 0
     tokens: int = 0
     failures: int = 0
@@ -58,6 +61,9 @@ class EvalSummary(BaseModel):
     losses: dict[str, int] = Field(default_factory=dict, description="Missed gold spans per loss stage.")
     bodies_judged_mean: float = 0.0
     bodies_judged_total: int = 0
+    words_signposts_mean: float = 0.0
+    words_bodies_mean: float = 0.0
+    words_shortlist_mean: float = 0.0
     calls_mean: float = 0.0
     calls_total: int = 0
     tokens_mean: float = 0.0
@@ -130,6 +136,9 @@ def score(question: EvalQuestion, result: NavigationResult | None, index: GoldIn
         coverage=sum(hits) / len(hits),
         precision=len(relevant) / len(shortlist) if shortlist else None,
         bodies_judged=stats.bodies_judged if stats else 0,
+        words_signposts=stats.words_signposts if stats else 0,
+        words_bodies=stats.words_bodies if stats else 0,
+        words_shortlist=stats.words_shortlist if stats else 0,
         calls=total.calls if total else 0,
         tokens=total.tokens if total else 0,
         failures=stats.failures if stats else 0,
@@ -158,6 +167,9 @@ def summarize(results: list[QuestionResult]) -> EvalSummary:
         losses={stage: losses[stage] for stage in STAGES if losses[stage]},
         bodies_judged_mean=mean(r.bodies_judged for r in results),
         bodies_judged_total=sum(r.bodies_judged for r in results),
+        words_signposts_mean=mean(r.words_signposts for r in results),
+        words_bodies_mean=mean(r.words_bodies for r in results),
+        words_shortlist_mean=mean(r.words_shortlist for r in results),
         calls_mean=mean(r.calls for r in results),
         calls_total=sum(r.calls for r in results),
         tokens_mean=mean(r.tokens for r in results),

@@ -54,6 +54,11 @@ _RESERVED = {"index.md", "log.md"}
 Key = tuple[int, ...]
 
 
+def _words(text: str) -> int:
+    """Words of ``text`` as a reader pays for them (whitespace-separated)."""
+    return len(text.split())
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A concept waiting to be judged, its walk-order key and how it was reached."""
@@ -328,6 +333,7 @@ class Walk:
                   for k, s in enumerate(page)]
         self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
         self.stats.signposts_offered += len(page)
+        self.stats.words_signposts += sum(_words(s.title) + _words(s.description) for s in page)
         selection: Selection | None = None
         started = time.monotonic()
         try:
@@ -415,6 +421,7 @@ class Walk:
                 self._release_slot()
                 continue
             self.stats.bodies_judged += len(batch)
+            self.stats.words_bodies += sum(_words(offered.document.text) for _, _, offered in batch)
             self._track(asyncio.create_task(self._judge(batch)), self.judges)
         if not self.queue or self.stopped_by is not None:
             self._release_hold()
@@ -571,6 +578,7 @@ class Walk:
             self.trace.warn(f"{dropped} further relevant concept(s) judged in the last batches were left out "
                             f"by max_shortlist={self.budgets.max_shortlist}")
             found = found[:self.budgets.max_shortlist]
+        self.stats.words_shortlist = sum(_words(f.offered.document.text) for f in found)
         shortlist = [f.entry.model_copy(update={"receipt": receipt(f"c{n}", f.entry.path, f.offered)})
                      for n, f in enumerate(found, start=1)]
         if self.stats.failures:

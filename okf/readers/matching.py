@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 from itertools import pairwise
 
-from okf.readers.text import STOP_WORDS, compact, sentences, stem, synonyms, term_words, terms
+from okf.text.words import STOP_WORDS, compact, sentences, stem, synonyms, term_words, terms
 
 # Names weigh more than other words when a judge sums coverage.
 NAME_WEIGHT = 1.5

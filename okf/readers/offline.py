@@ -42,7 +42,7 @@ from okf.readers.base import (
 from okf.readers.matching import WORD, Body, Field, Question, read_body
 from okf.readers.offline_roles import OfflineRoles
 from okf.readers.synthesis import LeafExtract, Part, Split, extract_offline, split_offline
-from okf.readers.text import clip, stem
+from okf.text.words import clip, stem
 
 # select: a term is informative when at most this share of the offer carries it (and at least one does).
 COMMON_SHARE = 0.4

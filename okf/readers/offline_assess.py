@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from okf.readers.assessment import RequirementOffer, SubjectText
 from okf.readers.layout import units
 from okf.readers.modal import OBLIGATION, PROHIBITION, main_modals, mask
-from okf.readers.text import terms
+from okf.text.words import terms
 
 KEY_TERMS = 6
 # applies: a term in at least this share of the subject's sentences (of at least CONTEXT_MIN_SENTENCES) is context.

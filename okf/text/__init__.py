@@ -1,0 +1,1 @@
+"""Text analysis shared by the compiler and the readers: words and stems, key terms, the bundle vocabulary."""

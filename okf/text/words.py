@@ -1,0 +1,213 @@
+"""Words as okf compares them: unicode tokens, English stop words, Snowball stems, sentences.
+
+A *term* is what readers and the compiler compare: the Snowball (Porter2) stem of a content word. Numbers
+and identifiers such as ``5.2``, ``max_tokens`` or ``os.path`` are kept whole; identifiers made of words
+also yield their parts, so ``max_tokens`` in a question is found by a body that says ``max tokens``.
+Compile and the readers share these functions, so a term written into a signpost is the term a reader
+looks for.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+
+import snowballstemmer
+
+# Letters/digits, optionally joined by "." or "_" (5.2, v1.2, max_tokens, os.path); hyphens split words.
+_TOKEN = re.compile(r"[^\W_]+(?:[._][^\W_]+)*")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)+")
+_INLINE = re.compile(r"[*_`]{1,3}|\[([^\]]*)\]\([^)]*\)")
+# camelCase / PascalCase boundaries: "StarredDropdown" -> "Starred", "Dropdown"; "RHDHConfig" -> "RHDH", "Config".
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPACER = re.compile(r"[^-=|:* ]")  # a line made only of these is a rule or a table separator
+_MARKUP_START = frozenset("#-*+>0123456789 ")
+_INLINE_CHARS = re.compile(r"[*_`\[]")
+_SENTENCE_CUE = re.compile(r"[.!?;]\s")
+_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+# British -ise spellings meet American -ize ones ("authorised"/"authorized") before stemming.
+_BRITISH_ISE = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
+
+# A word starting with "non" this long (with "un" one shorter) is also read as the word it negates:
+# "noncompetition", "uncapped"; "none", "nonce", "unless", "until" are too short.
+NEGATED_MIN = 8
+
+
+def _stop_words() -> frozenset[str]:
+    text = resources.files("okf.text").joinpath("stopwords.txt").read_text("utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+STOP_WORDS = _stop_words()
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """The Snowball English stem of a lowercase word; words with digits or non-letters are returned as is."""
+    if len(word) <= 2 or not word.isalpha():
+        return word
+    if word.isascii():
+        word = _BRITISH_ISE.sub(r"iz\1", word)
+    return _STEMMER.stemWord(word)
+
+
+def normalize(text: str) -> str:
+    """NFKC-normalize and casefold, so full-width digits and ligatures compare equal."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercased word tokens of ``text`` (unicode-aware), in order, stop words included."""
+    return _TOKEN.findall(normalize(text))
+
+
+def compact(text: str) -> str:
+    """``text`` casefolded with everything but letters and digits removed: run-together names meet here."""
+    return "".join(_TOKEN.findall(normalize(text))).replace(".", "").replace("_", "")
+
+
+def _is_number(token: str) -> bool:
+    return all(part.isdigit() for part in token.split("."))
+
+
+def _keep(token: str) -> bool:
+    # Digits stay even when one character long ("5 days"); one-letter words carry nothing.
+    if token.isdigit() or _is_number(token):
+        return True
+    return len(token) > 1 and token not in STOP_WORDS
+
+
+def token_terms(token: str) -> list[str]:
+    """The terms one lowercase token contributes: its stem, or for an identifier itself plus its word parts."""
+    if not _keep(token):
+        return []
+    if _is_number(token) or ("." not in token and "_" not in token):
+        # "noncompetition", "nonsolicitation": the negated word is found by a question about the word.
+        if token.startswith("non") and len(token) >= NEGATED_MIN and token.isalpha():
+            return [stem(token), stem(token[3:])]
+        if token.startswith("un") and len(token) >= NEGATED_MIN - 1 and token.isalpha():
+            return [stem(token), stem(token[2:])]
+        return [stem(token)]
+    out = [token]
+    for part in re.split(r"[._]", token):
+        if part.isalpha() and _keep(part):
+            out.append(stem(part))
+    return out
+
+
+@lru_cache(maxsize=100_000)
+def _raw_terms(raw: str) -> tuple[str, ...]:
+    """Terms of one token as written: camelCase and PascalCase identifiers also yield their words."""
+    out = token_terms(raw.casefold())
+    if not raw.islower() and not raw.isupper() and not raw.istitle():
+        parts = [p for piece in re.split(r"[._]", raw) for p in _CAMEL.split(piece)]
+        if len(parts) > 1:
+            out += [t for part in parts if part.isalpha() for t in token_terms(part.casefold())]
+    return tuple(dict.fromkeys(out))
+
+
+def _hyphen_joins(text: str) -> list[tuple[str, str]]:
+    """``(term, word)`` for hyphenated words written together: "air-gapped" is also found as "airgapped"."""
+    out = []
+    for match in _HYPHENATED.finditer(text):
+        word = match.group().replace("-", "").casefold()
+        if word.isalpha() and len(word) > 3:
+            out.append((stem(word), match.group().casefold()))
+    return out
+
+
+def terms(text: str) -> list[str]:
+    """Content terms of ``text`` in order (with repeats); identifiers and hyphenated words add their forms."""
+    plain = unicodedata.normalize("NFKC", text)
+    out = [term for raw in _TOKEN.findall(plain) for term in _raw_terms(raw)]
+    if "-" in plain:
+        out += [term for term, _ in _hyphen_joins(plain)]
+    return out
+
+
+def term_words(text: str) -> dict[str, str]:
+    """Each distinct content term of ``text`` mapped to the first word it came from (for reasons)."""
+    plain = unicodedata.normalize("NFKC", text)
+    out: dict[str, str] = {}
+    for raw in _TOKEN.findall(plain):
+        for term in _raw_terms(raw):
+            out.setdefault(term, raw.casefold())
+    if "-" in plain:
+        for term, word in _hyphen_joins(plain):
+            out.setdefault(term, word)
+    return out
+
+
+def synonyms(term: str) -> tuple[str, ...]:
+    """Other terms meaning the same as ``term`` in a small general table (``term`` itself first)."""
+    return _SYNONYMS.get(term, (term,))
+
+
+def sentences(text: str) -> list[str]:
+    """Plain sentences of a markdown body: one per line or sentence end, markup stripped, blanks dropped."""
+    out: list[str] = []
+    in_fence = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence or not line or not _SPACER.search(line):
+            continue
+        # The regexes only where their characters occur: most lines are plain prose.
+        if line[0] in _MARKUP_START:
+            line = _MARKUP.sub("", line)
+        if _INLINE_CHARS.search(line):
+            line = _INLINE.sub(lambda m: m.group(1) or "", line)
+        if "|" in line:
+            line = " ".join(cell.strip() for cell in line.strip("|").split("|") if cell.strip())
+        if _SENTENCE_CUE.search(line):
+            out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+        elif line:
+            out.append(line)
+    return out
+
+
+def clip(text: str, limit: int = 160) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters (with an ellipsis)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"
+
+
+def _synonym_table(groups: list[str]) -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
+    for group in groups:
+        stems = tuple(dict.fromkeys(stem(word) for word in group.split()))
+        for term in stems:
+            table[term] = (term, *(other for other in stems if other != term))
+    return table
+
+
+# A deliberately small table of general equivalences (no domain vocabulary): each line is one group.
+_SYNONYMS = _synonym_table(
+    [
+        "terminate termination cancel cancellation",
+        "renew renewal extend extension",
+        "cap limit limitation maximum exceed exceeds exceeding exceeded",
+        "compete competition competitor competing competitive",
+        "assign assignment transfer",
+        "warranty warranties warrant guarantee",
+        "license licence licensing",
+        "indemnify indemnification indemnity",
+        "audit inspect inspection",
+        "notice notify notification",
+        "prerequisite requirement require",
+        "delete remove",
+        "install installation deploy deployment",
+        "error failure fail",
+        "permission permissions authorization authorize",
+        "governing govern law jurisdiction",
+    ]
+)

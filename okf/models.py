@@ -8,6 +8,10 @@ from pydantic import BaseModel, Field, computed_field, model_validator
 
 from okf.readers.base import Usage
 
+# Characters of a concept body the judge is shown (Budgets.body_chars) and the most a compiled concept holds
+# (CompileOptions.max_chars): one setting, so a judge reads every concept okf compiles whole.
+JUDGE_WINDOW_CHARS = 6000
+
 StopReason = Literal["bodies", "shortlist", "depth", "calls", "tokens", "deadline"]
 
 
@@ -22,7 +26,7 @@ class Budgets(BaseModel):
     deadline_s: float = Field(default=120.0, description="Wall-clock seconds for the whole walk.")
     batch_size: int = Field(default=8, description="Documents per judge call.")
     page_size: int = Field(default=60, description="Signposts per selector call; wider listings are paged.")
-    body_chars: int = Field(default=6000, description="Characters of a body shown to the judge.")
+    body_chars: int = Field(default=JUDGE_WINDOW_CHARS, description="Characters of a body shown to the judge.")
 
     @model_validator(mode="after")
     def _positive(self) -> Budgets:
@@ -55,6 +59,8 @@ class ShortlistEntry(BaseModel):
     stale: bool = False
     reason: str = ""
     via: Literal["descent", "link"] = "descent"
+    grade: Literal["relevant", "partial"] = Field(default="relevant", description="The judge's grade: "
+                                                  "relevant states the answer, partial bears on it.")
     receipt: Receipt
     generated_by: str | None = Field(default=None, description="generated.by: who or what wrote the concept.")
     generated_at: str | None = Field(default=None, description="generated.at, ISO 8601.")

@@ -117,6 +117,21 @@ def read_source_text(path: Path) -> SourceText:
     return read
 
 
+def read_head(path: Path, chars: int) -> str:
+    """About the first ``chars`` characters of a source's text as okf reads it (HTML converted; PDF whole)."""
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        return read_source_text(path).text[:chars]
+    with path.open("rb") as handle:
+        raw = handle.read(chars * 4)
+    text = raw.decode("utf-8-sig", errors="ignore").replace("\r\n", "\n")[:chars]
+    if suffix in (".html", ".htm"):
+        from okf.compile.extract import html_to_markdown
+
+        return html_to_markdown(text)
+    return text
+
+
 def span_text(text: str, start_line: int, end_line: int) -> str:
     """Lines ``start_line..end_line`` (1-based, inclusive) of ``text``, joined with ``\\n``."""
     return "\n".join(text.split("\n")[start_line - 1:end_line])

@@ -48,6 +48,7 @@ from okf.errors import (
     PathEscapeError,
 )
 from okf.markdown import find_links, headings
+from okf.text.vocabulary import Vocabulary
 
 __all__ = [
     "CODES",
@@ -127,6 +128,7 @@ class Bundle:
         self._is_dir: dict[str, bool] = {}
         self._corpus_id: str | None = None
         self._unreadable: dict[str, str] = {}  # directory -> why it could not be listed
+        self._vocabulary: Vocabulary | None | bool = False  # False: not read yet
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Bundle:
@@ -493,6 +495,12 @@ class Bundle:
             raise BundleError("the compile manifest is not a JSON object", path=MANIFEST,
                               fix="recompile with okf compile")
         return value
+
+    def vocabulary(self) -> Vocabulary | None:
+        """The bundle's vocabulary statistics written by okf compile (``.okf/vocabulary.json``), or None."""
+        if self._vocabulary is False:
+            self._vocabulary = Vocabulary.load(Path(self._root_real))
+        return self._vocabulary  # type: ignore[return-value]
 
     def corpus_id(self, *, hasher: Hasher | None = None) -> str:
         """A stable identity of the bundle's content: ``sha256:`` and 16 hex digits.

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from okf.cli.common import emit_json, json_option, notice, printable, progress_enabled, quiet_option
+from okf.models import JUDGE_WINDOW_CHARS
 from okf.compile import CompileOptions, compile_bundle
 from okf.errors import ConfigError
 
@@ -29,20 +30,25 @@ def _timestamp(value: str | None) -> datetime | None:
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Bundle folder to write.")
 @click.option("--max-words", default=1500, show_default=True, type=click.IntRange(min=50),
               help="Split sections longer than this at sub-headings or paragraph boundaries.")
+@click.option("--max-chars", default=JUDGE_WINDOW_CHARS, show_default=True, type=click.IntRange(min=200),
+              help="Split sections longer than this many characters: the judge's window (--body-chars of "
+                   "navigate), so a judge reads every concept whole.")
 @click.option("--fanout", default=24, show_default=True, type=click.IntRange(min=2),
-              help="Most entries per index.md; wider levels are grouped into contiguous runs.")
+              help="Most entries per index.md; a wider folder of documents is grouped by topic.")
 @click.option("--force", is_flag=True, help="Rebuild every source even when unchanged.")
 @click.option("--timestamp", default=None, metavar="ISO",
               help="generated.at and log date (default: SOURCE_DATE_EPOCH, else now) for reproducible bundles.")
 @click.option("--title", default=None, help="Title of the root index.md (default: from the output name).")
 @json_option
 @quiet_option
-def command(sources: tuple[Path, ...], output: Path, max_words: int, fanout: int, force: bool,
+def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: int, fanout: int, force: bool,
             timestamp: str | None, title: str | None, as_json: bool, quiet: bool) -> None:
     """Compile markdown, text, HTML and PDF files into an OKF bundle.
 
     Each source document becomes a directory of concepts, one per section, nested along the document's
-    own headings or numbering. Recompiling rebuilds only changed sources; the output is replaced
+    own headings or numbering (a document that is one concept becomes one concept file). Every concept gets
+    a description and key terms (tags); every index.md entry says what lies below in content words and key
+    terms; a folder of more documents than --fanout is grouped by topic. Recompiling rebuilds only changed sources; the output is replaced
     atomically, so an interrupted compile leaves the previous bundle intact. Beside the bundle, OUTPUT.okf-spare
     keeps the previous tree for the next compile to reuse (safe to delete); inside it,
     .okf/stat-cache.json holds per-machine file stats (keep it out of version control). See docs/compile.md.
@@ -53,8 +59,8 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, fanout: int
       okf compile contracts/ notes.md -o bundles/legal --max-words 800 --fanout 30
       okf compile docs/ -o bundles/mydocs --json --quiet
     """
-    options = CompileOptions(max_words=max_words, fanout=fanout, force=force, timestamp=_timestamp(timestamp),
-                             title=title)
+    options = CompileOptions(max_words=max_words, max_chars=max_chars, fanout=fanout, force=force,
+                             timestamp=_timestamp(timestamp), title=title)
     bar: Any = None
     progress = None
     if progress_enabled(quiet):

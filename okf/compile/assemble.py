@@ -5,18 +5,20 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from okf.bundle.syntheses import root_entry
 from okf.compile.links import link_text, rewrite_markdown_links
 from okf.compile.parallel import SHARED, ordered_map
 from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
-from okf.compile.render import (
-    DIR_DESCRIPTION_CHARS, clip, concept_file, describe, dir_description, group_description, group_title, index_file,
-    list_description, log_entry, log_file,
-)
+from okf.compile.describe import DIRECTORY_TERMS, GROUP_DESCRIPTION_CHARS, directory_description, label
+from okf.compile.vocabulary import collect_vocabulary, vocabulary_outputs
+from okf.text.keyterms import distinctive, idf_table, title_terms
+from okf.compile.render import concept_file, index_file, log_entry, log_file
+from okf.compile.survey import survey_document
 from okf.compile.state import CompileState, DocPlan, Node
 from okf.compile.tree import iter_concepts, iter_dirs
 from okf.compile.write import open_side_tree, write_outputs
@@ -36,16 +38,27 @@ def _span_sha256(lines: list[str], start: int, end: int) -> str:
     return hashlib.sha256("\n".join(lines[start - 1:end]).encode("utf-8")).hexdigest()
 
 
-def describe_dirs(node: Node) -> None:
-    """Directory descriptions from their content, bottom-up (a group names its first and last entries)."""
+def describe_dirs(node: Node, terms_of: Callable[[Node], list[str]]) -> None:
+    """Directory descriptions from their content, bottom-up: members by what they are about, then the key
+    terms of the subtree (``terms_of``). A fan-out group's title adds its main key terms to its range."""
     for child in node.children:
         if child.is_dir and child.type != "Document":
-            describe_dirs(child)
-    if node.type == "Group" and node.children:
-        node.title = group_title(node)
-        node.description = group_description(node)
-    elif node.type != "Document" or not node.description:
-        node.description = dir_description(node.title, node.children)
+            describe_dirs(child, terms_of)
+    if node.type == "Document" and node.description:
+        return
+    key_terms = terms_of(node)
+    members = [(label(c), terms_of(c) if c.is_dir else list(c.tags)) for c in node.children if c.title]
+    if node.type == "Topic" and node.children:
+        if key_terms:
+            heading = ", ".join(key_terms[:3])
+            node.title = heading[:1].upper() + heading[1:]
+        node.description = directory_description(members, key_terms, GROUP_DESCRIPTION_CHARS)
+    elif node.type == "Group" and node.children:
+        base = node.title.split(":", 1)[0]
+        node.title = f"{base}: {', '.join(key_terms[:3])}" if key_terms else base
+        node.description = directory_description(members, key_terms, GROUP_DESCRIPTION_CHARS)
+    else:
+        node.description = directory_description(members, key_terms)
 
 
 def _emit(state: CompileState, path: str, content: bytes, old_files: set[str]) -> None:
@@ -82,22 +95,18 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
         return None if anchors is None else anchors.get(anchor.lower()) or anchors.get("")
 
     concepts = list(iter_concepts(plan.node))
-    for node in concepts:
-        assert node.lines is not None
-        node.description = describe(plan.lines, *node.lines, plan.headings, node.title)
+    survey = survey_document(plan, concepts)
     for node in concepts:
         path, content = _render_concept(output, plan, node, resolve, at, old_files)
         (outputs.__setitem__(path, content) if content is not None else keep.append(path))
-    describe_dirs(plan.node)
-    # A document is described by its own headings and defined terms (or its opening sentence without headings).
-    terms = sorted(plan.terms, key=str.lower)
-    if plan.outline:
-        names = plan.outline + ([f"defined terms: {', '.join(terms)}"] if terms else [])
-        plan.node.description = list_description(plan.title, names, DIR_DESCRIPTION_CHARS)
-    else:
-        plan.node.description = clip(f"{plan.title}: {concepts[0].description}", DIR_DESCRIPTION_CHARS)
+    describe_dirs(plan.node, survey.terms_of)
+    outline = [(label(c), survey.terms_of(c) if c.is_dir else list(c.tags)) for c in plan.node.children if c.title]
+    plan.node.description = directory_description(
+        outline if len(concepts) > 1 else [concepts[0].description], survey.terms_of(plan.node))
     indexes = []
-    for directory in iter_dirs(plan.node):
+    single = len(concepts) == 1 and not plan.node.children[0].is_dir and concepts[0].path.endswith(".md") \
+        and not concepts[0].path.startswith(plan.node.path)
+    for directory in ([] if single else iter_dirs(plan.node)):
         path = directory.path + "index.md"
         indexes.append(path)
         content = index_file(directory, directory.title, directory.description)
@@ -109,7 +118,9 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
         "sha256": plan.source.sha256, "dir": plan.node.path, "title": plan.title,
         "description": plan.node.description, "indexes": indexes,
         "concepts": [n.path for n in concepts], "anchors": plan.anchors,
-        "links_to": sorted(plan.links_to),
+        "links_to": sorted(plan.links_to), "outline": [[name, terms[:8]] for name, terms in outline][:40] if not single
+        else [[concepts[0].description, list(concepts[0].tags[:8])]],
+        "terms": survey.summary(), "acronyms": survey.expansions, "vocabulary": survey.table(),
     }
     return write_outputs(SHARED["side"], outputs), keep, entry
 
@@ -123,6 +134,7 @@ def render_documents(state: CompileState) -> None:
         return
     shared = {"plans": state.plans, "anchors": anchors, "output": state.output,
               "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
+              "max_chars": state.options.max_chars,
               "side": f"{open_side_tree(state)}{os.sep}"}
     for resource, (written, keep, entry) in zip(resources, ordered_map(render_plan, resources, state.jobs, shared)):
         state.written.update(written)
@@ -139,7 +151,7 @@ def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: d
     if plan.source.kind in ("markdown", "html"):
         body = rewrite_markdown_links(body, plan, resolve)
     else:
-        body = link_text(body, plan, node.path, node.lines[0])
+        body = link_text(body, plan, node.path, node.lines[0], room=max(0, SHARED["max_chars"] - len(body)))
     sha = _span_sha256(plan.lines, *node.lines)
     old = _read_old(output, node.path, old_files)
     if old is not None and (m := _AT.search(old)):
@@ -153,10 +165,69 @@ def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: d
     return node.path, concept_file(node, body, plan.source.resource, plan.title, sha, at)
 
 
+def _leaves(node: Node):  # type: ignore[no-untyped-def]
+    for child in node.children:
+        if child.type == "Document" or not child.is_dir:
+            yield child
+        else:
+            yield from _leaves(child)
+
+
 def render_indexes(state: CompileState) -> None:
-    """Folder-level index.md files (above the documents); the root one carries ``okf_version``."""
+    """Folder-level index.md files (above the documents); the root one carries ``okf_version``.
+
+    Documents and groups of documents are described with key terms weighed across documents: frequent in
+    this document (or group), found in few others.
+    """
     assert state.tree is not None
     old_files = manifest_files(state.previous)
+    collect_vocabulary(state)
+    doc_df: Counter[str] = Counter()
+    for table in state.vocabulary.values():
+        doc_df.update(table.keys())
+    weights = idf_table(doc_df, max(1, len(state.vocabulary)))
+    summaries: dict[str, dict[str, list[Any]]] = {}
+
+    def summary_of(node: Node) -> dict[str, list[Any]]:
+        """Summed term summaries of the documents under ``node``: term -> [count, word]."""
+        if node.path in summaries:
+            return summaries[node.path]
+        total: dict[str, list[Any]] = {}
+        if node.type == "Document":
+            entry = state.doc_entries.get(node.anchors[0]) or {}
+            total = {t: list(v) for t, v in entry.get("terms", {}).items()}
+        else:
+            for child in node.children:
+                for term, (n, word) in summary_of(child).items():
+                    held = total.setdefault(term, [0, word])
+                    held[0] += n
+        summaries[node.path] = total
+        return total
+
+    chosen: dict[str, list[str]] = {}
+
+    def terms_of(node: Node) -> list[str]:
+        if node.path in chosen:
+            return chosen[node.path]
+        chosen[node.path] = found = _terms_of(node)
+        return found
+
+    def _terms_of(node: Node) -> list[str]:
+        summary = summary_of(node)
+        exclude = title_terms(node.title)
+        if node.type != "Document":
+            for child in node.children:
+                exclude |= title_terms(child.title)
+        counts = {t: v[0] for t, v in summary.items()}
+        # A group over many documents names more of what it holds: its signpost is all a selector sees of them.
+        import os as _os
+        if _os.environ.get("OKF_EXP_DOCSCALE"):
+            size = sum(1 for _ in _leaves(node)) if node.type != "Document" else len((state.doc_entries.get(node.anchors[0]) or {}).get("concepts", []))
+            limit = min(int(_os.environ.get("OKF_EXP_DOCMAX", 80)), DIRECTORY_TERMS + int(2 * size ** 0.5))
+        else:
+            limit = DIRECTORY_TERMS + min(44, len(summary) // 40) if node.type == "Topic" else DIRECTORY_TERMS
+        return [summary[t][1] for t in distinctive(counts, weights, limit=limit, exclude=exclude,
+                                                    unseen=max(weights.values(), default=0.0))]
 
     def fill(node: Node) -> None:
         kept = []
@@ -165,7 +236,13 @@ def render_indexes(state: CompileState) -> None:
                 entry = state.doc_entries.get(child.anchors[0])
                 if entry is None:
                     continue  # skipped (empty or unreadable)
-                child.title, child.description = entry["title"], entry["description"]
+                child.title = entry["title"]
+                outline = [(m[0], list(m[1])) if isinstance(m, list) else (str(m), []) for m in entry.get("outline") or []]
+                child.description = directory_description(outline, terms_of(child)) if outline or \
+                    entry.get("terms") else entry["description"]
+                if len(entry["concepts"]) == 1 and not entry["indexes"]:
+                    child.path, child.lines = entry["concepts"][0], (1, 1)  # a one-concept document is a file
+                    child.tags = list(outline[0][1]) if outline else []
             else:
                 fill(child)
                 if not child.children:
@@ -176,7 +253,7 @@ def render_indexes(state: CompileState) -> None:
     fill(state.tree)
     title = state.options.title or state.output.name.replace("-", " ").replace("_", " ").strip().title() or "Bundle"
     state.tree.title = title
-    describe_dirs(state.tree)
+    describe_dirs(state.tree, terms_of)
     for directory in iter_dirs(state.tree):
         if directory.type == "Document":
             continue
@@ -228,9 +305,10 @@ def finish(state: CompileState) -> None:
     elif old_log is not None:
         state.keep.add("log.md")
     data = manifest_bytes(manifest)
-    if content_changed or _old_bytes(state, MANIFEST) != data:
-        state.outputs[MANIFEST] = data
-    else:
-        state.keep.add(MANIFEST)
+    for path, content in [(MANIFEST, data), *vocabulary_outputs(state).items()]:
+        if content_changed or _old_bytes(state, path) != content:
+            state.outputs[path] = content
+        else:
+            state.keep.add(path)
     state.manifest = manifest
     report.changed = bool(state.outputs) or bool(state.written)

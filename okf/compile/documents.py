@@ -19,6 +19,9 @@ from okf.compile.write import open_side_tree
 from okf.sources import SourceRefused, read_source_text
 
 
+LINK_ROOM = 0.1
+
+
 def humanize(stem: str) -> str:
     """A readable title from a file name."""
     return " ".join(stem.replace("_", " ").split()) or stem
@@ -63,13 +66,19 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
         found = text_headings(lines)
         sizer = Sizer(lines, None)
     root = build_tree(found, len(lines), title)
-    nodes = plan_document(root, sizer, options.max_words, options.min_words)
+    # Cross-links compile writes into a body ("[Section 5](/a/b.md)") lengthen it: leave them a share of the
+    # window, so the concept as written still fits the judge's window.
+    nodes = plan_document(root, sizer, options.max_words, options.min_words,
+                          int(options.max_chars * (1 - LINK_ROOM)))
     if not nodes:
         return None, warnings, "empty document (no text)"
     doc = Node(PurePosixPath(source.resource).stem, title, "Document", children=nodes)
     assign_paths(doc, placement[source.resource], options.fanout)
+    if len(doc.children) == 1 and not doc.children[0].is_dir:
+        doc.children[0].path = placement[source.resource].rstrip("/") + ".md"  # one concept: a file, no folder
     plan = DocPlan(source, title, lines, doc,
-                   headings={h.start for h in found} | {h.title_line for h in found if h.title_line})
+                   headings={h.start for h in found} | {h.title_line for h in found if h.title_line},
+                   heading_titles={h.start: h.title for h in found})
     concepts = index_document(plan, _flatten(root))
     plan.anchors[""] = concepts[0].path
     tops = root.children[0].children if len(root.children) == 1 else root.children
@@ -99,6 +108,7 @@ def build_documents(state: CompileState) -> None:
         return
     shared = {"placement": state.placement, "options": state.options, "anchors": {}, "output": state.output,
               "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
+              "max_chars": state.options.max_chars,
               "side": f"{open_side_tree(state)}{os.sep}"}
     results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared)
     for done, (source, (plan, warnings, skipped, rendered)) in enumerate(zip(state.rebuild, results), 1):

@@ -90,9 +90,10 @@ def rewrite_markdown_links(body: str, plan: DocPlan, resolve: Callable[[str, str
     return _MD_LINK.sub(sub, body)
 
 
-def link_text(body: str, plan: DocPlan, path: str, first_line: int) -> str:
+def link_text(body: str, plan: DocPlan, path: str, first_line: int, room: int | None = None) -> str:
     """Rewrite section references and the first use of each defined term as links to their concepts.
-    ``body`` is the document's lines from ``first_line`` on, joined by newlines."""
+    ``body`` is the document's lines from ``first_line`` on, joined by newlines. Links are written while
+    they add at most ``room`` characters (so a concept stays within the judge's window); the rest stay text."""
     spans: list[tuple[int, int, str, str]] = []
     for m in _REF.finditer(body):
         if m.start() and (body[m.start() - 1].isalnum() or body[m.start() - 1] == "_"):  # \b, as in \w
@@ -108,10 +109,15 @@ def link_text(body: str, plan: DocPlan, path: str, first_line: int) -> str:
     out: list[str] = []
     pos = 0
     linked: set[str] = set()
+    added = 0
     for start, end, text, target in spans:
         key = f"{text}\0{target}"
         if start < pos or key in linked:
             continue
+        cost = len(target) + 5  # "[", "](/", ")"
+        if room is not None and added + cost > room:
+            continue
+        added += cost
         linked.add(key)
         out.append(body[pos:start])
         out.append(f"[{text}](/{target})")

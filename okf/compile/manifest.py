@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from okf import __version__
 from okf.compile.state import CompileState
 from okf.compile.tree import place_documents
+from okf.sources import read_head
+from okf.text.keyterms import count_terms, eligible
 
 MANIFEST = ".okf/manifest.json"
 FORMAT = 1
@@ -38,9 +42,38 @@ def source_root_label(root: Path, output: Path) -> str:
         return root.as_posix()
 
 
+# Characters of a document read for its grouping terms: how it opens says what it is about.
+GROUP_HEAD_CHARS = 6000
+GROUP_TERMS = 60
+
+
 def place(state: CompileState) -> None:
-    """Decide each document's directory (folders kept, wide folders grouped into contiguous runs)."""
-    state.tree, state.placement = place_documents([f.resource for f in state.files], state.options.fanout)
+    """Decide each document's directory: folders kept; a folder with more documents than the fan-out cap
+    grouped by topic (from the terms each document opens with, cached in the manifest by content hash)."""
+    resources = [f.resource for f in state.files]
+    per_folder = Counter(posixpath.dirname(r) for r in resources)
+    if per_folder and max(per_folder.values()) > state.options.fanout:
+        state.group_terms = grouping_terms(state)
+    state.tree, state.placement = place_documents(resources, state.options.fanout, state.group_terms or None)
+
+
+def grouping_terms(state: CompileState) -> dict[str, dict[str, int]]:
+    """Each source's grouping terms: the most frequent content words of its opening, reused when unchanged."""
+    old = (state.previous or {}).get("sources", {})
+    out: dict[str, dict[str, int]] = {}
+    for source in state.files:
+        entry = old.get(source.resource) or {}
+        if entry.get("sha256") == source.sha256 and isinstance(entry.get("group_terms"), dict):
+            out[source.resource] = entry["group_terms"]
+            continue
+        try:
+            head = read_head(source.path, GROUP_HEAD_CHARS)
+        except (OSError, ValueError):
+            head = ""
+        counts = count_terms(head)
+        top = sorted(((-n, t) for t, n in counts.items() if t in set(eligible(counts))))[:GROUP_TERMS]
+        out[source.resource] = {t: -n for n, t in top}
+    return out
 
 
 def plan_changes(state: CompileState) -> None:
@@ -68,6 +101,9 @@ def plan_changes(state: CompileState) -> None:
 
 def new_manifest(state: CompileState) -> dict[str, Any]:
     """The manifest of the bundle being written."""
+    for resource, terms in state.group_terms.items():
+        if resource in state.doc_entries:
+            state.doc_entries[resource]["group_terms"] = terms
     return {
         "format": FORMAT,
         "okf_version": __version__,

@@ -15,9 +15,12 @@ class Sizer:
     def __init__(self, lines: list[str], block_starts: list[int] | None) -> None:
         self.lines = lines
         prefix = [0]
+        chars = [0]
         for line in lines:
             prefix.append(prefix[-1] + len(line.split()))
+            chars.append(chars[-1] + len(line) + 1)
         self.prefix = prefix
+        self.char_prefix = chars
         if block_starts is None:  # plain text: a paragraph starts after a blank line
             starts, blank = [], True
             for number, line in enumerate(lines, 1):
@@ -33,6 +36,10 @@ class Sizer:
         """Words in lines ``start..end``."""
         return self.prefix[end] - self.prefix[start - 1] if end >= start else 0
 
+    def chars(self, start: int, end: int) -> int:
+        """Characters of lines ``start..end`` joined by newlines (what a judge is shown of them)."""
+        return self.char_prefix[end] - self.char_prefix[start - 1] - 1 if end >= start else 0
+
     def trim(self, start: int, end: int) -> tuple[int, int] | None:
         """The range without leading and trailing blank lines; None when it holds no text."""
         if self.words(start, end) == 0 and not any(self.lines[i - 1].strip() for i in range(start, end + 1)):
@@ -43,24 +50,27 @@ class Sizer:
             end -= 1
         return (start, end) if start <= end else None
 
-    def split(self, start: int, end: int, limit: int) -> list[tuple[int, int]]:
-        """Pieces of ``start..end`` with at most ``limit`` words each where the boundaries allow."""
-        if self.words(start, end) <= limit:
+    def fits(self, start: int, end: int, limit: int, chars: int) -> bool:
+        """Lines ``start..end`` hold at most ``limit`` words and ``chars`` characters."""
+        return self.words(start, end) <= limit and self.chars(start, end) <= chars
+
+    def split(self, start: int, end: int, limit: int, chars: int) -> list[tuple[int, int]]:
+        """Pieces of ``start..end`` with at most ``limit`` words and ``chars`` characters each where the
+        boundaries allow (a single line longer than that stays whole: provenance is by line)."""
+        if self.fits(start, end, limit, chars):
             return [(start, end)]
         lo, hi = bisect.bisect_right(self.starts, start), bisect.bisect_right(self.starts, end)
         cuts = [start] + self.starts[lo:hi] + [end + 1]
         units = [(cuts[i], cuts[i + 1] - 1) for i in range(len(cuts) - 1)]
-        if self.text:  # an oversized text paragraph may be cut between its lines
-            units = [u for a, b in units for u in (
-                [(n, n) for n in range(a, b + 1)] if self.words(a, b) > limit else [(a, b)])]
+        # An oversized block or paragraph may be cut between its lines.
+        units = [u for a, b in units for u in (
+            [(n, n) for n in range(a, b + 1)] if not self.fits(a, b, limit, chars) else [(a, b)])]
         pieces: list[tuple[int, int]] = []
-        cur_start, cur_words = units[0][0], 0
+        cur_start = units[0][0]
         for a, b in units:
-            w = self.words(a, b)
-            if cur_words and cur_words + w > limit:
+            if a > cur_start and not self.fits(cur_start, b, limit, chars):
                 pieces.append((cur_start, a - 1))
-                cur_start, cur_words = a, 0
-            cur_words += w
+                cur_start = a
         pieces.append((cur_start, end))
         return [t for p in pieces if (t := self.trim(*p))]
 
@@ -77,15 +87,15 @@ def section_type(section: Section) -> str:
 class Planner:
     """Turns a section tree into nodes: leaves as concepts, big sections as directories."""
 
-    def __init__(self, sizer: Sizer, max_words: int, min_words: int) -> None:
-        self.sizer, self.max_words, self.min_words = sizer, max_words, min_words
+    def __init__(self, sizer: Sizer, max_words: int, min_words: int, max_chars: int) -> None:
+        self.sizer, self.max_words, self.min_words, self.max_chars = sizer, max_words, min_words, max_chars
 
     def leaves(self, section: Section, start: int, end: int, slug: str, title: str, kind: str) -> list[Node]:
         """One concept for ``start..end``, or numbered parts when it is too long."""
         trimmed = self.sizer.trim(start, end)
         if trimmed is None:
             return []
-        pieces = self.sizer.split(*trimmed, self.max_words)
+        pieces = self.sizer.split(*trimmed, self.max_words, self.max_chars)
         if len(pieces) == 1:
             return [Node(slug, title, kind, lines=pieces[0], words=self.sizer.words(*pieces[0]))]
         n = len(pieces)
@@ -96,7 +106,7 @@ class Planner:
         """Nodes for a section and its subsections, in document order."""
         start = lead if lead is not None else section.start
         kind = section_type(section)
-        if not section.children or self.sizer.words(start, section.end) <= self.max_words:
+        if not section.children or self.sizer.fits(start, section.end, self.max_words, self.max_chars):
             return self.leaves(section, start, section.end, section.title, section.title, kind)
         own = self.sizer.trim(start, section.own_end)
         children: list[Node] = []
@@ -122,10 +132,12 @@ class Planner:
             prev = nodes[i - 1] if i > 0 else None
             nxt = nodes[i + 1] if i + 1 < len(nodes) else None
             assert node.lines is not None
-            if prev is not None and not prev.is_dir and prev.words + node.words <= self.max_words:
+            if prev is not None and not prev.is_dir and self.sizer.fits(prev.lines[0], node.lines[1], self.max_words,
+                                                                         self.max_chars):
                 assert prev.lines is not None
                 prev.lines, prev.words = (prev.lines[0], node.lines[1]), prev.words + node.words
-            elif nxt is not None and not nxt.is_dir and nxt.words + node.words <= self.max_words:
+            elif nxt is not None and not nxt.is_dir and self.sizer.fits(node.lines[0], nxt.lines[1], self.max_words,
+                                                                        self.max_chars):
                 assert nxt.lines is not None
                 nxt.lines, nxt.words = (node.lines[0], nxt.lines[1]), nxt.words + node.words
             else:
@@ -134,9 +146,9 @@ class Planner:
             del nodes[i]
 
 
-def plan_document(root: Section, sizer: Sizer, max_words: int, min_words: int) -> list[Node]:
+def plan_document(root: Section, sizer: Sizer, max_words: int, min_words: int, max_chars: int) -> list[Node]:
     """The nodes directly inside a document's directory."""
-    planner = Planner(sizer, max_words, min_words)
+    planner = Planner(sizer, max_words, min_words, max_chars)
     lead: int | None = None
     own = sizer.trim(root.start, root.own_end)
     # A single top heading (a markdown "# Title") with next to nothing before it is the document itself.

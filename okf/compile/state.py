@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
+from okf.models import JUDGE_WINDOW_CHARS
+
 KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html", ".htm": "html",
          ".pdf": "pdf"}
 
@@ -17,6 +19,8 @@ class CompileOptions(BaseModel):
     """Options of one compile; recorded in the manifest (a change rebuilds every source)."""
 
     max_words: int = Field(default=1500, ge=10, description="Split sections longer than this many words.")
+    max_chars: int = Field(default=JUDGE_WINDOW_CHARS, ge=200, description="Split sections longer than this many "
+                           "characters: the judge's window (body_chars), so a judge reads every concept whole.")
     min_words: int = Field(default=40, ge=0, description="Merge fragments shorter than this into a neighbour.")
     fanout: int = Field(default=24, ge=2, description="Most entries one index.md lists before grouping.")
     force: bool = Field(default=False, description="Rebuild every source even when unchanged.")
@@ -26,7 +30,8 @@ class CompileOptions(BaseModel):
 
     def recorded(self) -> dict[str, Any]:
         """The options that shape the output (force and timestamp do not)."""
-        return {"max_words": self.max_words, "min_words": self.min_words, "fanout": self.fanout}
+        return {"max_words": self.max_words, "min_words": self.min_words, "fanout": self.fanout,
+                "max_chars": self.max_chars}
 
 
 class SkippedFile(BaseModel):
@@ -79,6 +84,7 @@ class Node:
     description: str = ""
     path: str = ""  # bundle path: "a/b.md" for concepts, "a/b/" for directories
     words: int = 0
+    tags: list[str] = field(default_factory=list)
 
     @property
     def is_dir(self) -> bool:
@@ -95,6 +101,7 @@ class DocPlan:
     lines: list[str]
     node: Node  # the document directory
     headings: set[int] = field(default_factory=set)  # line numbers of heading lines
+    heading_titles: dict[int, str] = field(default_factory=dict)  # heading line -> the section title it opens
     anchors: dict[str, str] = field(default_factory=dict)  # md anchor -> concept path
     keys: dict[str, list[str]] = field(default_factory=dict)  # "section:5.2" -> concept paths
     links_to: set[str] = field(default_factory=set)  # resources this document links to
@@ -133,6 +140,8 @@ class CompileState:
     stat_cache: dict[str, Any] = field(default_factory=dict)  # the previous compile's stat record
     stat_at: int = 0  # time.time_ns() when the sources were statted
     settled: bool = False  # the stat data proves nothing changed since the last compile: later steps skipped
+    group_terms: dict[str, dict[str, int]] = field(default_factory=dict)  # resource -> terms it opens with
+    vocabulary: dict[str, dict[str, int]] = field(default_factory=dict)  # resource -> term -> concepts holding it
     reused_side: bool = False  # the side tree is the previous compile's spare tree, reconciled on write
 
     def changed_files(self) -> set[str]:

@@ -7,7 +7,10 @@ import re
 import unicodedata
 from pathlib import PurePosixPath
 
+from collections.abc import Mapping
+
 from okf.compile.state import Node
+from okf.compile.topics import topical_tree, vectors
 
 _RESERVED = {"index", "log", "con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
              *(f"lpt{i}" for i in range(1, 10))}
@@ -85,8 +88,54 @@ def assign_paths(node: Node, base: str, fanout: int, noun: str = "sections") -> 
             child.path = f"{base}{slug}.md"
 
 
-def place_documents(resources: list[str], fanout: int) -> tuple[Node, dict[str, str]]:
-    """The folder tree above document directories, and each resource's document directory path."""
+def topical_groups(nodes: list[Node], vectors_: list[dict[str, float]], fanout: int) -> list[Node]:
+    """Documents of a wide folder grouped by topic (see okf.compile.topics), level by level within ``fanout``.
+
+    A group is named by the heaviest terms its members share (slug ``topic-...``); its title and description
+    are written later from its members' key terms.
+    """
+    tree = topical_tree(len(nodes), vectors_, fanout)
+
+    def make(branch: list) -> list[Node]:  # type: ignore[type-arg]
+        out: list[Node] = []
+        for part in branch:
+            if isinstance(part, int):
+                out.append(nodes[part])
+                continue
+            members = make(part)
+            leaves = _leaf_indices(part)
+            terms = _shared_terms([vectors_[i] for i in leaves])
+            name = "-".join(terms[:3]) or "documents"
+            out.append(Node(f"topic-{slugify(name, 'documents')}", ", ".join(terms[:3]).capitalize() or "Documents",
+                            "Topic", children=members))
+        return out
+
+    return make(tree) if isinstance(tree[0], list) else nodes
+
+
+def _leaf_indices(branch: list) -> list[int]:  # type: ignore[type-arg]
+    out: list[int] = []
+    for part in branch:
+        out.extend([part] if isinstance(part, int) else _leaf_indices(part))
+    return out
+
+
+def _shared_terms(members: list[dict[str, float]]) -> list[str]:
+    total: dict[str, float] = {}
+    for vector in members:
+        for t, w in vector.items():
+            total[t] = total.get(t, 0.0) + w
+    return [t for t, _ in sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
+
+
+def place_documents(resources: list[str], fanout: int,
+                    terms_of: Mapping[str, Mapping[str, int]] | None = None) -> tuple[Node, dict[str, str]]:
+    """The folder tree above document directories, and each resource's document directory path.
+
+    A folder with more documents than ``fanout`` groups them by topic when ``terms_of`` gives every
+    document's term counts; otherwise (or for folders mixing documents and subfolders) into contiguous runs
+    named by their range, the documented last resort.
+    """
     root = Node("", "", "Folder", children=[])
     folders: dict[tuple[str, ...], Node] = {(): root}
     for resource in resources:
@@ -105,8 +154,13 @@ def place_documents(resources: list[str], fanout: int) -> tuple[Node, dict[str, 
 
     def walk(node: Node, base: str) -> None:
         node.path = base
-        node.children = group(node.children, fanout, "documents")
-        slugs = unique([slugify(c.slug) if c.type != "Group" else c.slug for c in node.children])
+        docs = [c for c in node.children if c.type == "Document"]
+        if (len(node.children) > fanout and terms_of is not None and len(docs) == len(node.children)
+                and all(d.anchors[0] in terms_of for d in docs)):
+            node.children = topical_groups(docs, vectors([terms_of[d.anchors[0]] for d in docs]), fanout)
+        else:
+            node.children = group(node.children, fanout, "documents")
+        slugs = unique([slugify(c.slug) if c.type not in ("Group", "Topic") else c.slug for c in node.children])
         for child, slug in zip(node.children, slugs):
             child.slug = slug
             if child.type == "Document":

@@ -1,0 +1,279 @@
+"""Signpost text: what each concept and directory is about, in words a reader can match to a question.
+
+- A concept's ``description`` is the first sentence that states something (not its title again, not a meta
+  line such as "Employee Handbook — Section 4.1.", not a table header); with subsections, it names them.
+- A concept's ``tags`` are its key terms: terms it defines, acronyms with their expansions, names, and the
+  words most particular to it within its document (tf-idf over the document's concepts).
+- A directory's description lists its members by what they are about (an identifier title such as "18.8.2"
+  or "Part 1.Chapter 2" is replaced by the member's own first words) and ends with the key terms of its
+  whole subtree, so a selector sees what lies below without opening it.
+
+Statistics are computed once per document at compile time and written into the signposts: every reader,
+model or offline, reads the same words. Nothing here depends on a question.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from operator import mul
+from collections.abc import Iterable, Mapping
+
+from okf.compile.state import Node
+from okf.text.keyterms import caps_words, names, title_terms
+
+DESCRIPTION_CHARS = 240
+import os as _os
+DIR_DESCRIPTION_CHARS = int(_os.environ.get("OKF_EXP_CHARS", 1000))
+GROUP_DESCRIPTION_CHARS = int(_os.environ.get("OKF_EXP_GCHARS", 1500))
+CONCEPT_TAGS = 10
+DIRECTORY_TERMS = int(_os.environ.get("OKF_EXP_TERMS", 16))
+LABEL_WORDS = 8
+CANDIDATES = 30
+STEM_MARK = "\x00"
+NAME_CHARS = 800
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9\"“(\[])")
+_MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"[`*_]{1,3}|<[^>]+>")
+_RULE = re.compile(r"\s*\|?[\s:|-]*")
+# Structural words of identifiers: "Part 1.Chapter 2", "Section 93", "APP1.A1.1.Guidance.3.", "Schedule B".
+_STRUCTURAL = frozenset({"part", "chapter", "section", "sections", "article", "articles", "schedule", "annex",
+                         "appendix", "exhibit", "guidance", "app", "rule", "rules", "paragraph", "clause", "item",
+                         "no", "title", "subpart", "division", "page", "pages", "documents", "entries", "to"})
+_IDENT_TOKEN = re.compile(r"[A-Za-z]{0,3}\d[\w]*|[ivxlcdm]+|[a-z]", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+# A line that only labels the document it is in: "Employee Handbook — Section 4.1.", "Document OPS-SOP-140,
+# revision 2", "Version 3.0", "Owner: ...". Recognised by shape, not by words of one corpus: short, and
+# made mostly of capitalised words, identifiers and numbers.
+_META_CUE = re.compile(r"\b(?:section|revision|version|owner|owners|effective|updated|page|document|policy number)\b",
+                       re.IGNORECASE)
+
+
+def plain(line: str) -> str:
+    """A line of markdown as plain prose: markers, link syntax, emphasis and code ticks dropped."""
+    line = _MARKER.sub("", line[:2000])
+    if "[" in line:
+        line = _LINK.sub(r"\1", line)
+    if "`" in line or "*" in line or "_" in line or "<" in line:
+        line = _EMPHASIS.sub(" ", line)
+    return " ".join(line.split())
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters, with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    if " " in cut[limit // 2:]:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-") + "…"
+
+
+def is_identifier(title: str) -> bool:
+    """True when a title names a place, not a topic: "18.8.2", "Part 1.Chapter 2", "93)", "APP1.A1.1.Guidance.3."."""
+    words = [w for w in re.split(r"[\s.;:,()\-–—/]+", title) if w]
+    if not words:
+        return True
+    return all(w.casefold() in _STRUCTURAL or _IDENT_TOKEN.fullmatch(w) for w in words)
+
+
+def _meta_line(text: str, title: str) -> bool:
+    """A line that labels rather than states: the title again, or a short line of names and numbers."""
+    folded = text.casefold().strip(" .:;-–—")
+    if not folded or folded == title.casefold().strip(" .:;"):
+        return True
+    words = text.split()
+    if len(words) > 24:
+        return False
+    capital = sum(1 for w in words if w[:1].isupper() or any(ch.isdigit() for ch in w))
+    return bool(_META_CUE.search(text)) and capital >= 0.6 * len(words)
+
+
+def lead_sentence(lines: list[str], start: int, end: int, skip: set[int], title: str,
+                  heading_titles: Mapping[int, str] | None = None) -> str:
+    """The first sentence of lines ``start..end`` that states something, or "" when none does.
+
+    Paragraphs are read in order; headings, fenced code, table rows, rules, meta lines and lines wholly in
+    emphasis are passed over; a sentence needs four words and a dozen letters.
+    """
+    paragraph: list[str] = []
+    in_fence = False
+
+    def first_sentence() -> str:
+        for sentence in _SENTENCE_END.split(" ".join(paragraph)):
+            sentence = sentence.strip().lstrip("-–—:|# ").strip()
+            if len(sentence.split()) >= 4 and sum(map(str.isalpha, sentence[:200])) >= 12 \
+                    and not _meta_line(sentence, title):
+                return sentence
+        return ""
+
+    for number in range(start, min(end, start + 300) + 1):
+        raw = lines[number - 1]
+        stripped = raw.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        heading = number in skip and len(raw.split()) <= 15
+        named = (heading_titles or {}).get(number)
+        if named and not in_fence and stripped.casefold().startswith(named.casefold()):
+            rest = stripped[len(named):].lstrip(" .:;-–—")
+            if len(rest.split()) >= 4:  # "5.2 Invoicing and Payment. Storage is invoiced monthly...": the rest
+                raw, stripped, heading = rest, rest, False
+        text = "" if in_fence or heading or stripped.startswith("|") or _RULE.fullmatch(raw) else plain(raw)
+        if text and not paragraph and (_meta_line(text, title) or (stripped[:1] in "*_" and stripped[-1:] in "*_")):
+            text = ""  # a meta line, or a line wholly in emphasis (a note about the document)
+        if text:
+            paragraph.append(text)
+            if sum(map(len, paragraph)) < 800:
+                continue
+        if paragraph:
+            found = first_sentence()
+            if found:
+                return found
+            paragraph = []
+    return first_sentence() if paragraph else ""
+
+
+def describe_concept(lines: list[str], start: int, end: int, skip: set[int], title: str,
+                     subheadings: list[str], heading_titles: Mapping[int, str] | None = None) -> str:
+    """A concept's description: its lead sentence, and the subsections it covers when it has several.
+
+    Returns "" when the text has no sentence that states something and no subsections (``okf check``
+    reports a concept whose description is only its title).
+    """
+    lead = lead_sentence(lines, start, end, skip, title, heading_titles)
+    covers = [h for h in dict.fromkeys(subheadings) if h.casefold() != title.casefold()]
+    if len(covers) >= 2:
+        listed = "Covers " + "; ".join(covers) + "."
+        if lead:
+            head = clip(lead, DESCRIPTION_CHARS * 2 // 3)
+            return clip(f"{head} {listed}", DESCRIPTION_CHARS)
+        return clip(listed, DESCRIPTION_CHARS)
+    return clip(lead, DESCRIPTION_CHARS)
+
+
+def concept_tags(candidates: Mapping[str, float], title: str, text: str, defined: Iterable[str],
+                 expansions: Mapping[str, str]) -> list[str]:
+    """Key terms of one concept: defined terms, acronyms (with expansion), names, then its most particular
+    words within the document — these as terms marked with ``STEM_MARK``, to be shown as written later."""
+    tags: list[str] = []
+    seen: set[str] = set(title_terms(title))
+
+    def add(tag: str) -> None:
+        terms = title_terms(tag)
+        if len(tags) < CONCEPT_TAGS and terms and not terms <= seen:
+            tags.append(tag)
+            seen.update(terms)
+
+    for term in sorted(defined, key=str.casefold):
+        add(term)
+    head = text[:NAME_CHARS]  # names and acronyms are read from the opening (where a concept introduces them)
+    caps = caps_words(head)
+    for short, _n in sorted(caps.items(), key=lambda kv: (-kv[1], kv[0])):
+        if short in expansions:
+            add(f"{expansions[short]} ({short})")
+        elif caps[short] >= 2 and len(short) <= 6:
+            add(short)
+    for name, n in sorted(names(head).items(), key=lambda kv: (-kv[1], kv[0]))[:4]:
+        if n >= 2 or len(tags) < 3:
+            add(name)
+    for _, term in sorted((-score, t) for t, score in candidates.items()):
+        if len(tags) >= CONCEPT_TAGS:
+            break
+        if term not in seen:
+            tags.append(STEM_MARK + term)  # shown as written once the document's word forms are known
+            seen.add(term)
+    return tags
+
+
+def candidate_scores(counts: Mapping[str, int], weights: Mapping[str, float]) -> dict[str, float]:
+    """A concept's ``CANDIDATES`` best key-term candidates with their tf-idf (1 + log tf, times idf): what it
+    adds to a directory. Computed with C-level maps: it runs once per concept of every compile."""
+    keys = list(filter(weights.__contains__, counts))
+    scores = map(mul, map(_tf, map(counts.__getitem__, keys)), map(weights.__getitem__, keys))
+    return {t: score for score, t in heapq.nlargest(CANDIDATES, zip(scores, keys))}
+
+
+_TF = [0.0] + [1.0 + math.log(n) for n in range(1, 64)]
+
+
+def _tf(n: int) -> float:
+    return _TF[n] if n < 64 else 1.0 + math.log(n)
+
+
+def subtree_scores(node: Node, scores_of: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Summed candidate scores of every concept below ``node``; directories are memoized in ``scores_of``
+    under their own path, so describing a tree bottom-up sums each concept once."""
+    held = scores_of.get(node.path)
+    if held is not None:
+        return held
+    total: dict[str, float] = {}
+    get = total.get
+    for child in node.children:
+        for term, score in (subtree_scores(child, scores_of) if child.is_dir else
+                            scores_of.get(child.path, {})).items():
+            total[term] = get(term, 0.0) + score
+    scores_of[node.path] = total
+    return total
+
+
+def label(node: Node) -> str:
+    """How a directory description names a member: its title, or its own first words when the title is an
+    identifier ("18.8.2: A PFP Operator must disclose…")."""
+    if not is_identifier(node.title):
+        return node.title
+    words = node.description.split()
+    lead = " ".join(words[:LABEL_WORDS])
+    if not lead:
+        return node.title
+    return f"{node.title.rstrip('.: ')}: {lead.rstrip('.,;:')}" + ("…" if len(words) > LABEL_WORDS else "")
+
+
+Member = tuple[str, list[str]]  # a member's label and its own key terms
+
+
+def directory_description(members: list[Member] | list[str], key_terms: list[str],
+                          limit: int = DIR_DESCRIPTION_CHARS) -> str:
+    """``m1 (t, t); m2 (t, t); ... (and N more). Key terms: t1, t2, ...`` within ``limit`` characters.
+
+    Each member is named with its own key terms, as many as its share of the room allows, so a reader sees
+    two levels of what lies below. The directory's key terms not already shown close the line, taking at
+    most a third of the room; members fill the rest, cut at a whole member.
+    """
+    pairs: list[Member] = [(m, []) if isinstance(m, str) else m for m in members]
+    shown = {t.casefold() for _, terms in pairs for t in terms}
+    extra = [t for t in key_terms if t.casefold() not in shown]
+    tail = ""
+    if extra:
+        tail = clip("Key terms: " + ", ".join(extra), max(80, limit // 3)).rstrip("…").rstrip(", ") + "."
+    room = limit - len(tail) - 1
+    share = max(0, room // max(1, len(pairs)) - 2)
+    text = ""
+    for i, (name, terms) in enumerate(pairs):
+        name = name.rstrip(".")
+        piece = name
+        for k in range(len(terms), 0, -1):
+            candidate = f"{name} ({', '.join(terms[:k])})"
+            if len(candidate) <= max(share, len(name)):
+                piece = candidate
+                break
+        piece += "; " if i < len(pairs) - 1 else "."
+        rest = len(pairs) - i
+        if len(text) + len(piece) > room - 16 and rest > 1:
+            text = text.rstrip("; ") + f"; and {rest} more."
+            break
+        text += piece
+    return clip(f"{text} {tail}".strip(), limit)
+
+
+def directory_terms(node: Node, scores_of: dict[str, dict[str, float]], limit: int = DIRECTORY_TERMS) -> list[str]:
+    """Key terms of a directory's subtree: weighty in its concepts, rare in the rest of the document."""
+    scores = subtree_scores(node, scores_of)
+    exclude = set(title_terms(node.title))
+    for child in node.children:
+        exclude |= title_terms(child.title)
+    return [t for _, t in heapq.nsmallest(limit, ((-score, t) for t, score in scores.items() if t not in exclude))]

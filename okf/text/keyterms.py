@@ -1,0 +1,252 @@
+"""Key terms: what a piece of text is about, from its own words and statistics over its neighbours.
+
+The compiler counts every concept's terms once (:func:`count_terms`, the same terms readers compare), then
+names what a concept or a directory is about with terms that are frequent in it and rare among its
+neighbours (tf-idf over the document, or over the documents of a folder). Names (title-case phrases),
+acronyms and the expansions a text gives for them ("Private Financing Platform (PFP)") are kept as written,
+so a tag reads as the text says it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from itertools import filterfalse
+
+from okf.text.words import _TOKEN, STOP_WORDS, _raw_terms, stem, terms
+
+# A title-case name of two to five words, small joining words allowed inside ("Bank of England").
+_NAME = re.compile(r"\b[A-Z](?:[\w'’&-]|\.(?=\w))*[a-z](?:[\w'’&-]|\.(?=\w))*"
+                   r"(?:[ \t]+(?:(?:of|and|for|the|de|la|du|von|van|der)[ \t]+)?[A-Z](?:[\w'’&-]|\.(?=\w))*){1,4}")
+# An acronym defined in place: "Private Financing Platform (“PFP”)", "application programming interfaces (APIs)";
+# the words before the parenthesis are read separately (a regex reaching back over them backtracks badly).
+_DEFINED_ACRONYM = re.compile(r"\(\s*(?:the\s+)?[\"“”']?([A-Z][A-Za-z0-9&]{1,9}?)s?[\"“”']?\s*\)")
+_BEFORE = re.compile(r"[\w'’-]+")
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]{1,7}s?\b")
+_ROMAN = re.compile(r"^[IVXLCDM]+$")
+# Words a name starting a sentence often carries in front of it.
+_LEADING = frozenset({"The", "This", "That", "These", "Those", "A", "An", "Any", "Each", "Every", "Such", "In",
+                      "On", "If", "For", "Where", "When", "Under", "By", "To", "All", "No", "As", "At", "Its", "During",
+                      "Upon", "After", "Before", "Following", "Unless", "Subject", "Notwithstanding", "Except",
+                      "Pursuant", "Within", "Without", "Prior", "Either", "Neither", "Both", "Other", "From", "With",
+                      "Between", "Until", "Since", "While", "Although", "However", "Our", "Your", "Their", "His",
+                      "Her", "Please", "See", "Note", "Also"})
+# Link targets and bare URLs: words of addresses are not words of the text.
+_ADDRESS = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)|https?://\S+")
+
+
+# Whitespace-separated chunk -> its first term (None when it has none), and chunk -> its further terms when
+# it has several ("(5.2)", "max_tokens", "StarredDropdown", "and/or"): filled once per distinct chunk, so
+# counting a text is a C-level map over its chunks. Terms that can be key terms are collected in _ELIGIBLE.
+_FIRST: dict[str, str | None] = {}
+_MORE: dict[str, tuple[str, ...]] = {}
+_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {}
+_ELIGIBLE: set[str] = set()
+_CHUNK_MEMORY = 1_500_000
+
+
+def _plain(text: str) -> str:
+    """``text`` NFKC-normalized, with link targets and addresses dropped (their words are not the text's)."""
+    plain = unicodedata.normalize("NFKC", text) if not text.isascii() else text
+    return _ADDRESS.sub("]", plain) if "](" in plain or "://" in plain else plain
+
+
+def _learn(chunks: Iterable[str]) -> None:
+    if len(_FIRST) > _CHUNK_MEMORY:
+        _FIRST.clear()
+        _MORE.clear()
+        _PAIRS.clear()
+    for chunk in chunks:
+        pairs = tuple((term, token.casefold()) for token in _TOKEN.findall(_plain(chunk))
+                      for term in _raw_terms(token))
+        _FIRST[chunk] = pairs[0][0] if pairs else None
+        _PAIRS[chunk] = pairs
+        if len(pairs) > 1:
+            _MORE[chunk] = tuple(term for term, _ in pairs[1:])
+        for term, _ in pairs:
+            if term not in _ELIGIBLE and len(term) >= 3 and _wordlike(term):
+                _ELIGIBLE.add(term)
+
+
+def _known(chunks: set[str]) -> None:
+    """Make sure every chunk is in the table (a set operation against the dict would copy it: filter instead)."""
+    unknown = set(filterfalse(_FIRST.__contains__, chunks))
+    if unknown:
+        _learn(unknown)
+        if not all(map(_FIRST.__contains__, chunks)):  # the table was just cleared: learn them all again
+            _learn(chunks)
+
+
+def count_terms(text: str, chunks_seen: set[str] | None = None) -> Counter[str]:
+    """Content terms of ``text`` with their counts: the terms of :func:`okf.text.words.terms` except the
+    joined forms of hyphenated words ("airgapped" for "air-gapped"), which a reader treats as optional.
+
+    Whitespace-separated chunks are mapped to their terms through a table filled once per distinct chunk
+    (a chunk never spans a link target or a token), so the count itself runs at C speed. The distinct
+    chunks are added to ``chunks_seen`` when given (for :func:`word_forms`).
+    """
+    chunks = text.split()
+    distinct = set(chunks)
+    _known(distinct)
+    if chunks_seen is not None:
+        chunks_seen.update(distinct)
+    counts = Counter(map(_FIRST.__getitem__, chunks))
+    counts.pop(None, None)
+    several = list(filter(_MORE.__contains__, distinct))
+    if several:
+        per = Counter(chunks) if len(several) > 8 else None
+        for chunk in several:
+            n = per[chunk] if per is not None else chunks.count(chunk)
+            for term in _MORE[chunk]:
+                counts[term] += n
+    return counts  # type: ignore[return-value]
+
+
+def word_forms(chunks: set[str], wanted: set[str]) -> dict[str, str]:
+    """Each ``wanted`` term mapped to the word (lowercase) that writes it in the most distinct ``chunks`` of a
+    text (its whitespace-separated pieces, as :func:`count_terms` keeps them): how the term is shown.
+
+    Ties go to the alphabetically first word, so the result depends on the text only.
+    """
+    _known(chunks)
+    keys = list(chunks)
+    seen: dict[str, dict[str, int]] = {}
+    for chunk in [c for c, first in zip(keys, map(_FIRST.__getitem__, keys)) if first in wanted or c in _MORE]:
+        for term, word in _PAIRS[chunk]:
+            if term in wanted:
+                words = seen.get(term)
+                if words is None:
+                    seen[term] = {word: 1}
+                else:
+                    words[word] = words.get(word, 0) + 1
+    return {term: min(words.items(), key=lambda kv: (-kv[1], kv[0]))[0] for term, words in seen.items()}
+
+
+def eligible(terms: Iterable[str]) -> Iterable[str]:
+    """The terms that can be key terms (words of three letters or more, no digits), among terms counted here."""
+    return filter(_ELIGIBLE.__contains__, terms)
+
+
+def names(text: str) -> Counter[str]:
+    """Title-case names of two or more words ("Johnny Galecki", "Confidential Information"), counted."""
+    found: Counter[str] = Counter()
+    for match in _NAME.finditer(text):
+        words = match.group().split()
+        while words and (words[0] in _LEADING or words[0].casefold() in STOP_WORDS):
+            words = words[1:]
+        while words and words[-1].casefold() in STOP_WORDS:
+            words = words[:-1]
+        if len(words) >= 2 and len(" ".join(words)) <= 60:
+            found[" ".join(words)] += 1
+    return found
+
+
+def acronyms(text: str) -> dict[str, str]:
+    """Acronyms the text defines, mapped to their expansion: "PFP" -> "Private Financing Platform".
+
+    The expansion is the run of words just before the parenthesis whose initials spell the acronym.
+    """
+    out: dict[str, str] = {}
+    if "(" not in text:
+        return out
+    for match in _DEFINED_ACRONYM.finditer(text):
+        short = match.group(1)
+        letters = [ch for ch in short.upper() if ch.isalpha()]
+        if len(letters) < 2 or short in out:
+            continue
+        words = _BEFORE.findall(text[max(0, match.start() - 160):match.start()])[-2 * len(letters):]
+        expansion = _expansion(words, letters)
+        if expansion:
+            out[short] = expansion
+    return out
+
+
+def _expansion(words: list[str], letters: list[str]) -> str | None:
+    """The shortest tail of ``words`` whose content words' initials are ``letters`` (joining words skipped)."""
+    for size in range(len(letters), min(len(words), len(letters) * 2) + 1):
+        tail = words[-size:]
+        initials = [w[0].upper() for w in tail if w.casefold() not in STOP_WORDS or w[0].isupper()]
+        if initials == letters:
+            return " ".join(tail).strip(",;:")
+    return None
+
+
+def caps_words(text: str) -> Counter[str]:
+    """Words written in capitals inside running text ("RBAC", "PFP"): candidate acronyms, counted.
+
+    A word of a line written all in capitals (a heading, a shouted clause) is no acronym.
+    """
+    found: Counter[str] = Counter()
+    for line in text.splitlines():
+        if not any(ch.islower() for ch in line):
+            continue
+        for match in _ACRONYM.finditer(line):
+            word = match.group().rstrip("s") if match.group().endswith("s") else match.group()
+            if len(word) >= 2 and not _ROMAN.match(word) and word.casefold() not in STOP_WORDS \
+                    and not word.isdigit():
+                found[word] += 1
+    return found
+
+
+def idf(df: int, total: int) -> float:
+    """Inverse frequency of a term found in ``df`` of ``total`` units (never negative)."""
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
+def idf_table(df: Mapping[str, int], total: int) -> dict[str, float]:
+    """:func:`idf` of every term of ``df`` that can be a key term (a word of three letters or more), computed
+    once for many :func:`distinctive` calls."""
+    by_count = [idf(n, total) for n in range(total + 1)]
+    keys = [t for t in df if len(t) >= 3 and _wordlike(t)]
+    return dict(zip(keys, map(by_count.__getitem__, map(df.__getitem__, keys))))
+
+
+def distinctive(counts: Mapping[str, int], weights: Mapping[str, float], *, limit: int,
+                exclude: Iterable[str] = (), unseen: float = 0.0) -> list[str]:
+    """The ``limit`` terms of ``counts`` with the highest tf-idf (``weights`` from :func:`idf_table`; a term
+    it lacks weighs ``unseen``).
+
+    Numbers and one- or two-letter terms are left out (they name nothing on their own); ties are broken
+    by the term, so the result does not depend on dictionary order.
+    """
+    skip = set(exclude)
+    log = math.log
+    if unseen:
+        scored = [(-(1.0 + log(n)) * weights.get(term, unseen), term) for term, n in counts.items()
+                  if term not in skip and len(term) >= 3 and _wordlike(term)]
+    else:  # weights hold only eligible terms: a lookup is the whole test
+        scored = [(-(1.0 + log(n)) * w, term) for term, n in counts.items()
+                  if (w := weights.get(term)) is not None and term not in skip]
+    return [term for _, term in heapq.nsmallest(limit, scored)]
+
+
+@lru_cache(maxsize=100_000)
+def _wordlike(term: str) -> bool:
+    """A term made of letters (hyphens and inner dots allowed): numbers and identifiers name nothing alone."""
+    return not any(ch.isdigit() for ch in term) and any(ch.isalpha() for ch in term)
+
+
+@lru_cache(maxsize=50_000)
+def title_terms(title: str) -> frozenset[str]:
+    """The terms of a title: key terms repeating them add nothing."""
+    return frozenset(terms(title))
+
+
+def readable(term: str, forms: Mapping[str, str]) -> str:
+    """A term as the text writes it (its most used word), else the term itself."""
+    return forms.get(term, term)
+
+
+def stem_phrase(phrase: str) -> tuple[str, ...]:
+    """A phrase as its sequence of content terms ("Private Financing Platforms" -> ("privat", "financ", "platform"))."""
+    out: list[str] = []
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", phrase)):
+        word = token.casefold()
+        if word not in STOP_WORDS:
+            out.append(stem(word) if word.isalpha() else word)
+    return tuple(out)

@@ -10,6 +10,7 @@ from okf.bundle.model import Concept
 from okf.models import Receipt
 from okf.readers.base import Document
 
+LONG_LINE = 2
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
@@ -59,8 +60,14 @@ def judged_text(body: str, body_chars: int) -> tuple[str, bool]:
         return text, False
     cut = text[:body_chars]
     last_newline = cut.rfind("\n")
-    # A single line longer than the whole allowance is cut mid-line: some text beats none.
-    return (cut[:last_newline] if last_newline > 0 else cut).rstrip("\n"), True
+    if last_newline > 0:
+        return cut[:last_newline].rstrip("\n"), True
+    # A first line longer than the whole allowance (compile cannot split inside a line) is shown whole, up to
+    # LONG_LINE times the allowance, so the judge reads the unit a receipt can name; beyond that it is cut.
+    first = text.split("\n", 1)[0]
+    if len(first) <= LONG_LINE * body_chars:
+        return first, len(first) < len(text)
+    return first[:body_chars], True
 
 
 def offer(concept: Concept, body_chars: int) -> Offered:

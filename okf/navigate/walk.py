@@ -54,6 +54,15 @@ _RESERVED = {"index.md", "log.md"}
 Key = tuple[int, ...]
 
 
+# Partial (weak) entries kept beside strong ones: fill in only while little strong evidence was found.
+PARTIAL_ROOM = 3
+
+
+def _partial_room(strong: int) -> int:
+    """How many partial entries a shortlist with ``strong`` strong entries keeps."""
+    return max(0, PARTIAL_ROOM - strong)
+
+
 def _words(text: str) -> int:
     """Words of ``text`` as a reader pays for them (whitespace-separated)."""
     return len(text.split())
@@ -66,12 +75,61 @@ class Candidate:
     path: str
     key: Key
     via: Literal["descent", "link"]
+    source: str = ""  # the directory it was collected from, or the concept whose link reached it
+    weak: int = 0  # weak choices of the selector on the way to it (judged after those with fewer)
+
+
+class Frontier:
+    """Candidates waiting to be judged. Those reached through strong choices of the selector (fewer weak
+    choices on the way) are taken first; among equals, in turn from each source (round robin), so the body
+    budget is shared across the directories opened and the links followed: one large directory cannot spend
+    it all before the others are read."""
+
+    def __init__(self) -> None:
+        self._queues: dict[tuple[int, str], deque[Candidate]] = {}
+        self._turns: dict[int, deque[tuple[int, str]]] = {}
+        self._size = 0
+
+    def append(self, candidate: Candidate) -> None:
+        key = (candidate.weak, candidate.source)
+        queue = self._queues.get(key)
+        if queue is None:
+            queue = self._queues[key] = deque()
+            self._turns.setdefault(candidate.weak, deque()).append(key)
+        queue.append(candidate)
+        self._size += 1
+
+    def popleft(self) -> Candidate:
+        level = min(self._turns)
+        turn = self._turns[level]
+        while True:
+            key = turn[0]
+            queue = self._queues[key]
+            if queue:
+                turn.rotate(-1)
+                self._size -= 1
+                candidate = queue.popleft()
+                if not queue:
+                    turn.remove(key)
+                    del self._queues[key]
+                    if not turn:
+                        del self._turns[level]
+                return candidate
+            turn.popleft()
+            del self._queues[key]
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __bool__(self) -> bool:
+        return self._size > 0
 
 
 @dataclass(frozen=True)
 class _Found:
     entry: ShortlistEntry
     offered: Offered
+    strong: bool  # graded relevant; a partial (weak) entry gives way to strong ones
 
 
 class Walk:
@@ -81,7 +139,9 @@ class Walk:
                  progress: Progress | None = None) -> None:
         self.bundle = bundle
         self.question = question
-        self.reader = reader
+        bind = getattr(reader, "bind", None)
+        # A reader that weighs words by the bundle's own statistics (the offline reader) reads them first.
+        self.reader: Reader = bind(bundle.vocabulary()) if callable(bind) else reader
         self.budgets = budgets
         self.trace = TraceRecorder(progress)
         self.stats = NavigationStats()
@@ -89,11 +149,14 @@ class Walk:
         self.stopped_by: StopReason | None = None
         self.depth_blocked = False
         self.now = datetime.now(UTC)
-        self.queue: deque[Candidate] = deque()
+        self.queue = Frontier()
         self.seen: set[str] = set()
         self.keys: dict[str, Key] = {}
         self.links_of: dict[str, list[tuple[str, int]]] = {}  # expanded concept -> (target, link position)
         self.opened: set[str] = set()
+        self.weakness: dict[str, int] = {"": 0}  # directory -> weak selector choices on the way to it
+        self.level = 0  # directories with at most this many weak choices on the way are opened now
+        self.deferred: dict[int, list[tuple[str, int, Key]]] = {}  # the others, by weakness
         self.found: list[_Found] = []
         self.verdicts_ok = 0
         self.descents: set[asyncio.Task[None]] = set()
@@ -169,7 +232,17 @@ class Walk:
 
     def _check_done(self) -> None:
         if not self.descents and not self.judges and (not self.queue or self.stopped_by):
+            if self.deferred and self.stopped_by is None:
+                self._release_deferred()
+                return
             self._done.set()
+
+    def _release_deferred(self) -> None:
+        """Everything reached through fewer weak choices is read: open the directories one more weak choice
+        away (best first: what the selector was surer of is read before what it only thought possible)."""
+        self.level = min(self.deferred)
+        for directory, depth, key in self.deferred.pop(self.level):
+            self._spawn_descent(directory, depth, key)
 
     def _stop(self, reason: StopReason) -> None:
         """End the walk for ``reason`` (the first reason wins): no new work; cancel what is now pointless."""
@@ -284,28 +357,34 @@ class Walk:
         signposts = listing.signposts
         concepts = [(i, s) for i, s in enumerate(signposts) if not s.is_dir]
         self.trace.add("collected", directory, concepts=[s.path for _, s in concepts])
+        weak = self.weakness.get(directory, 0)
         for i, signpost in concepts:
-            self._enqueue(signpost.path, key + (i,), "descent")
+            self._enqueue(signpost.path, key + (i,), "descent", directory, weak)
         subdirectories = [(i, s) for i, s in enumerate(signposts) if s.is_dir and s.path not in self.opened]
         if not subdirectories or self.stopped_by is not None:
             return
         kept = await self._select(directory, [s for _, s in subdirectories])
-        for position in kept:
+        for position, grade in kept:
             i, signpost = subdirectories[position]
+            weak = self.weakness.setdefault(signpost.path, self.weakness.get(directory, 0) + (grade == "weak"))
             if depth + 1 > self.budgets.max_depth:
                 self.depth_blocked = True  # the selector wanted it; only the depth bound kept it closed
                 continue
-            self._spawn_descent(signpost.path, depth + 1, key + (i,))
+            if weak > self.level:
+                self.deferred.setdefault(weak, []).append((signpost.path, depth + 1, key + (i,)))
+            else:
+                self._spawn_descent(signpost.path, depth + 1, key + (i,))
 
-    async def _select(self, directory: str, subdirectories: list[Signpost]) -> list[int]:
-        """Positions (into ``subdirectories``) the selector kept; pages of ``page_size`` are offered at once."""
+    async def _select(self, directory: str, subdirectories: list[Signpost]) -> list[tuple[int, str]]:
+        """(position into ``subdirectories``, grade) the selector kept; pages of ``page_size`` are offered at once."""
         size = self.budgets.page_size
         pages = [subdirectories[start:start + size] for start in range(0, len(subdirectories), size)]
         owner = asyncio.current_task()
         replies = await asyncio.gather(*(self._select_page(directory, n, page, owner)
                                          for n, page in enumerate(pages)))
-        kept: list[int] = []
+        kept: dict[int, str] = {}
         reasons: dict[str, str] = {}
+        grades: dict[str, str] = {}
         answered = False
         for n, selection in enumerate(replies):
             if selection is None or selection.failed:
@@ -314,12 +393,13 @@ class Walk:
             page = pages[n]
             for choice in selection.choices:
                 if 0 <= choice.index < len(page) and n * size + choice.index not in kept:
-                    kept.append(n * size + choice.index)
+                    kept[n * size + choice.index] = choice.grade
                     reasons[page[choice.index].path] = choice.reason
-        kept.sort()
+                    grades[page[choice.index].path] = choice.grade
         if answered:
-            self.trace.add("selected", directory, kept=[subdirectories[p].path for p in kept], reasons=reasons)
-        return kept
+            self.trace.add("selected", directory, kept=[subdirectories[p].path for p in sorted(kept)],
+                           reasons=reasons, grades=grades)
+        return sorted(kept.items())
 
     async def _select_page(self, directory: str, page_no: int, page: list[Signpost],
                            owner: asyncio.Task[object] | None) -> Selection | None:
@@ -367,7 +447,7 @@ class Walk:
 
     # -- candidates and judging ------------------------------------------------------------------------
 
-    def _enqueue(self, path: str, key: Key, via: Literal["descent", "link"]) -> bool:
+    def _enqueue(self, path: str, key: Key, via: Literal["descent", "link"], source: str, weak: int = 0) -> bool:
         if path in self.seen:
             # Reached again: order it by its earliest place in the walk, whichever route won the race.
             self._place(path, key)
@@ -375,7 +455,7 @@ class Walk:
         self.seen.add(path)
         self.keys[path] = key
         self.stats.candidates += 1
-        self.queue.append(Candidate(path, key, via))
+        self.queue.append(Candidate(path, key, via, source, weak))
         self._schedule_pump()
         return True
 
@@ -498,7 +578,8 @@ class Walk:
         for n, (candidate, concept, offered) in enumerate(batch):
             verdict = verdicts[n] if n < len(verdicts) and verdicts[n].id == concept.id else None
             self._record_verdict(candidate, concept, offered, verdict)
-        full = len(self.found) >= self.budgets.max_shortlist
+        # Full means full of strong entries: a partial one gives way to strong evidence still to be judged.
+        full = sum(f.strong for f in self.found) >= self.budgets.max_shortlist
         if full and self.stopped_by is None and self._work_left(besides=asyncio.current_task()):
             self._stop("shortlist")
         self._pump()
@@ -508,17 +589,19 @@ class Walk:
         if verdict is None:
             verdict = Verdict(id=concept.id, relevant=None, failed=True, error="the judge returned no verdict for it")
         failed = verdict.failed or verdict.relevant is None
-        self.trace.add("verdict", candidate.path, relevant=None if failed else verdict.relevant,
+        grade = None if failed else (verdict.grade or ("relevant" if verdict.relevant else "no"))
+        self.trace.add("verdict", candidate.path, relevant=None if failed else grade != "no", grade=grade,
                        reason=verdict.reason, failed=failed, cached=verdict.cached, via=candidate.via)
         if failed:
             self.stats.failures += 1
             self.trace.add("failure", candidate.path, role="judge", error=verdict.error or "no verdict")
             return
         self.verdicts_ok += 1
-        if verdict.relevant:
-            self._shortlist(candidate, concept, offered, verdict.reason)
+        if grade != "no":
+            self._shortlist(candidate, concept, offered, verdict.reason, strong=grade == "relevant")
 
-    def _shortlist(self, candidate: Candidate, concept: Concept, offered: Offered, reason: str) -> None:
+    def _shortlist(self, candidate: Candidate, concept: Concept, offered: Offered, reason: str, *,
+                   strong: bool) -> None:
         meta = concept.meta
         stale = meta.is_stale(self.now)
         generated = meta.generated
@@ -526,20 +609,21 @@ class Walk:
         entry = ShortlistEntry(
             concept_id=concept.id, path=concept.path, title=concept.title, type=meta.type,
             status=meta.status.value, trust_tier=meta.trust_tier.value, stale=stale, reason=reason,
-            via=candidate.via, receipt=receipt("", concept.path, offered),
+            via=candidate.via, grade="relevant" if strong else "partial", receipt=receipt("", concept.path, offered),
             generated_by=generated.by or None if generated else None,
             generated_at=generated.at.isoformat().replace("+00:00", "Z") if generated and generated.at else None,
             cites=cites)
-        self.found.append(_Found(entry, offered))
+        self.found.append(_Found(entry, offered, strong))
         if meta.status.value == "deprecated":
             self.trace.warn(f"{concept.path}: shortlisted but deprecated; do not present it as current",
                             concept.path)
         if stale:
             self.trace.warn(f"{concept.path}: shortlisted but stale since {meta.stale_after:%Y-%m-%d}; "
                             "check it against a current source", concept.path)
-        self._expand_links(concept)
+        if strong:
+            self._expand_links(concept, candidate.weak)  # only strong evidence widens the frontier
 
-    def _expand_links(self, concept: Concept) -> None:
+    def _expand_links(self, concept: Concept, weak: int = 0) -> None:
         """Lateral expansion: every existing concept a relevant concept links to becomes a candidate."""
         try:
             links = self.bundle.links(concept)
@@ -563,7 +647,7 @@ class Walk:
                 self.trace.add("link", concept.path, target=target, skipped="not a concept")
             else:
                 self.links_of.setdefault(concept.path, []).append((target, k))
-                if self._enqueue(target, self.keys[concept.path] + (k,), "link"):
+                if self._enqueue(target, self.keys[concept.path] + (k,), "link", concept.path, weak):
                     self.stats.links_followed += 1
                     self.trace.add("link", concept.path, target=target)
                 else:
@@ -572,9 +656,12 @@ class Walk:
     # -- the result ------------------------------------------------------------------------------------
 
     def _result(self, corpus_id: str | None) -> NavigationResult:
-        found = sorted(self.found, key=lambda f: self.keys[f.entry.path])
-        if len(found) > self.budgets.max_shortlist:
-            dropped = len(found) - self.budgets.max_shortlist
+        # Strong entries first, then partial ones for the room left; each in walk order.
+        strong = sorted((f for f in self.found if f.strong), key=lambda f: self.keys[f.entry.path])
+        weak = sorted((f for f in self.found if not f.strong), key=lambda f: self.keys[f.entry.path])
+        found = strong + weak[:max(0, min(self.budgets.max_shortlist - len(strong), _partial_room(len(strong))))]
+        if len(strong) > self.budgets.max_shortlist:
+            dropped = len(strong) - self.budgets.max_shortlist
             self.trace.warn(f"{dropped} further relevant concept(s) judged in the last batches were left out "
                             f"by max_shortlist={self.budgets.max_shortlist}")
             found = found[:self.budgets.max_shortlist]

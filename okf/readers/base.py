@@ -69,10 +69,15 @@ class SignpostOffer(BaseModel):
 
 
 class Choice(BaseModel):
-    """One kept signpost with the selector's short reason."""
+    """One kept signpost with the selector's short reason.
+
+    ``grade`` says how sure the selector is: ``strong`` (it says what the question asks about) or ``weak``
+    (it may hold it). The walk reads what strong choices hold before what weak ones hold.
+    """
 
     index: int
     reason: str = ""
+    grade: Literal["strong", "weak"] = "strong"
 
 
 class Selection(BaseModel):
@@ -94,11 +99,20 @@ class Document(BaseModel):
     headings: list[str] = Field(default_factory=list)
 
 
+Grade = Literal["relevant", "partial", "no"]
+
+
 class Verdict(BaseModel):
-    """The judge's decision on one document. ``relevant`` is None when the judgment failed."""
+    """The judge's decision on one document. ``relevant`` is None when the judgment failed.
+
+    ``grade`` says how strongly: ``relevant`` (it states what was asked), ``partial`` (it bears on the
+    question but does not state the answer), ``no``. A reader that gives no grade is read as ``relevant``
+    when ``relevant`` is true and ``no`` otherwise.
+    """
 
     id: str
     relevant: bool | None
+    grade: Grade | None = None
     reason: str = ""
     failed: bool = False
     error: str | None = None

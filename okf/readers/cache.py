@@ -52,7 +52,10 @@ class JudgmentCache:
             return None
         if not isinstance(relevant, bool) or not isinstance(reason, str):
             return None
-        return Verdict(id=document_id, relevant=relevant, reason=reason, cached=True)
+        grade = data.get("grade")
+        if grade not in ("relevant", "partial", "no"):
+            grade = "relevant" if relevant else "no"
+        return Verdict(id=document_id, relevant=relevant, grade=grade, reason=reason, cached=True)
 
     def put(self, key: str, verdict: Verdict, *, model: str, prompt_version: str, endpoint: str = "") -> None:
         """Store a decided verdict atomically; failed verdicts are ignored. Disk errors are not fatal."""
@@ -61,6 +64,7 @@ class JudgmentCache:
         path = self._path(key)
         record = {
             "relevant": verdict.relevant,
+            "grade": verdict.grade or ("relevant" if verdict.relevant else "no"),
             "reason": verdict.reason,
             "endpoint": endpoint,
             "model": model,

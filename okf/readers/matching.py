@@ -1,23 +1,29 @@
-"""What the offline reader matches: a question's words and names, the fields it looks for them in, and
+"""What the offline reader matches: a question's units of meaning, the fields it looks for them in, and
 bodies read once into sentences with their terms indexed.
+
+A *unit* is one thing the question asks about, with every form that counts as saying it: its term, the
+term a misspelling stands for, an acronym's expansion or the acronym for an expansion (as the bundle itself
+defines them), alternatives offered with "or", the parts of a compound ("air-gapped", "StarredDropdown").
+Each unit weighs what its rarest form weighs in the bundle (bundle statistics, the same for every question).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
-from okf.text.words import STOP_WORDS, compact, sentences, stem, synonyms, term_words, terms
+from okf.text.vocabulary import Vocabulary
+from okf.text.words import STOP_WORDS, _hyphen_joins, compact, sentences, stem, term_words, terms
 
-# Names weigh more than other words when a judge sums coverage.
+# Names weigh this much more than other words when no bundle statistics are known.
 NAME_WEIGHT = 1.5
 # Containment ("adaptimmune" inside "ADAPTIMMUNETHERAPEUTICSPLC") only for words at least this long.
 CONTAINMENT_MIN = 5
 # camelCase parts of a question word count as words of their own from this length on.
 CAMEL_PART_MIN = 5
-# A word as written, with inner dots, underscores, apostrophes and hyphens ("e.l.f.", "Bon-Ton").
 # Questions whose answer is a figure, a date or a duration ("how long", "when", "what percentage").
 _ASKS_FIGURE = re.compile(
     r"\b(?:how\s+(?:many|much|long|often|soon|far|old)|when|what\s+(?:date|time|period|percentage|amount|fee|"
@@ -35,31 +41,51 @@ WORD = re.compile(r"[^\W_]+(?:[._'’-][^\W_]+)*")
 
 
 @dataclass(frozen=True)
-class Question:
-    """A question's content terms (each mapped to its word), its name-like terms and run-together names."""
+class Unit:
+    """One thing a question asks about: any of ``terms``, or all terms of one of ``phrases``, says it."""
 
-    words: dict[str, str]
+    key: str  # the question's own term (stable identity)
+    word: str  # the question's word, for reasons
+    terms: frozenset[str]
+    phrases: tuple[tuple[str, ...], ...] = ()
+    weight: float = 1.0
+    name: bool = False
+
+    known: bool = True  # some form of it occurs in the bundle (always true without bundle statistics)
+
+    def all_terms(self) -> frozenset[str]:
+        return self.terms | {t for p in self.phrases for t in p}
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question as units, its name-like terms and run-together names, and word pairs for phrase credit."""
+
+    units: tuple[Unit, ...]
     names: frozenset[str]
     runs: tuple[str, ...]
     pairs: frozenset[tuple[str, str]]
     asks_figure: bool = False
-    # Words offered as alternatives ("books, records or premises"): a body needs one of each group.
+    # Words offered as alternatives ("books, records or premises"): one unit each group.
     alternatives: tuple[frozenset[str], ...] = ()
+    vocabulary: Vocabulary | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def parse(cls, text: str) -> Question:
+    def parse(cls, text: str, vocabulary: Vocabulary | None = None) -> Question:
         # Short camelCase parts ("git" of "GitOps") stay out: alone they match unrelated things ("GitHub");
         # longer ones ("button" of "SupportButton") are words in their own right.
-        words = {
-            t: w
-            for t, w in term_words(text).items()
-            if t in (w, stem(w)) or any(ch in w for ch in "._-") or len(t) >= CAMEL_PART_MIN
-        }
+        plain = unicodedata.normalize("NFKC", text)
+        words = {t: w for t, w in term_words(plain).items()
+                 if t in (w, stem(w)) or any(ch in w for ch in "._-") or len(t) >= CAMEL_PART_MIN}
+        joined = {term: word for term, word in _hyphen_joins(plain)}
         names: set[str] = set()
         runs: list[str] = []
         run: list[str] = []
-        raw = WORD.findall(unicodedata.normalize("NFKC", text))
+        raw = WORD.findall(plain)
+        acronyms: dict[str, str] = {}
         for position, word in enumerate(raw):
+            if word.isupper() and 2 <= len(word) <= 8 and word.isalpha():
+                acronyms[stem(word.casefold())] = word
             if _name_like(word, first=position == 0):
                 names.update(terms(word))
                 run.append(word)
@@ -69,49 +95,110 @@ class Question:
             run = []
         if len(run) > 1:
             runs.append(compact(" ".join(run)))
-        ordered = terms(text)
-        pairs = frozenset(pairwise(ordered))
-        return cls(
-            words,
-            frozenset(names & set(words)),
-            tuple(dict.fromkeys(runs)),
-            pairs,
-            bool(_ASKS_FIGURE.search(text)),
-            _alternatives(text, set(words)),
-        )
+        ordered = terms(plain)
+        alternatives = _alternatives(plain, set(words))
+        units = _units(words, joined, names, alternatives, acronyms, vocabulary, ordered)
+        return cls(tuple(units), frozenset(names & set(words)), tuple(dict.fromkeys(runs)), frozenset(pairwise(ordered)),
+                   bool(_ASKS_FIGURE.search(plain)), alternatives, vocabulary)
+
+    @property
+    def words(self) -> dict[str, str]:
+        """The question's content terms mapped to its words (unit keys)."""
+        return {u.key: u.word for u in self.units}
 
     @property
     def terms(self) -> set[str]:
-        return set(self.words)
+        return {u.key for u in self.units}
 
     def named(self, found: set[str] | list[str] | frozenset[str]) -> str:
-        """The question's own words for ``found`` terms (and runs), in question order."""
-        out = [word for term, word in self.words.items() if term in found]
+        """The question's own words for ``found`` unit keys (and runs), in question order."""
+        out = [u.word for u in self.units if u.key in found]
         return ", ".join(out + [run for run in self.runs if run in found])
 
     def word(self, term: str) -> str:
-        """The question's word for ``term`` (a run is its own word)."""
-        return self.words.get(term, term)
+        for unit in self.units:
+            if unit.key == term:
+                return unit.word
+        return term
 
     def explained(self, context: Field) -> set[str]:
-        """Terms and runs ``context`` already answers; a found name answers all of its words ("Bon", "Ton")."""
+        """Unit keys (and runs) ``context`` already answers; a found name answers all of its words."""
         found_runs = [run for run in self.runs if context.has(run)]
         out = set(found_runs)
-        for term, word in self.words.items():
-            if context.has_word(term, word) or (
-                term in self.names and any(compact(word) in r for r in found_runs)
-            ):
-                out.add(term)
+        for unit in self.units:
+            if context.has_unit(unit) or (unit.key in self.names and any(compact(unit.word) in r for r in found_runs)):
+                out.add(unit.key)
         return out
 
-    def weight(self, term: str) -> float:
-        return NAME_WEIGHT if term in self.names else 1.0
+
+def _units(words: dict[str, str], joined: dict[str, str], names: set[str],
+           alternatives: tuple[frozenset[str], ...], acronyms: dict[str, str], vocabulary: Vocabulary | None,
+           ordered: list[str]) -> list[Unit]:
+    """The question's units: alternatives merged, compound parts and bundle synonyms attached, weighted."""
+    grouped: dict[str, frozenset[str]] = {}
+    for group in alternatives:
+        for term in group:
+            grouped[term] = group
+    # A hyphenated word written together ("airgapped") is another way of saying each of its parts.
+    part_of: dict[str, set[str]] = {}
+    for term, word in joined.items():
+        for part in terms(word.replace("-", " ")):
+            part_of.setdefault(part, set()).add(term)
+    # Phrases an acronym of the question stands for, and acronyms for expansions the question spells out.
+    expansions: dict[str, tuple[str, ...]] = {}
+    also: dict[str, set[str]] = {}
+    if vocabulary is not None:
+        for term in words:
+            if term in acronyms:
+                expansion = vocabulary.expansion_of(acronyms[term])
+                if expansion and len(expansion) > 1:
+                    expansions[term] = expansion
+        sequence = [t for t in ordered if t not in STOP_WORDS]
+        for size in range(2, 6):
+            for start in range(len(sequence) - size + 1):
+                window = tuple(sequence[start:start + size])
+                short = vocabulary.acronym_for(window)
+                if short:
+                    for term in window:
+                        also.setdefault(term, set()).add(stem(short.casefold()))
+    units: list[Unit] = []
+    seen: set[str] = set()
+    for term, word in words.items():
+        if term in seen or term in joined:
+            continue
+        group = grouped.get(term, frozenset([term]))
+        seen.update(group)
+        forms = set(group) | part_of.get(term, set()) | also.get(term, set())
+        if vocabulary is not None and term not in names:
+            for member in group:
+                fixed = vocabulary.correction(member)
+                if fixed:
+                    forms.add(fixed)
+        phrases = (expansions[term],) if term in expansions else ()
+        is_name = term in names
+        known = vocabulary is None or any(vocabulary.knows(t) for t in forms) or any(
+            all(vocabulary.knows(t) for t in p) for p in phrases)
+        units.append(Unit(term, word, frozenset(forms), phrases, _weight(forms, phrases, is_name, vocabulary),
+                          is_name, known))
+    return units
+
+
+def _weight(forms: set[str], phrases: tuple[tuple[str, ...], ...], name: bool, vocabulary: Vocabulary | None) -> float:
+    """What saying a unit is worth: its most telling form's rarity in the bundle (names weigh more without it)."""
+    if vocabulary is None:
+        return NAME_WEIGHT if name else 1.0
+    known = [vocabulary.idf(t) for t in forms if vocabulary.knows(t)]
+    known += [max(vocabulary.idf(t) for t in p) for p in phrases if all(vocabulary.knows(t) for t in p)]
+    if not known:  # the bundle holds no form of it: whatever matches it is rare, but it may be a stray word
+        return math.log(1.0 + vocabulary.concepts) * 0.5
+    import os
+    return max(known) ** float(os.environ.get("OKF_EXP_POW", "1"))
 
 
 def _alternatives(text: str, wanted: set[str]) -> tuple[frozenset[str], ...]:
     """Groups of content terms joined by "or" (with a comma list before it): "soliciting or hiring"."""
     groups: list[frozenset[str]] = []
-    for match in _ALTERNATIVES.finditer(unicodedata.normalize("NFKC", text)):
+    for match in _ALTERNATIVES.finditer(text):
         items = [item for item in (terms(part) for part in _LIST_SPLIT.split(match.group())) if item]
         if len({item[0] for item in items}) == 1 and all(len(item) > 1 for item in items):
             # A shared first word ("first refusal, first offer or first negotiation"): the heads differ.
@@ -139,7 +226,7 @@ def _name_like(word: str, *, first: bool) -> bool:
 
 @dataclass(frozen=True)
 class Field:
-    """Text a question term is looked for in: its terms and its letters run together."""
+    """Text a question unit is looked for in: its terms and its letters run together."""
 
     terms: frozenset[str]
     letters: str
@@ -149,8 +236,8 @@ class Field:
         return cls(frozenset(terms(text)), compact(text))
 
     def has(self, term: str) -> bool:
-        """``term`` (or a synonym) is a term here, or a long enough term is written into a longer word."""
-        if any(alt in self.terms for alt in synonyms(term)):
+        """``term`` is a term here, or a long enough term is written into a longer word."""
+        if term in self.terms:
             return True
         return len(term) >= CONTAINMENT_MIN and term.isalpha() and term in self.letters
 
@@ -161,6 +248,12 @@ class Field:
         # "accurai" (the stem of "Accuray") is not in "accurayinc"; the word as written is.
         letters = compact(word)
         return len(letters) >= CONTAINMENT_MIN and not letters.isdigit() and letters in self.letters
+
+    def has_unit(self, unit: Unit) -> bool:
+        """Some form of ``unit`` is here."""
+        if self.has_word(unit.key, unit.word) or any(self.has(t) for t in unit.terms if t != unit.key):
+            return True
+        return any(all(t in self.terms for t in phrase) for phrase in unit.phrases)
 
 
 @dataclass(frozen=True)
@@ -176,10 +269,20 @@ class Body:
         return frozenset(self.where)
 
     def has(self, term: str) -> bool:
-        return any(alt in self.where for alt in synonyms(term))
+        return term in self.where
 
-    def sentences_with(self, term: str) -> set[int]:
-        return {n for alt in synonyms(term) for n in self.where.get(alt, ())}
+    def has_unit(self, unit: Unit) -> bool:
+        if any(t in self.where for t in unit.terms):
+            return True
+        return any(all(t in self.where for t in phrase) for phrase in unit.phrases)
+
+    def sentences_with(self, unit: Unit) -> set[int]:
+        """Sentences saying ``unit`` (a phrase counts where its first term stands with the rest in the body)."""
+        found = {n for t in unit.terms for n in self.where.get(t, ())}
+        for phrase in unit.phrases:
+            if all(t in self.where for t in phrase):
+                found.update(self.where[phrase[0]])
+        return found
 
 
 def read_body(text: str) -> Body:

@@ -20,8 +20,8 @@ from okf.readers.base import Choice, Document, DraftAnswer, Evidence, SignpostOf
 from okf.readers.synthesis import MAX_GROUPS, Fact, LeafExtract, Part
 
 PROMPT_FILES = {
-    "selector": "select.v1.md",
-    "judge": "judge.v1.md",
+    "selector": "select.v2.md",
+    "judge": "judge.v2.md",
     "answerer": "answer.v1.md",
     "extractor": "extract.v1.md",
     "assessor": "assess.v1.md",
@@ -30,6 +30,7 @@ PROMPT_FILES = {
     "leaf": "leaf.v1.md",
 }
 REASON_CHARS = 300
+GRADES = ("relevant", "partial", "no")
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,9 @@ def parse_selection(text: str, signposts: Sequence[SignpostOffer]) -> list[Choic
             bad.append(json.dumps(raw_index))
             continue
         reason = _reason(item.get("reason")) if isinstance(item, dict) else ""
-        choices.setdefault(index, Choice(index=index, reason=reason))  # duplicates: first one wins
+        # A missing or unknown grade is read as strong: a kept signpost is never silently demoted.
+        grade = "weak" if isinstance(item, dict) and str(item.get("grade", "")).strip().lower() == "weak" else "strong"
+        choices.setdefault(index, Choice(index=index, reason=reason, grade=grade))  # duplicates: first one wins
     if bad:
         valid = f"{min(offered)}..{max(offered)}" if offered else "none"
         raise ModelOutputError(
@@ -203,11 +206,18 @@ def parse_verdicts(text: str, documents: Sequence[Document]) -> list[Verdict]:
         if index in found:
             problems.append(f"two verdicts for index {index}")
             continue
+        grade = item.get("grade")
         relevant = item.get("relevant")
-        if not isinstance(relevant, bool):
-            problems.append(f'index {index}: "relevant" must be true or false')
+        if isinstance(grade, str) and grade.strip().lower() in GRADES:
+            grade = grade.strip().lower()
+            relevant = grade != "no"
+        elif isinstance(relevant, bool):  # a reply in the v1 shape ("relevant": true/false) is still read
+            grade = "relevant" if relevant else "no"
+        else:
+            problems.append(f'index {index}: "grade" must be "relevant", "partial" or "no"')
             continue
-        found[index] = Verdict(id=documents[index].id, relevant=relevant, reason=_reason(item.get("reason")))
+        found[index] = Verdict(id=documents[index].id, relevant=relevant, grade=grade,
+                               reason=_reason(item.get("reason")))
     missing = [str(i) for i in range(len(documents)) if i not in found]
     if missing and not problems:
         problems.append(f"no verdict for index {', '.join(missing)}")

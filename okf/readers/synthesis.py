@@ -129,14 +129,14 @@ def extract_offline(question: str, evidence: Sequence[Evidence]) -> LeafExtract:
     facts: list[Fact] = []
     for item in evidence:
         title = TextField.of(item.title)
-        topic = {t for t in parsed.words if not title.has(t)} or set(parsed.words)
+        topic = [u for u in parsed.units if not title.has_unit(u)] or list(parsed.units)
         if not topic:
             continue
         body = read_body(item.text)
-        places = {t: set(body.sentences_with(t)) for t in topic}
+        places = {u.key: body.sentences_with(u) for u in topic}
         # With the title's words counted as said, a fact covers half the question's words.
-        need = max(1, math.ceil(len(parsed.words) * FACT_SHARE) - (len(parsed.words) - len(topic)))
-        scored = [(n, s, frozenset(t for t in topic if n in places[t])) for n, s in enumerate(body.sentences)]
+        need = max(1, math.ceil(len(parsed.units) * FACT_SHARE) - (len(parsed.units) - len(topic)))
+        scored = [(n, s, frozenset(u.key for u in topic if n in places[u.key])) for n, s in enumerate(body.sentences)]
         scored = [x for x in scored if len(x[2]) >= need and len(x[1].split()) >= MIN_FACT_WORDS]
         scored.sort(key=lambda x: (-len(x[2]), x[0]))
         picked: list[tuple[int, str, frozenset[str]]] = scored[:1]

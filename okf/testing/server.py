@@ -364,14 +364,15 @@ def request_payload(request: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def offline_rule() -> Rule:
-    """A rule answering okf's select/judge/answer/decompose/leaf prompts with the offline reader's decisions."""
+def offline_rule(vocabulary: Any = None) -> Rule:
+    """A rule answering okf's select/judge/answer/decompose/leaf prompts with the offline reader's decisions
+    (weighing words by ``vocabulary``, a bundle's :class:`~okf.text.vocabulary.Vocabulary`, when given)."""
     from okf.readers import offline, synthesis
     from okf.readers.base import Document, Evidence, SignpostOffer
 
     def rule(request: dict[str, Any]) -> dict[str, Any]:
         payload = request_payload(request)
-        question = offline.Question.parse(str(payload.get("question", "")))
+        question = offline.Question.parse(str(payload.get("question", "")), vocabulary)
         task = payload.get("task")
         if task == "select":
             offers = [
@@ -385,7 +386,7 @@ def offline_rule() -> Rule:
                 for s in payload["signposts"]
             ]
             kept = offline.select_offer(question, offers)
-            return {"keep": [{"index": c.index, "reason": c.reason} for c in kept]}
+            return {"keep": [{"index": c.index, "grade": c.grade, "reason": c.reason} for c in kept]}
         if task == "judge":
             documents = [
                 Document(id=d["id"], title=d["title"], text=d["text"], sha256="", headings=d["headings"])
@@ -394,7 +395,7 @@ def offline_rule() -> Rule:
             decided = offline.judge_all(question, documents)
             return {
                 "verdicts": [
-                    {"index": d["index"], "relevant": v.relevant, "reason": v.reason}
+                    {"index": d["index"], "grade": v.grade, "reason": v.reason}
                     for d, v in zip(payload["documents"], decided)
                 ]
             }

@@ -1,0 +1,103 @@
+"""The offline judge: one graded verdict per body, decided on that body alone.
+
+A body is judged on the question's units it says (each weighed by its rarity in the bundle, bundle
+statistics that are the same for every body) and on whether it says them together:
+
+- ``coverage``: the weighed share of the question's topic units the body says anywhere (its title and
+  headings count whole, its text ``BODY_CREDIT``); units no concept of the bundle says at all (words of
+  the question's own phrasing) are left out, since no body can say them;
+- ``together``: the weighed share said within one passage of ``WINDOW`` consecutive sentences (units of the
+  title and headings count in every passage: a section titled "Termination" speaks of termination
+  throughout).
+
+``relevant`` needs both high; ``partial`` needs a fair coverage; anything less is ``no``. Units the
+concept's folder already answers (the contract a question names, when the concept sits in that
+contract's folder) are context, not topic. The verdict depends on the question, the body and the bundle's
+vocabulary only: never on the other bodies of a batch, so batching cannot change a shortlist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from okf.readers.base import Document, Verdict
+from okf.readers.matching import Body, Field, Question, Unit, read_body
+from okf.text.words import clip
+
+BODY_CREDIT = 0.8
+WINDOW = 2
+RELEVANT_COVERAGE = 0.45
+RELEVANT_TOGETHER = 0.35
+PARTIAL_COVERAGE = 0.3
+
+
+def judge_all(question: Question, documents: Sequence[Document], bodies: Sequence[Body] | None = None) -> list[Verdict]:
+    """One verdict per document, in order, each decided alone."""
+    read = list(bodies) if bodies is not None else [read_body(d.text) for d in documents]
+    return [judge_one(question, d, b) for d, b in zip(documents, read)]
+
+
+def _context(document: Document) -> Field:
+    return Field.of(document.id.rpartition("/")[0].replace("/", " ").replace("-", " "))
+
+
+def judge_one(question: Question, document: Document, body: Body | None = None) -> Verdict:
+    """The graded verdict on one body (see the module docstring)."""
+    if not question.units:
+        return Verdict(id=document.id, relevant=False, grade="no",
+                       reason="the question has no content words to look for")
+    body = body or read_body(document.text)
+    explained = question.explained(_context(document))
+    topic = [u for u in question.units if u.key not in explained] or list(question.units)
+    # Units no concept of the bundle says (a word of the question's own phrasing) cannot tell bodies apart.
+    topic = [u for u in topic if u.known] or topic
+    total = sum(u.weight for u in topic) or 1.0
+    head = Field.of(" ".join([document.title, *document.headings]))
+    headed = [u for u in topic if head.has_unit(u)]
+    said = [u for u in topic if u in headed or body.has_unit(u)]
+    coverage = sum(u.weight * (1.0 if u in headed else BODY_CREDIT) for u in said) / total
+    best, best_units = _best_passage(body, [u for u in said if u not in headed])
+    together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
+    if coverage >= RELEVANT_COVERAGE and together >= RELEVANT_TOGETHER:
+        grade = "relevant"
+    elif coverage >= PARTIAL_COVERAGE:
+        grade = "partial"
+    else:
+        grade = "no"
+    named = question.named({u.key for u in said})
+    if grade != "no" and best:
+        reason = f'"{clip(best)}" (mentions {named})'
+    elif grade != "no":
+        reason = f"title/headings mention {question.named({u.key for u in headed})}"
+    elif said:
+        reason = f"mentions only {named} of the question's words (coverage {coverage:.2f})"
+    else:
+        reason = "mentions none of the question's words"
+    if grade == "partial":
+        reason = f"partly: {reason}"
+    return Verdict(id=document.id, relevant=grade != "no", grade=grade, reason=reason)
+
+
+def _best_passage(body: Body, units: list[Unit]) -> tuple[str, list[Unit]]:
+    """The passage of ``WINDOW`` sentences saying the most weight of ``units`` (earliest wins ties)."""
+    if not units:
+        return "", []
+    places: dict[int, list[Unit]] = {}
+    for unit in units:
+        for n in body.sentences_with(unit):
+            places.setdefault(n, []).append(unit)
+    best_weight, best_start, best_units = 0.0, -1, []
+    for start in sorted({max(0, n - WINDOW + 1) for n in places} | set(places)):
+        found: dict[str, Unit] = {}
+        for n in range(start, start + WINDOW):
+            for unit in places.get(n, ()):
+                found[unit.key] = unit
+        weight = sum(u.weight for u in found.values())
+        if weight > best_weight:
+            best_weight, best_start, best_units = weight, start, list(found.values())
+    if best_start < 0:
+        return "", []
+    # Quote the sentence of the passage that says most.
+    quote = max(range(best_start, min(best_start + WINDOW, len(body.sentences))),
+                key=lambda n: (sum(u.weight for u in places.get(n, ())), -n))
+    return body.sentences[quote], best_units

@@ -1,0 +1,138 @@
+"""The offline selector: which signposts of one listing to open, each decided on what it says.
+
+A signpost is kept when it says enough of what the question asks about: the units it mentions (in its title
+or name, or in its description and key terms), each weighed by how rare it is in the bundle and by how well
+it tells this listing's signposts apart (a word every signpost of the listing carries tells them apart no
+better than none). A signpost naming the thing the question names is kept; one named for another
+organisation is not. When the reader cannot tell the signposts apart (every one says the same, or there are
+only two), it opens them all rather than guess; when nothing in the listing speaks to the question, it opens
+only groups that are blind by construction (named by a range), never everything.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+from okf.readers.base import Choice, SignpostOffer
+from okf.readers.matching import WORD, Field, Question, Unit
+
+# Share of what the listing tells apart (the question's weight, each unit weighed by how few signposts
+# carry it) a signpost must carry to be opened; title words count whole, words of the description and
+# key terms count DESCRIPTION_CREDIT.
+KEEP_SHARE = 0.5
+# ... and this share of the whole question's weight, however little the listing tells apart.
+MIN_SHARE = 0.2
+DESCRIPTION_CREDIT = 0.7
+# A unit every signpost of a listing carries still counts this much (it may be the listing's subject).
+SHARED_FLOOR = 0.25
+# A signpost carrying LEADS units that at most a share (1 - LEAD_TELLING) of the listing carries, each at
+# least as weighty as the question's median unit, is opened whatever share of the question it says.
+LEADS = 1
+LEAD_TELLING = 0.67
+# A signpost saying this share of the question (but not enough to be sure) is opened as a weak choice:
+# what it holds is read after what strong choices hold.
+WEAK_SHARE = 0.15
+# A listing this short is read on in every part when none of its entries says enough to the question.
+BROWSE_LISTING = 6
+# Words that make a title the name of an organisation (a small general table).
+COMPANY_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "incorporated", "company", "limited", "plc",
+                           "gmbh", "lp", "llp"])
+# A range group: "Documents 1 to 24", "Sections 1.1.1 to 2", "Part 3", "Pages 10-19" (optionally ": topic").
+_RANGE_TITLE = re.compile(r"^\s*[^\W\d_]+\s+[\w.()]+\s*(?:to|-|–)\s*[\w.()]+\s*(?::.*)?$")
+
+
+def _name_of(path: str) -> str:
+    """The last path segment without ``.md``: only it speaks for the signpost (ancestors already matched)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return name.removesuffix(".md").replace("-", " ").replace("_", " ")
+
+
+def _is_range(offer: SignpostOffer) -> bool:
+    """A group named by its range ("Documents 1 to 24"): its title says nothing about its content."""
+    return offer.is_dir and bool(_RANGE_TITLE.match(offer.title)) and any(ch.isdigit() for ch in offer.title)
+
+
+def _hard_name(title: str) -> bool:
+    """A title naming an organisation: one opening with a name written as one token ("ADAPTIMMUNETHERAPEUTICSPLC",
+    "2ThemartComInc") or carrying a company form ("Loop Industries, Inc. - Marketing Agreement")."""
+    plain = unicodedata.normalize("NFKC", title).strip()
+    if any(word.casefold() in COMPANY_FORMS for word in WORD.findall(plain)):
+        return True
+    first = WORD.match(plain)
+    if first is None:
+        return False
+    word = first.group()
+    letters = [ch for ch in word if ch.isalpha()]
+    if len(letters) < 4:
+        return False
+    return word.isupper() or any(ch.isupper() for ch in word[1:]) or any(ch.isdigit() for ch in word)
+
+
+def _parent(offers: Sequence[SignpostOffer]) -> Field:
+    """The folder the offer lists, as words: what it already established is context, not a choice."""
+    parents = {o.path.rstrip("/").rpartition("/")[0] for o in offers}
+    return Field.of(" ".join(sorted(parents)).replace("/", " ").replace("-", " "))
+
+
+def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Choice]:
+    """Per signpost keep/skip (see the module docstring)."""
+    if not offers:
+        return []
+    explained = question.explained(_parent(offers))
+    units = [u for u in question.units if u.key not in explained] or list(question.units)
+    heads = [Field.of(f"{o.title} {_name_of(o.path)}") for o in offers]
+    tails = [Field.of(o.description) for o in offers]
+    in_head = {u.key: {i for i in range(len(offers)) if heads[i].has_unit(u)} for u in units}
+    anywhere = {u.key: in_head[u.key] | {i for i in range(len(offers)) if tails[i].has_unit(u)} for u in units}
+    n = len(offers)
+
+    def telling(unit: Unit) -> float:
+        """How well ``unit`` tells this listing's signposts apart: 1 when one carries it, less the more do."""
+        carried = len(anywhere[unit.key])
+        if n == 1 or carried <= 1:
+            return 1.0
+        return max(SHARED_FLOOR, 1.0 - (carried - 1) / (n - 1))
+
+    total = sum(u.weight for u in units) or 1.0
+    weights = sorted(u.weight for u in units)
+    heavy = weights[len(weights) // 2]  # the median unit's weight
+    # What the listing can tell apart at all: units some signpost carries, weighed by how well they do.
+    informative = sum(u.weight * telling(u) for u in units if anywhere[u.key]) or 1.0
+    # The thing the question names ("the Adaptimmune Therapeutics agreement"), written as one run of names.
+    runs = [r for r in question.runs if r not in explained]
+    named = [any(heads[i].has(r) or tails[i].has(r) for r in runs) for i in range(n)]
+    if any(named) and not all(named):
+        # The listing has an entry for the thing the question names: that entry, not the others.
+        return [Choice(index=o.index, reason=f"names {question.named(set(runs))}") for i, o in enumerate(offers)
+                if named[i]]
+    choices: list[Choice] = []
+    for i, offer in enumerate(offers):
+        said = [u for u in units if i in anywhere[u.key]]
+        weight = sum(u.weight * telling(u) * (1.0 if i in in_head[u.key] else DESCRIPTION_CREDIT) for u in said)
+        plain_share = sum(u.weight for u in said) / total
+        # Units few signposts of this listing carry, and weighty in the question: each is a lead.
+        leads = [u for u in said if telling(u) >= LEAD_TELLING and u.weight >= heavy]
+        where = "title/name" if any(i in in_head[u.key] for u in said) else "description"
+        if weight / informative >= KEEP_SHARE and plain_share >= MIN_SHARE:
+            choices.append(Choice(index=offer.index,
+                                  reason=f"{where} mentions {question.named({u.key for u in said})}"))
+        elif len(leads) >= LEADS or plain_share >= WEAK_SHARE:
+            choices.append(Choice(index=offer.index, grade="weak",
+                                  reason=f"{where} mentions {question.named({u.key for u in said})}"))
+    if choices:
+        return choices
+    if any(u.name for u in question.units if u.key in explained) or any(r in explained for r in question.runs):
+        # This folder is what the question names (one contract, one product): its parts are all in scope.
+        return [Choice(index=o.index, reason=f"part of {question.named(explained)}, which the question names")
+                for o in offers if o.is_dir]
+    if n <= BROWSE_LISTING:
+        # A short listing that says nothing to the question is a table of contents too broad to name it:
+        # read on in every part rather than abandon it (each part's listing is decided again).
+        return [Choice(index=o.index, grade="weak", reason="a short listing none of whose entries can be told "
+                       "apart by the question's words: every part is read on") for o in offers if o.is_dir]
+    # Nothing here says enough: the only places the answer may still hide unannounced are groups named
+    # only by their range and described by nothing more.
+    return [Choice(index=o.index, grade="weak", reason="a group named by its range and nothing else; it may hold "
+                   "the answer") for o in offers if _is_range(o) and not o.description.strip()]

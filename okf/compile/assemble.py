@@ -165,14 +165,6 @@ def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: d
     return node.path, concept_file(node, body, plan.source.resource, plan.title, sha, at)
 
 
-def _leaves(node: Node):  # type: ignore[no-untyped-def]
-    for child in node.children:
-        if child.type == "Document" or not child.is_dir:
-            yield child
-        else:
-            yield from _leaves(child)
-
-
 def render_indexes(state: CompileState) -> None:
     """Folder-level index.md files (above the documents); the root one carries ``okf_version``.
 
@@ -220,12 +212,7 @@ def render_indexes(state: CompileState) -> None:
                 exclude |= title_terms(child.title)
         counts = {t: v[0] for t, v in summary.items()}
         # A group over many documents names more of what it holds: its signpost is all a selector sees of them.
-        import os as _os
-        if _os.environ.get("OKF_EXP_DOCSCALE"):
-            size = sum(1 for _ in _leaves(node)) if node.type != "Document" else len((state.doc_entries.get(node.anchors[0]) or {}).get("concepts", []))
-            limit = min(int(_os.environ.get("OKF_EXP_DOCMAX", 80)), DIRECTORY_TERMS + int(2 * size ** 0.5))
-        else:
-            limit = DIRECTORY_TERMS + min(44, len(summary) // 40) if node.type == "Topic" else DIRECTORY_TERMS
+        limit = DIRECTORY_TERMS + min(44, len(summary) // 40) if node.type == "Topic" else DIRECTORY_TERMS
         return [summary[t][1] for t in distinctive(counts, weights, limit=limit, exclude=exclude,
                                                     unseen=max(weights.values(), default=0.0))]
 

@@ -24,11 +24,10 @@ from okf.compile.state import Node
 from okf.text.keyterms import caps_words, names, title_terms
 
 DESCRIPTION_CHARS = 240
-import os as _os
-DIR_DESCRIPTION_CHARS = int(_os.environ.get("OKF_EXP_CHARS", 1000))
-GROUP_DESCRIPTION_CHARS = int(_os.environ.get("OKF_EXP_GCHARS", 1500))
+DIR_DESCRIPTION_CHARS = 1000
+GROUP_DESCRIPTION_CHARS = 1500
 CONCEPT_TAGS = 10
-DIRECTORY_TERMS = int(_os.environ.get("OKF_EXP_TERMS", 16))
+DIRECTORY_TERMS = 16
 LABEL_WORDS = 8
 CANDIDATES = 30
 STEM_MARK = "\x00"

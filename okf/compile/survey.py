@@ -14,8 +14,7 @@ from okf.compile.tree import iter_dirs
 from okf.text.keyterms import acronyms, count_terms, idf_table, word_forms
 
 # Terms a document hands the folder level to choose its key terms from (by frequency in the document).
-import os as _os
-SUMMARY_TERMS = int(_os.environ.get("OKF_EXP_SUMMARY", 80))
+SUMMARY_TERMS = 80
 
 
 @dataclass

@@ -191,8 +191,7 @@ def _weight(forms: set[str], phrases: tuple[tuple[str, ...], ...], name: bool, v
     known += [max(vocabulary.idf(t) for t in p) for p in phrases if all(vocabulary.knows(t) for t in p)]
     if not known:  # the bundle holds no form of it: whatever matches it is rare, but it may be a stray word
         return math.log(1.0 + vocabulary.concepts) * 0.5
-    import os
-    return max(known) ** float(os.environ.get("OKF_EXP_POW", "1"))
+    return max(known)
 
 
 def _alternatives(text: str, wanted: set[str]) -> tuple[frozenset[str], ...]:

@@ -41,6 +41,7 @@ class BaselineRun:
     bodies: int
     calls: int = 0
     seconds: float = 0.0
+    words: int = 0  # words of the bodies read
 
 
 @dataclass
@@ -73,6 +74,7 @@ class Summary:
     bodies_mean: float
     calls_mean: float
     seconds_mean: float
+    words_mean: float = 0.0
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -90,6 +92,7 @@ def summarize_runs(questions: Sequence[EvalQuestion], runs: Sequence[BaselineRun
         bodies_mean=mean(r.bodies for r in runs),
         calls_mean=mean(r.calls for r in runs),
         seconds_mean=mean(r.seconds for r in runs),
+        words_mean=mean(r.words for r in runs),
     )
 
 
@@ -104,6 +107,7 @@ class BM25Index:
         from rank_bm25 import BM25Okapi  # a bench extra, never a product dependency
 
         self.paths: list[str] = []
+        self.words: dict[str, int] = {}  # concept path -> words of its body (what reading it costs)
         corpus: list[list[str]] = []
         for path in bundle.iter_concepts():
             try:
@@ -111,6 +115,7 @@ class BM25Index:
             except BundleError:
                 continue
             self.paths.append(path)
+            self.words[path] = len(concept.body.split())
             corpus.append(_tokens(f"{concept.title}\n{concept.body}"))
         self._bm25 = BM25Okapi(corpus)
 
@@ -125,10 +130,30 @@ class BM25Index:
         return [self.paths[i] for i in order]
 
 
+def bm25_at_words(bm25: BM25Index, questions: Sequence[EvalQuestion], words_by_id: dict[str, int],
+                  depth: int = 400) -> list[BaselineRun]:
+    """BM25's top concepts per question, taken in rank order until they hold at least the words given for it
+    (okf's shortlist words): the flat retriever at equal words."""
+    runs = []
+    for q in questions:
+        taken: list[str] = []
+        words = 0
+        for path in bm25.ranking(q.question, depth):
+            if words >= words_by_id[q.id]:
+                break
+            taken.append(path)
+            words += bm25.words[path]
+        runs.append(BaselineRun(q.id, taken, bodies=len(taken), words=words))
+    return runs
+
+
 def bm25_topk(bm25: BM25Index, questions: Sequence[EvalQuestion], k_by_id: dict[str, int]) -> list[BaselineRun]:
     """BM25 top-k per question, with k given per question (okf's bodies judged for it)."""
-    return [BaselineRun(q.id, bm25.ranking(q.question, k_by_id[q.id]), bodies=k_by_id[q.id])
-            for q in questions]
+    runs = []
+    for q in questions:
+        top = bm25.ranking(q.question, k_by_id[q.id])
+        runs.append(BaselineRun(q.id, top, bodies=len(top), words=sum(bm25.words[p] for p in top)))
+    return runs
 
 
 def _documents(bundle: Bundle, paths: Sequence[str], body_chars: int) -> list[tuple[str, Document]]:
@@ -145,21 +170,36 @@ async def judge_everything(bundle: Bundle, question: EvalQuestion, reader: Reade
                            documents: list[tuple[str, Document]] | None = None) -> BaselineRun:
     """The reader's judge on every concept, batch by batch; everything judged relevant is returned."""
     start = time.perf_counter()
+    reader = bound(reader, bundle)
     docs = documents if documents is not None else _documents(bundle, list(bundle.iter_concepts()),
                                                                 budgets.body_chars)
-    relevant: list[str] = []
+    strong: list[str] = []
+    weak: list[str] = []
     calls = 0
     for offset in range(0, len(docs), budgets.batch_size):
         batch = docs[offset:offset + budgets.batch_size]
         judgement = await reader.judge(question.question, [d for _, d in batch])
         calls += judgement.usage.calls
-        relevant += [path for (path, _), v in zip(batch, judgement.verdicts) if v.relevant]
-    return BaselineRun(question.id, relevant, bodies=len(docs), calls=calls, seconds=time.perf_counter() - start)
+        for (path, _), v in zip(batch, judgement.verdicts):
+            grade = v.grade or ("relevant" if v.relevant else "no")
+            (strong if grade == "relevant" else weak if grade == "partial" else []).append(path)
+    # The walk's shortlist rule: relevant ones, then partial ones while fewer than three relevant were found.
+    chosen = strong + weak[:max(0, 3 - len(strong))]
+    words = sum(len(d.text.split()) for _, d in docs)
+    return BaselineRun(question.id, chosen, bodies=len(docs), calls=calls, seconds=time.perf_counter() - start,
+                       words=words)
+
+
+def bound(reader: Reader, bundle: Bundle) -> Reader:
+    """``reader`` reading ``bundle`` with its vocabulary, as the walk binds it (readers without ``bind`` as is)."""
+    bind = getattr(reader, "bind", None)
+    return bind(bundle.vocabulary()) if callable(bind) else reader
 
 
 async def serial_reference(bundle: Bundle, question: EvalQuestion, reader: Reader, budgets: Budgets) -> BaselineRun:
     """The seed's reference workflow, every model call awaited before the next one starts."""
     start = time.perf_counter()
+    reader = bound(reader, bundle)
     calls = 0
 
     async def pick(signposts: list) -> list:

@@ -122,7 +122,7 @@ def _compiled_eval(tmp_path: Path) -> tuple[Path, Path, Path]:
     questions.write_text("\n".join(json.dumps(q) for q in [
         {"id": "refunds", "question": "Who approves refunds?",
          "gold": [{"source": "finance/refunds.md", "start_line": 3, "end_line": 3}]},
-        {"id": "q/<b>odd</b>", "question": "What class of seat is allowed on a plane? <script>window.__okfPwned=3</script>",
+        {"id": "q/<b>odd</b>", "question": "Which cabin may staff book on an aircraft? <script>window.__okfPwned=3</script>",
          "gold": [{"source": "travel/flights.md", "start_line": 3, "end_line": 3}]},
     ]) + "\n", encoding="utf-8")
     walks = tmp_path / "walks"

@@ -100,8 +100,9 @@ def test_compile_builds_a_clean_bundle(corpus: Path, tmp_path: Path) -> None:
     lines = json.loads(meta["lines"])
     assert meta["sha256"] == span_sha256(source, *lines)
     assert body.strip() == "\n".join(source.split("\n")[lines[0] - 1:lines[1]]).strip()
-    # Cross-document markdown link -> the concept holding the anchor.
-    assert "[fees](/notes/" in concept(out, "guide/usage.md")[1]
+    # Cross-document markdown link -> the concept holding the anchor (notes.md is one concept: a file).
+    assert "[fees](/notes.md)" in concept(out, "guide/usage.md")[1]
+    assert (out / "notes.md").is_file() and not (out / "notes").exists()
     # Index entries repeat the concept descriptions exactly.
     listing = parse_index((out / "guide" / "index.md").read_text())
     for entry in listing.entries:
@@ -149,7 +150,7 @@ def test_changed_and_removed_sources(corpus: Path, tmp_path: Path) -> None:
     after = snapshot(out)
     assert not any(p.startswith("legal/") for p in after)
     assert after["guide/setup.md"] == before["guide/setup.md"]  # same bytes, same inode: untouched
-    assert any(b"weekly" in v[0] for k, v in after.items() if k.startswith("notes/"))
+    assert b"weekly" in after["notes.md"][0]
     assert "**Removal**" in (out / "log.md").read_text()
     check_clean(out)
 
@@ -183,18 +184,51 @@ def test_no_headings_split_by_paragraphs_and_big_file(tmp_path: Path) -> None:
     check_clean(tmp_path / "out")
 
 
-def test_fanout_groups_wide_folders(tmp_path: Path) -> None:
+TOPICS = {
+    "orchard": ["apple orchard harvest", "pear orchard pruning", "cherry orchard blossom", "plum orchard grafting"],
+    "engine": ["diesel engine piston", "turbine engine blade", "rotary engine rotor", "steam engine boiler"],
+    "choir": ["choir soprano rehearsal", "choir tenor anthem", "choir alto hymn", "choir bass chant"],
+}
+
+
+def test_fanout_groups_wide_folders_by_topic(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
+    # 60 one-paragraph documents on three topics, interleaved so their names say nothing of their topic.
     for i in range(60):
+        topic = list(TOPICS)[i % 3]
+        words = TOPICS[topic][i % 4]
+        (src / f"doc {i:03d}.txt").write_text(
+            f"The {topic} note {i} covers the {words} and the {topic} work around the {words} in detail.\n")
+    compile_bundle([src], tmp_path / "out", options=CompileOptions(fanout=24))
+    root = parse_index((tmp_path / "out" / "index.md").read_text().split("---\n", 2)[2])
+    assert len(root.entries) == 3 and all(e.target.startswith("topic-") for e in root.entries)
+    for entry in root.entries:
+        group = parse_index((tmp_path / "out" / entry.target).read_text())
+        names = {e.title for e in group.entries}
+        numbers = {int(name.split()[1]) for name in names}
+        # Each group holds one topic's documents, and its title and description name that topic.
+        assert len({n % 3 for n in numbers}) == 1, names
+        topic = list(TOPICS)[next(iter(numbers)) % 3]
+        assert topic in entry.title.casefold() or topic in entry.description.casefold()
+        # One-paragraph documents are concept files listed in the group, not folders of one file.
+        assert all(e.target.endswith(".md") and not e.target.endswith("index.md") for e in group.entries)
+        # The description names every member, so a selector can tell whether the document it wants is inside.
+        assert all(name in entry.description for name in names)
+    check_clean(tmp_path / "out")
+
+
+def test_fanout_range_groups_are_the_last_resort(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "sub" / "inner.txt").write_text("An inner document with a sentence of its own in it.\n")
+    for i in range(30):
         (src / f"doc {i:03d}.txt").write_text(f"Document number {i} says something short but sensible here.\n")
     compile_bundle([src], tmp_path / "out", options=CompileOptions(fanout=24))
     root = parse_index((tmp_path / "out" / "index.md").read_text().split("---\n", 2)[2])
-    assert len(root.entries) == 3 and root.entries[0].target == "documents-1-20/index.md"
-    first = root.entries[0]
-    assert first.title == "Documents 1 to 20: doc 000 to doc 019"
-    # The description lists every member, so a selector can tell whether the document it wants is inside.
-    assert first.description == "20 documents: " + "; ".join(f"doc {i:03d}" for i in range(20))
+    # A folder mixing documents and subfolders is cut into contiguous runs, described by their members.
+    assert [e.target for e in root.entries] == ["documents-1-16/index.md", "documents-17-31/index.md"]
+    assert "doc 000" in root.entries[0].description
     check_clean(tmp_path / "out")
 
 
@@ -212,8 +246,8 @@ def test_html_and_names(tmp_path: Path) -> None:
     report = compile_bundle([src], tmp_path / "out")
     converted = read_source_text(src / "Page: one?.html").text
     assert "# Page One" in converted and "| k | v |" in converted and "```\nx = 1\n```" in converted
-    assert (tmp_path / "out" / "page-one" / "index.md").is_file()
-    assert (tmp_path / "out" / "cafe-notes" / "index.md").is_file()
+    assert (tmp_path / "out" / "page-one.md").is_file()  # one-concept documents are concept files
+    assert (tmp_path / "out" / "cafe-notes.md").is_file()
     assert any(s.path == "empty.md" for s in report.skipped)
     assert any("undecodable" in w for w in report.warnings)
     check_clean(tmp_path / "out")

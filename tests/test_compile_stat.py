@@ -104,4 +104,4 @@ def test_noop_fast_path_still_repairs_a_hand_edited_index(tmp_path: Path) -> Non
     assert report.changed and bundle_files(out) == before
     (src / "delta.txt").write_text("1. Only clause\n\nA new source appears in the folder.\n")
     report = compile_bundle([src], out, options=OPTIONS)
-    assert report.documents_rebuilt == 1 and (out / "delta").is_dir()
+    assert report.documents_rebuilt == 1 and (out / "delta.md").is_file()

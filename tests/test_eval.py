@@ -299,8 +299,9 @@ def test_evaluate_on_tiny_bundle_is_the_same_concurrently(tmp_path: Path) -> Non
     serial = evaluate(root, questions, reader=OfflineReader())
     concurrent = evaluate(root, questions, reader=OfflineReader(), concurrency=3)
     assert [r.shortlist for r in serial.results] == [r.shortlist for r in concurrent.results]
+    # The vacation concept says what was asked, but the gold cites a source the bundle does not hold.
     assert [r.shortlist for r in serial.results] == [["contracts/governing-law.md"],
-                                                     ["contracts/termination.md"], []]
+                                                     ["contracts/termination.md"], ["guides/vacation.md"]]
     assert serial.summary.recall_any == pytest.approx(2 / 3)
     assert serial.summary.losses == {"no_concept": 1}
     assert any("hr.txt" in w for w in serial.warnings)

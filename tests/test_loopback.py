@@ -177,7 +177,7 @@ def test_offline_rule_answers_okf_payloads() -> None:
     rule = offline_rule()
     assert [k["index"] for k in rule(_okf_request(SELECT))["keep"]] == [0]  # type: ignore[index]
     verdicts = rule(_okf_request(JUDGE))["verdicts"]  # type: ignore[index]
-    assert [(v["index"], v["relevant"]) for v in verdicts] == [(0, True), (1, False)]
+    assert [(v["index"], v["grade"]) for v in verdicts] == [(0, "relevant"), (1, "no")]
     answer = rule(
         _okf_request(
             {

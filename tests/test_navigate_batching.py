@@ -47,7 +47,8 @@ def test_candidates_of_directories_opened_moments_apart_share_a_judge_batch(tmp_
 
     reader = ScriptedReader(select=select, judge={})
     result = navigate(root, "q", reader=reader, budgets={"batch_size": 8})
-    assert judge_batches(reader) == [["a/x/c0", "a/x/c1", "a/x/c2", "b/y/d0", "b/y/d1", "b/y/d2"]]
+    # One call for both directories; candidates are taken in turn from each directory (round robin).
+    assert judge_batches(reader) == [["a/x/c0", "b/y/d0", "a/x/c1", "b/y/d1", "a/x/c2", "b/y/d2"]]
     assert result.stats.bodies_judged == 6
 
 

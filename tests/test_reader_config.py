@@ -128,7 +128,9 @@ def test_cache_round_trip_skips_failures_and_survives_corruption(tmp_path: Path)
     cache.put(key, Verdict(id="x", relevant=None, failed=True), model="m", prompt_version="judge.v1")
     assert cache.get(key, "x") is None
     cache.put(key, Verdict(id="x", relevant=True, reason="r"), model="m", prompt_version="judge.v1")
-    assert cache.get(key, "renamed") == Verdict(id="renamed", relevant=True, reason="r", cached=True)
+    assert cache.get(key, "renamed") == Verdict(id="renamed", relevant=True, grade="relevant", reason="r", cached=True)
+    cache.put(key, Verdict(id="x", relevant=True, grade="partial", reason="p"), model="m", prompt_version="judge.v1")
+    assert cache.get(key, "x") == Verdict(id="x", relevant=True, grade="partial", reason="p", cached=True)
     next(tmp_path.rglob(f"{key}.json")).write_text("{broken", encoding="utf-8")
     assert cache.get(key, "x") is None
     assert not list(tmp_path.rglob(".tmp-*"))

@@ -298,7 +298,7 @@ def test_cli_writes_jsonl_prints_json_and_refuses_bad_arguments(tmp_path: Path) 
     assert [r["deontic_type"] for r in data["requirements"]] == ["prohibition", "permission"]
     assert data["stats"]["sections"] == 1 and data["reader"] == "offline"
     human = runner.invoke(main, ["requirements", str(bundle), "--under", "travel"])
-    assert "[obligation] · Employees" in human.stdout and "travel/" in human.stdout
+    assert "[obligation] · Employees" in human.stdout and "travel.md" in human.stdout
     missing = runner.invoke(main, ["requirements", str(bundle), "--under", "nowhere/"])
     assert missing.exit_code == 2 and "names no directory" in missing.stderr
     escape = runner.invoke(main, ["requirements", str(bundle), "--under", "../../etc"])

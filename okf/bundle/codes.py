@@ -38,6 +38,8 @@ CODES: dict[str, tuple[str, str, str]] = {
     "W133": ("warning", "optional field has the wrong type", "fix the field's value (kept as written in extra)"),
     "W134": ("warning", "unknown status", "use one of draft, stable, deprecated"),
     "W135": ("warning", "title too long", "shorten the title to 200 characters at most"),
+    "W136": ("warning", "description repeats the title",
+             "say in one sentence what the concept states (its lead sentence, defined terms, key figures)"),
     "W140": ("warning", "undecodable bytes", "save the file as UTF-8"),
     "W141": ("warning", "frontmatter in log.md", "remove the frontmatter from log.md (OKF §9 has none)"),
     "W150": ("warning", "source drift", "recompile with okf compile"),

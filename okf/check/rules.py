@@ -31,8 +31,12 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
         out.append(diagnostic("E004", path, 1, "no frontmatter block; OKF §4 requires one with 'type'"))
     elif not concept.meta.type:
         out.append(diagnostic("E003", path, 1, "frontmatter has no non-empty 'type' (OKF §4.1)"))
-    if concept.body_start_line > 1 and not (concept.meta.description or "").strip():
+    description = (concept.meta.description or "").strip()
+    if concept.body_start_line > 1 and not description:
         out.append(diagnostic("W130", path, 1, "no 'description'; listings and navigation show only the title"))
+    if description and description.casefold().rstrip(".") == (concept.meta.title or "").strip().casefold().rstrip("."):
+        out.append(diagnostic("W136", path, 1, "'description' only repeats the title: a reader learns nothing "
+                              "from it about what the concept states"))
     if len(concept.title) > MAX_TITLE_CHARS:
         out.append(diagnostic("W135", path, 1, f"title is {len(concept.title)} characters, over {MAX_TITLE_CHARS}; "
                               "listings and navigation show it cut"))

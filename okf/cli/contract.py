@@ -58,7 +58,7 @@ def command() -> None:
 
     \b
     Examples:
-      okf contract init bundles/harborview --fact 'pto_new_hire_days:number=handbook/paid-time-off/paid-time-off#PTO Accrual:regex:new hires\\) \\| (\\d+) days'
+      okf contract init bundles/harborview --fact 'pto_new_hire_days:number=handbook/paid-time-off#PTO Accrual:regex:new hires\\) \\| (\\d+) days'
       okf check bundles/harborview --contract bundles/harborview.contract.yaml
       okf contract schema > contract.schema.json
     """
@@ -86,8 +86,8 @@ def init(bundle: str, facts: tuple[str, ...], output: str | None, force: bool, d
 
     \b
     Examples:
-      okf contract init bundles/harborview --fact 'pto_new_hire_days:number=handbook/paid-time-off/paid-time-off#PTO Accrual:regex:new hires\\) \\| (\\d+) days'
-      okf contract init bundles/harborview -o pto.contract.yaml --fact 'pto_title=handbook/paid-time-off/paid-time-off:frontmatter:title' --fact 'msa_renewal_notice_days=contracts/**/article-ii-term-and-renewal:regex:at least \\w+ \\((\\d+)\\) days before'
+      okf contract init bundles/harborview --fact 'pto_new_hire_days:number=handbook/paid-time-off#PTO Accrual:regex:new hires\\) \\| (\\d+) days'
+      okf contract init bundles/harborview -o pto.contract.yaml --fact 'pto_title=handbook/paid-time-off:frontmatter:title' --fact 'msa_renewal_notice_days=contracts/**/article-ii-term-and-renewal:regex:at least \\w+ \\((\\d+)\\) days before'
     """
     if output and os.path.exists(output) and not force:
         raise ConfigError(f"{output} exists", fix="pass --force to overwrite it, or another -o path")

@@ -230,6 +230,8 @@ def render_indexes(state: CompileState) -> None:
                 if len(entry["concepts"]) == 1 and not entry["indexes"]:
                     child.path, child.lines = entry["concepts"][0], (1, 1)  # a one-concept document is a file
                     child.tags = list(outline[0][1]) if outline else []
+                    # Its entry repeats the concept's own description, as every concept entry does (OKF §8).
+                    child.description = outline[0][0] if outline else entry["description"]
             else:
                 fill(child)
                 if not child.children:

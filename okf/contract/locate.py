@@ -98,7 +98,7 @@ def find_concept(bundle: Bundle, ref: str) -> str:
     path = rel if rel.endswith(".md") else rel + ".md"
     if not bundle.is_concept_path(path):
         raise Unlocated("no_concept", f"no concept {ref!r} in the bundle",
-                        "use a concept id from the bundle's listings, e.g. 'handbook/paid-time-off/paid-time-off'")
+                        "use a concept id from the bundle's listings, e.g. 'handbook/paid-time-off'")
     return path
 
 

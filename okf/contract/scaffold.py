@@ -3,7 +3,7 @@
 A fact is named as ``NAME[:TYPE]=LOCATOR`` where LOCATOR is ``CONCEPT[#HEADING]:EXTRACTOR:ARGUMENT`` and
 EXTRACTOR is ``literal``, ``regex``, ``frontmatter`` or ``table`` (whose argument is ``ROW|COLUMN``)::
 
-    pto_new_hire_days=handbook/paid-time-off/paid-time-off#PTO Accrual:table:Less than 3 years (including new hires)|Annual PTO
+    pto_new_hire_days=handbook/paid-time-off#PTO Accrual:table:Less than 3 years (including new hires)|Annual PTO
     msa_renewal_notice_days:number=contracts/**/article-ii-term-and-renewal:regex:at least \\w+ \\((\\d+)\\) days
 
 Without TYPE the type is inferred from the value found (boolean, number, date, list, else string).
@@ -37,7 +37,7 @@ def parse_fact_spec(spec: str) -> dict[str, Any]:
     located = _LOCATOR.match(match.group("locator")) if match else None
     if match is None or located is None:
         raise ContractError(f"--fact {spec!r} is not {SPEC_FORM}",
-                            fix="e.g. --fact 'pto_days=handbook/paid-time-off/paid-time-off:regex:(\\d+) days'")
+                            fix="e.g. --fact 'pto_days=handbook/paid-time-off:regex:(\\d+) days'")
     locate: dict[str, Any] = {"concept": located.group("concept").strip()}
     if located.group("heading"):
         locate["heading"] = located.group("heading").strip()

@@ -1,7 +1,10 @@
 """The offline reader's extractive answer: quoted evidence sentences that say what the question asks.
 
-Each quote is a whole sentence of the evidence; the answer is ``partial`` when some of the question's units
-are said by no quote (nor by the title of the evidence quoted), and names them.
+Each quote is a whole sentence of the evidence. The answer is ``answered`` only when the quotes state what
+was asked: it is ``partial``, saying what is missing, when some of the question's units are said by no quote
+(nor by the title of the evidence quoted), when every quote only leads into what follows it ("complete
+the following steps:"), or when the question asks for a figure (how many, how long, when) and no quote
+states one.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from okf.text.words import clip
 # Sentences quoted per evidence item and overall.
 SENTENCES_PER_EVIDENCE = 2
 SENTENCES_TOTAL = 3
+# A sentence that only leads into a list or a block: it ends with a colon.
+_LEAD_IN = re.compile(r":\s*$")
 _FIGURE = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty|ninety)\b", re.IGNORECASE
 )
@@ -84,11 +89,12 @@ def answer_from(question: Question, evidence: Sequence[Evidence]) -> DraftAnswer
     quoted_titles = " ".join(c.evidence.title for c in chosen)
     titles = Field.of(quoted_titles)
     missing_terms = {u.key for u in question.units if u.key not in covered and not titles.has_unit(u)}
-    return DraftAnswer(
-        text="\n".join(lines),
-        cited=cited,
-        partial=bool(missing_terms),
-        missing=f"the quoted evidence does not mention: {question.named(missing_terms)}"
-        if missing_terms
-        else "",
-    )
+    missing = []
+    if missing_terms:
+        missing.append(f"the quoted evidence does not mention: {question.named(missing_terms)}")
+    if all(_LEAD_IN.search(c.sentence) for c in chosen):
+        # "To install the plugin, complete the following steps:" introduces an answer; it does not state it.
+        missing.append("the quoted sentences only introduce what follows them")
+    if question.asks_figure and not any(_FIGURE.search(c.sentence) for c in chosen):
+        missing.append("a figure: the question asks how many, how long or when, and no quote states one")
+    return DraftAnswer(text="\n".join(lines), cited=cited, partial=bool(missing), missing="; ".join(missing))

@@ -3,9 +3,11 @@
 Each role is given as a fixed reply or a callable (plain or async) receiving ``(question, items)``. Replies
 may be the reader models themselves or plain shorthands:
 
-- select: ``Selection`` | iterable of offer indices (``int``) or signpost paths (``str``)
-- judge: ``Judgement`` | list of ``Verdict`` | list of ``bool | None`` (in document order)
-  | dict ``{document id: bool | None}`` (documents not named are not relevant)
+- select: ``Selection`` | iterable of offer indices (``int``) or signpost paths (``str``), each possibly
+  paired with a grade: ``(path, "weak")``
+- judge: ``Judgement`` | list of ``Verdict`` | list of ``bool | grade | None`` (in document order)
+  | dict ``{document id: bool | grade | None}`` (documents not named are not relevant); a grade is
+  ``"relevant"``, ``"partial"`` or ``"no"``
 - answer: ``DraftAnswer`` | ``str`` (the answer text, citing every evidence id)
 - decompose (recursive synthesis): ``Split`` | list of ``(first, last)`` pairs, taken as sent (the code
   repairs them)
@@ -130,9 +132,12 @@ class ScriptedReader:
         by_path = {s.path: s.index for s in signposts}
         choices: list[Choice] = []
         for item in _iterable(reply, "select"):
+            grade = "strong"
+            if isinstance(item, tuple):  # (path or index, "strong" | "weak")
+                item, grade = item
             index = by_path[item] if isinstance(item, str) else int(item)
             if index not in {c.index for c in choices}:
-                choices.append(Choice(index=index, reason="scripted"))
+                choices.append(Choice(index=index, reason="scripted", grade=grade))
         return Selection(choices=choices, usage=self._usage())
 
     async def judge(self, question: str, documents: Sequence[Document]) -> Judgement:
@@ -182,9 +187,11 @@ class ScriptedReader:
         return reply.model_copy(update={"usage": self._usage()})
 
 
-def _verdict(document: Document, relevant: bool | None) -> Verdict:
+def _verdict(document: Document, relevant: bool | str | None) -> Verdict:
     if relevant is None:
         return Verdict(id=document.id, relevant=None, failed=True, error="scripted failure")
+    if isinstance(relevant, str):  # a grade: "relevant", "partial" or "no"
+        return Verdict(id=document.id, relevant=relevant != "no", grade=relevant, reason="scripted")
     return Verdict(id=document.id, relevant=bool(relevant), reason="scripted")
 
 

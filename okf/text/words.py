@@ -142,11 +142,6 @@ def term_words(text: str) -> dict[str, str]:
     return out
 
 
-def synonyms(term: str) -> tuple[str, ...]:
-    """Other terms meaning the same as ``term`` in a small general table (``term`` itself first)."""
-    return _SYNONYMS.get(term, (term,))
-
-
 def sentences(text: str) -> list[str]:
     """Plain sentences of a markdown body: one per line or sentence end, markup stripped, blanks dropped."""
     out: list[str] = []
@@ -179,35 +174,3 @@ def clip(text: str, limit: int = 160) -> str:
         return flat
     cut = flat[: limit - 1].rsplit(" ", 1)[0]
     return cut.rstrip(",;:") + "…"
-
-
-def _synonym_table(groups: list[str]) -> dict[str, tuple[str, ...]]:
-    table: dict[str, tuple[str, ...]] = {}
-    for group in groups:
-        stems = tuple(dict.fromkeys(stem(word) for word in group.split()))
-        for term in stems:
-            table[term] = (term, *(other for other in stems if other != term))
-    return table
-
-
-# A deliberately small table of general equivalences (no domain vocabulary): each line is one group.
-_SYNONYMS = _synonym_table(
-    [
-        "terminate termination cancel cancellation",
-        "renew renewal extend extension",
-        "cap limit limitation maximum exceed exceeds exceeding exceeded",
-        "compete competition competitor competing competitive",
-        "assign assignment transfer",
-        "warranty warranties warrant guarantee",
-        "license licence licensing",
-        "indemnify indemnification indemnity",
-        "audit inspect inspection",
-        "notice notify notification",
-        "prerequisite requirement require",
-        "delete remove",
-        "install installation deploy deployment",
-        "error failure fail",
-        "permission permissions authorization authorize",
-        "governing govern law jurisdiction",
-    ]
-)

@@ -1,0 +1,161 @@
+"""Words, key terms and the bundle vocabulary as okf reads them (okf.text)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from okf.text.keyterms import acronyms, count_terms, names, word_forms
+from okf.text.vocabulary import Vocabulary
+from okf.text.words import clip, compact, sentences, stem, terms
+
+
+# --- words ---
+
+
+def test_terms_drop_stop_words_question_words_and_single_letters() -> None:
+    assert terms("What is the policy, and how does it apply to a contractor?") == [
+        "polici",
+        "appli",
+        "contractor",
+    ]
+
+
+def test_terms_keep_numbers_and_identifiers_whole() -> None:
+    found = terms("Upgrade to version 5.2 and set max_tokens; see 7 days")
+    assert "5.2" in found and "7" in found
+    assert {"max_tokens", "max", "token"} <= set(found)
+
+
+def test_terms_are_unicode_aware() -> None:
+    # casefold: "Straße" and "STRASSE" meet; NFKC: full-width letters are plain letters.
+    assert terms("Größe der Straße, café ＡＰＩ") == ["grösse", "der", "strass", "café", "api"]
+    assert terms("STRASSE") == terms("Straße")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("policy", "policies"),
+        ("hire", "hires"),
+        ("hired", "hiring"),
+        ("day", "days"),
+        ("renewal", "renewals"),
+        ("running", "run"),
+    ],
+)
+def test_stemmer_joins_inflections(a: str, b: str) -> None:
+    assert stem(a) == stem(b)
+
+
+def test_sentences_strip_markdown_and_skip_code() -> None:
+    text = (
+        "# Leave\n\n- **New hires** get 15 days. Unused days expire.\n\n"
+        "```\ncode here.\n```\n| a | b |\n|---|---|\n"
+    )
+    assert sentences(text) == ["Leave", "New hires get 15 days.", "Unused days expire.", "a b"]
+
+
+def test_clip_cuts_at_a_word_boundary() -> None:
+    clipped = clip("word " * 100, 40)
+    assert len(clipped) <= 40 and clipped.endswith("…") and "wor…" not in clipped
+
+
+# --- words: identifiers, inflections, synonyms ---
+
+
+def test_camel_case_identifiers_yield_their_words() -> None:
+    found = terms("Configure the StarredDropdown and RHDHConfig")
+    assert {"starreddropdown", "star", "dropdown", "rhdhconfig", "rhdh", "config"} <= set(found)
+
+
+def test_hyphenated_words_are_also_found_written_together() -> None:
+    assert stem("airgapped") in terms("an air-gapped cluster") and "air" in terms("an air-gapped cluster")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("configure", "configuration"),
+        ("terminate", "termination"),
+        ("renew", "renewal"),
+        ("authorised", "authorized"),
+    ],
+)
+def test_stemmer_joins_derivations_and_spellings(a: str, b: str) -> None:
+    assert stem(a) == stem(b)
+
+
+def test_compact_runs_words_together() -> None:
+    assert compact("ADAPTIMMUNE-THERAPEUTICS plc, 04.06") == "adaptimmunetherapeuticsplc0406"
+
+
+def test_count_terms_counts_exactly_the_terms_readers_compare() -> None:
+    text = "Configure the StarredDropdown; see [the guide](guides/setup.md) or https://example.com/x now. " * 3
+    counted = count_terms(text)
+    expected: dict[str, int] = {}
+    for term in terms(text.replace("(guides/setup.md)", "").replace("https://example.com/x", "")):
+        expected[term] = expected.get(term, 0) + 1
+    assert dict(counted) == expected  # link targets and addresses are not words of the text
+    assert counted[stem("configure")] == 3 and counted["dropdown"] == 3
+
+
+def test_word_forms_show_a_term_as_the_text_most_writes_it() -> None:
+    text = "Financing rules. The financing of platforms; finance teams review financing."
+    chunks = set(text.split())
+    assert word_forms(chunks, {stem("financing")}) == {stem("financing"): "financing"}
+
+
+def test_acronyms_the_text_defines() -> None:
+    text = ("A Private Financing Platform (\u201cPFP\u201d) may list proposals. Application programming "
+            "interfaces (APIs) are used. The Regulator (the FSRA) decides.")
+    found = acronyms(text)
+    assert found["PFP"] == "Private Financing Platform"
+    assert found["API"] == "Application programming interfaces"
+    assert "FSRA" not in found  # its initials are not the words before it
+
+
+def test_names_are_title_case_runs_without_leading_function_words() -> None:
+    found = names("During the Initial Term, Johnny Galecki met the Bank of England. The Effective Date applies.")
+    assert {"Initial Term", "Johnny Galecki", "Bank of England", "Effective Date"} <= set(found)
+    assert not any(n.startswith(("During", "The ")) for n in found)
+
+
+# --- the bundle vocabulary ---
+
+
+def vocabulary(tmp_path: Path, terms_df: dict[str, int], concepts: int = 100,
+               acronyms_: dict[str, str] | None = None) -> Vocabulary:
+    (tmp_path / ".okf").mkdir(parents=True, exist_ok=True)
+    (tmp_path / ".okf" / "vocabulary.json").write_text(json.dumps(
+        {"format": 1, "concepts": concepts, "documents": 3, "acronyms": acronyms_ or {}, "terms": terms_df}))
+    loaded = Vocabulary.load(tmp_path)
+    assert loaded is not None
+    return loaded
+
+
+def test_vocabulary_weighs_rare_terms_more(tmp_path: Path) -> None:
+    vocab = vocabulary(tmp_path, {"agreement": 95, "escrow": 2})
+    assert vocab.idf("escrow") > vocab.idf("agreement") > 0
+    assert vocab.idf("unseen") > vocab.idf("escrow")
+
+
+def test_vocabulary_reads_past_misspellings_of_its_own_words(tmp_path: Path) -> None:
+    vocab = vocabulary(tmp_path, {stem("environment"): 30, stem("disconnected"): 12, stem("plugin"): 40,
+                                  stem("develop"): 50})
+    assert vocab.correction(stem("envirnment")) == stem("environment")
+    assert vocab.correction(stem("disconected")) == stem("disconnected")
+    assert vocab.correction(stem("plugns")) == stem("plugin")
+    assert vocab.correction(stem("environment")) is None  # a known word is never corrected
+    assert vocab.correction(stem("zebra")) is None  # nothing close enough
+
+
+def test_vocabulary_missing_or_unusable_is_none(tmp_path: Path) -> None:
+    assert Vocabulary.load(tmp_path) is None
+    (tmp_path / ".okf").mkdir()
+    (tmp_path / ".okf" / "vocabulary.json").write_text("{broken")
+    assert Vocabulary.load(tmp_path) is None
+    (tmp_path / ".okf" / "vocabulary.json").write_text(json.dumps({"terms": [1, 2]}))
+    assert Vocabulary.load(tmp_path) is None

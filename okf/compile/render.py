@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 
 from okf import __version__
+from okf.compile.describe import clip
 from okf.compile.state import Node
 from okf.limits import MAX_TITLE_CHARS
 

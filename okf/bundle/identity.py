@@ -124,20 +124,21 @@ def _cache_file(root_real: str) -> Path:
 
 def _load(path: Path) -> tuple[dict[str, str], int]:
     """``{"path\\0size\\0mtime_ns": hash}`` from the cache file, and how many lines it has."""
+    known: dict[str, str] = {}
+    count = 0
     try:
         with open(path, encoding="utf-8", errors="surrogateescape", newline="\n") as handle:
             if handle.readline() != _HEADER:
                 return {}, 0
-            lines = handle.read().split("\n")
+            for line in handle:  # line by line: the file is never held whole
+                count += 1
+                parts = line.split(" ", 3)
+                if len(parts) == 4 and parts[3].endswith("\n"):  # a torn last line (a writer cut short): skipped
+                    size, mtime, digest, rel = parts
+                    known[f"{rel[:-1]}\0{size}\0{mtime}"] = digest
     except OSError:
         return {}, 0
-    known: dict[str, str] = {}
-    for line in lines:
-        parts = line.split(" ", 3)
-        if len(parts) == 4:  # a torn last line (a writer cut short) has fewer parts or no end: skipped
-            size, mtime, digest, rel = parts
-            known[f"{rel}\0{size}\0{mtime}"] = digest
-    return known, len(lines) - 1
+    return known, count
 
 
 def _lines(hashes: Iterable[FileHash]) -> str:
@@ -194,9 +195,14 @@ def corpus_id(root_real: str, files: Iterable[tuple[str, Stat | None]] | None = 
     fresh: dict[str, FileHash] = {}
     if misses:
         fresh = {item[0]: item for item in (hasher or hash_files)(root_real, misses)}
-    material = []
+    id_hash = hashlib.sha256()
+    material: list[str] = []
     for (rel, _), digest in zip(files, digests, strict=True):
         material.append(f"{rel}\0{digest if digest is not None else fresh[rel][3]}\n")
+        if len(material) == 4096:
+            id_hash.update("".join(material).encode("utf-8", "surrogateescape"))
+            material.clear()
+    id_hash.update("".join(material).encode("utf-8", "surrogateescape"))
     if lines + len(misses) > 2 * max(len(files), 1):
         # More stale lines than live ones (files changed or removed): write only the live ones.
         live = [fresh[rel] if rel in fresh else (rel, st[0], st[1], digest)
@@ -204,4 +210,4 @@ def corpus_id(root_real: str, files: Iterable[tuple[str, Stat | None]] | None = 
         _rewrite(cache_path, live)  # type: ignore[arg-type]
     elif misses:
         _append(cache_path, list(fresh.values()))
-    return "sha256:" + hashlib.sha256("".join(material).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return "sha256:" + id_hash.hexdigest()[:16]

@@ -178,6 +178,7 @@ def render_indexes(state: CompileState) -> None:
     for table in state.vocabulary.values():
         doc_df.update(table.keys())
     weights = idf_table(doc_df, max(1, len(state.vocabulary)))
+    unseen = max(weights.values(), default=0.0)  # once, not once per directory
     summaries: dict[str, dict[str, list[Any]]] = {}
 
     def summary_of(node: Node) -> dict[str, list[Any]]:
@@ -214,7 +215,7 @@ def render_indexes(state: CompileState) -> None:
         # A group over many documents names more of what it holds: its signpost is all a selector sees of them.
         limit = DIRECTORY_TERMS + min(44, len(summary) // 40) if node.type == "Topic" else DIRECTORY_TERMS
         return [summary[t][1] for t in distinctive(counts, weights, limit=limit, exclude=exclude,
-                                                    unseen=max(weights.values(), default=0.0))]
+                                                    unseen=unseen)]
 
     def fill(node: Node) -> None:
         kept = []

@@ -71,7 +71,8 @@ def grouping_terms(state: CompileState) -> dict[str, dict[str, int]]:
         except (OSError, ValueError):
             head = ""
         counts = count_terms(head)
-        top = sorted(((-n, t) for t, n in counts.items() if t in set(eligible(counts))))[:GROUP_TERMS]
+        allowed = set(eligible(counts))  # once per source, not once per term
+        top = sorted(((-n, t) for t, n in counts.items() if t in allowed))[:GROUP_TERMS]
         out[source.resource] = {t: -n for n, t in top}
     return out
 

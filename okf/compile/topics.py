@@ -47,6 +47,32 @@ def _dot(a: Vector, b: Vector) -> float:
     return sum(w * b.get(t, 0.0) for t, w in a.items())
 
 
+def _similarities(items: Sequence[Vector], centroids: Sequence[Vector]) -> list[list[float]]:
+    """``[[_dot(v, c) for c in centroids] for v in items]``, through an index of the centroids' terms.
+
+    Exactly ``_dot``'s values: where a vector is the smaller side, its terms are taken in its own order and
+    only the ones a centroid carries are added (``_dot`` adds 0.0 for the others, which changes no sum); the
+    rare pair whose centroid is smaller than the vector goes through ``_dot`` itself.
+    """
+    postings: dict[str, list[tuple[int, float]]] = {}
+    for g, centroid in enumerate(centroids):
+        for t, w in centroid.items():
+            postings.setdefault(t, []).append((g, w))
+    sizes = [len(c) for c in centroids]
+    out: list[list[float]] = []
+    for v in items:
+        row = [0.0] * len(centroids)
+        for t, w in v.items():
+            for g, cw in postings.get(t, ()):
+                row[g] += w * cw
+        size = len(v)
+        for g, centroid_size in enumerate(sizes):
+            if size > centroid_size:
+                row[g] = _dot(v, centroids[g])
+        out.append(row)
+    return out
+
+
 def _centroid(members: Sequence[Vector]) -> Vector:
     total: dict[str, float] = {}
     for vector in members:
@@ -57,16 +83,35 @@ def _centroid(members: Sequence[Vector]) -> Vector:
     return {t: w / norm for t, w in top}
 
 
+def _dots_with(items: Sequence[Vector], postings: Mapping[str, list[tuple[int, float]]],
+               seed: Vector) -> list[float]:
+    """``[_dot(seed, v) for v in items]``, exactly (as :func:`_similarities`: the seed's terms in its own
+    order where it is the smaller side, ``_dot`` itself for an item smaller than the seed)."""
+    row = [0.0] * len(items)
+    for t, w in seed.items():
+        for i, iw in postings.get(t, ()):
+            row[i] += w * iw
+    size = len(seed)
+    for i, v in enumerate(items):
+        if len(v) < size:
+            row[i] = _dot(seed, v)
+    return row
+
+
 def _seeds(items: Sequence[Vector], k: int) -> list[int]:
     """Farthest-first seeds, starting from the first item: spread over the folder, deterministic."""
+    postings: dict[str, list[tuple[int, float]]] = {}
+    for i, vector in enumerate(items):
+        for t, w in vector.items():
+            postings.setdefault(t, []).append((i, w))
     seeds = [0]
-    nearest = [_dot(items[0], v) for v in items]
+    nearest = _dots_with(items, postings, items[0])
     while len(seeds) < k:
         candidate = min(range(len(items)), key=lambda i: (nearest[i], i))
         if candidate in seeds:
             break
         seeds.append(candidate)
-        nearest = [max(a, _dot(items[candidate], v)) for a, v in zip(nearest, items)]
+        nearest = [max(a, d) for a, d in zip(nearest, _dots_with(items, postings, items[candidate]))]
     return seeds
 
 
@@ -81,7 +126,7 @@ def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
         centroids.append({})
     assignment: list[int] = [-1] * n
     for _ in range(ROUNDS):
-        sims = [[_dot(v, c) for c in centroids] for v in items]
+        sims = _similarities(items, centroids)
         # Most decided items first: a wide margin between best and second best group.
         def margin(i: int) -> tuple[float, int]:
             best = sorted(sims[i], reverse=True)

@@ -16,6 +16,7 @@ from okf.compile.assemble import finish, render_documents, render_indexes
 from okf.compile.discover import check_paths, discover, hash_sources, save_stat_cache
 from okf.compile.documents import build_documents
 from okf.compile.manifest import load_manifest, place, plan_changes
+from okf.compile.vault import resolve_vault
 from okf.compile.state import CompileOptions, CompileReport, CompileState, SkippedFile
 from okf.compile.write import NO_SPACE, clean_stale, drop_side, write_bundle, write_error
 from okf.errors import ConfigError
@@ -31,6 +32,7 @@ STEPS: list[tuple[str, Step]] = [
     ("place", place),
     ("plan_changes", plan_changes),
     ("build_documents", build_documents),
+    ("resolve_vault", resolve_vault),
     ("render_documents", render_documents),
     ("render_indexes", render_indexes),
     ("finish", finish),

@@ -19,6 +19,9 @@ from okf.compile.vocabulary import collect_vocabulary, vocabulary_outputs
 from okf.text.keyterms import distinctive, idf_table, title_terms
 from okf.compile.render import concept_file, index_file, log_entry, log_file
 from okf.compile.survey import survey_document
+from okf.compile.vault import (
+    MAX_LISTED, apply_note, folder_signposts, link_wikilinks, unresolved_bullet, unresolved_lines,
+)
 from okf.compile.state import CompileState, DocPlan, Node
 from okf.compile.tree import iter_concepts, iter_dirs
 from okf.compile.write import open_side_tree, write_outputs
@@ -96,6 +99,7 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
 
     concepts = list(iter_concepts(plan.node))
     survey = survey_document(plan, concepts)
+    apply_note(plan, concepts)
     for node in concepts:
         path, content = _render_concept(output, plan, node, resolve, at, old_files)
         (outputs.__setitem__(path, content) if content is not None else keep.append(path))
@@ -122,6 +126,14 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
         else [[concepts[0].description, list(concepts[0].tags[:8])]],
         "terms": survey.summary(), "acronyms": survey.expansions, "vocabulary": survey.table(),
     }
+    if plan.note is not None and plan.note.record():
+        entry["note"] = plan.note.record()
+    if plan.wikilinks:
+        entry["wikilinks"] = True
+    if plan.unresolved:
+        entry["unresolved"] = plan.unresolved
+    top = next((n for n in concepts if n.path == plan.anchors.get("")), concepts[0])
+    entry["lead"] = top.description
     return write_outputs(SHARED["side"], outputs), keep, entry
 
 
@@ -132,7 +144,8 @@ def render_documents(state: CompileState) -> None:
     resources = [r for r, p in state.plans.items() if p.lines]  # text and PDF ones were rendered with their plan
     if not resources:
         return
-    shared = {"plans": state.plans, "anchors": anchors, "output": state.output,
+    shared = {"plans": state.plans, "anchors": anchors, "output": state.output, "vault": state.vault,
+              "vault_sources": state.vault_sources,
               "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
               "max_chars": state.options.max_chars,
               "side": f"{open_side_tree(state)}{os.sep}"}
@@ -148,6 +161,8 @@ def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: d
     """A concept's path and new content, or None as content when the file on disk is already the same."""
     assert node.lines is not None
     body = "\n".join(plan.lines[node.lines[0] - 1:node.lines[1]])
+    if plan.source.kind == "markdown":
+        body = link_wikilinks(body, plan, SHARED.get("vault"), SHARED.get("vault_sources", set()), node.lines[0])
     if plan.source.kind in ("markdown", "html"):
         body = rewrite_markdown_links(body, plan, resolve)
     else:
@@ -244,6 +259,7 @@ def render_indexes(state: CompileState) -> None:
     title = state.options.title or state.output.name.replace("-", " ").replace("_", " ").strip().title() or "Bundle"
     state.tree.title = title
     describe_dirs(state.tree, terms_of)
+    folder_signposts(state.tree, state.doc_entries)
     for directory in iter_dirs(state.tree):
         if directory.type == "Document":
             continue
@@ -285,12 +301,18 @@ def finish(state: CompileState) -> None:
     manifest["indexes"] = indexes
     log_path = state.output / "log.md"
     old_log = log_path.read_text("utf-8") if log_path.is_file() else None
+    unresolved = unresolved_lines(state)
+    for line in unresolved[:MAX_LISTED]:
+        state.warn(f"{line}: wikilink names no compiled note; kept as written (okf check: W103)")
+    if len(unresolved) > MAX_LISTED:
+        state.warn(f"{len(unresolved) - MAX_LISTED} more unresolved wikilinks (listed in log.md)")
     if content_changed:
         at = state.at or datetime.now()
         changed_sources = sorted(p.source.resource for p in state.plans.values()
                                  if any(c in changed for c in state.doc_entries[p.source.resource]["concepts"]))
         gone = sorted(set(old_sources) - set(state.doc_entries))
         bullets = log_entry(at.strftime("%Y-%m-%d"), created, updated, removed, changed_sources + gone)
+        bullets += unresolved_bullet(unresolved)
         state.outputs["log.md"] = log_file(old_log, at.strftime("%Y-%m-%d"), bullets)
     elif old_log is not None:
         state.keep.add("log.md")

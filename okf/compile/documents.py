@@ -15,6 +15,7 @@ from okf.compile.parallel import SHARED, ordered_map, workers
 from okf.compile.state import CompileState, DocPlan, Node, SourceFile
 from okf.compile.structure import Section, build_tree, markdown_headings, text_headings
 from okf.compile.tree import assign_paths
+from okf.compile.vault import note_title, read_note_frontmatter
 from okf.compile.write import open_side_tree
 from okf.sources import SourceRefused, read_source_text
 
@@ -56,29 +57,42 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
     lines = text.split("\n")
     del text, read
     title = humanize(PurePosixPath(source.resource).stem)
+    skip, note = 0, None
+    if source.kind == "markdown":
+        skip, note, said = read_note_frontmatter(lines, source.resource)
+        warnings += said
+        if skip and not any(line.strip() for line in lines[skip:]):
+            return None, warnings, "empty document (only frontmatter)"
+    heading: str | None = None
     if source.kind in ("markdown", "html"):
-        found, starts = markdown_headings("\n".join(lines), lines)
+        # Frontmatter is not content: blanked for the heading scan (its "---" would read as a rule, and
+        # "key: value" above it as a heading), and no concept's lines start before it ends.
+        found, starts = markdown_headings("\n".join([""] * skip + lines[skip:]), lines)
         top = [h for h in found if h.rank == 1] or found[:1]
         if top:
-            title = top[0].title
+            title = heading = top[0].title
         sizer = Sizer(lines, starts)
     else:
         found = text_headings(lines)
         sizer = Sizer(lines, None)
-    root = build_tree(found, len(lines), title)
+    named = note_title(source.resource, heading, note) if source.kind == "markdown" else None
+    title = named or title
+    root = build_tree(found, len(lines), title, first=skip + 1)
     # Cross-links compile writes into a body ("[Section 5](/a/b.md)") lengthen it: leave them a share of the
     # window, so the concept as written still fits the judge's window.
     nodes = plan_document(root, sizer, options.max_words, options.min_words,
-                          int(options.max_chars * (1 - LINK_ROOM)))
+                          int(options.max_chars * (1 - LINK_ROOM)), first=skip + 1)
     if not nodes:
         return None, warnings, "empty document (no text)"
+    if named and len(nodes) == 1 and not nodes[0].is_dir:
+        nodes[0].title = named  # the note is one concept: it is named as the note is
     doc = Node(PurePosixPath(source.resource).stem, title, "Document", children=nodes)
     assign_paths(doc, placement[source.resource], options.fanout)
     if len(doc.children) == 1 and not doc.children[0].is_dir:
         doc.children[0].path = placement[source.resource].rstrip("/") + ".md"  # one concept: a file, no folder
     plan = DocPlan(source, title, lines, doc,
                    headings={h.start for h in found} | {h.title_line for h in found if h.title_line},
-                   heading_titles={h.start: h.title for h in found})
+                   heading_titles={h.start: h.title for h in found}, note=note, first_line=skip + 1)
     concepts = index_document(plan, _flatten(root))
     plan.anchors[""] = concepts[0].path
     tops = root.children[0].children if len(root.children) == 1 else root.children

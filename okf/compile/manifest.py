@@ -16,7 +16,7 @@ from okf.sources import read_head
 from okf.text.keyterms import count_terms, eligible
 
 MANIFEST = ".okf/manifest.json"
-FORMAT = 1
+FORMAT = 2  # 2: markdown frontmatter is not content; wikilinks resolved (okf.compile.vault)
 
 
 def load_manifest(state: CompileState) -> None:
@@ -111,6 +111,7 @@ def new_manifest(state: CompileState) -> dict[str, Any]:
         "spec": "0.2",
         "options": state.options.recorded(),
         "source_root": source_root_label(state.root, state.output),
+        **({"vault": state.vault_key} if state.vault_key else {}),
         "sources": {r: state.doc_entries[r] for r in sorted(state.doc_entries)},
     }
 

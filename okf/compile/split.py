@@ -146,8 +146,9 @@ class Planner:
             del nodes[i]
 
 
-def plan_document(root: Section, sizer: Sizer, max_words: int, min_words: int, max_chars: int) -> list[Node]:
-    """The nodes directly inside a document's directory."""
+def plan_document(root: Section, sizer: Sizer, max_words: int, min_words: int, max_chars: int,
+                  first: int = 1) -> list[Node]:
+    """The nodes directly inside a document's directory; its content starts at line ``first``."""
     planner = Planner(sizer, max_words, min_words, max_chars)
     lead: int | None = None
     own = sizer.trim(root.start, root.own_end)
@@ -155,7 +156,7 @@ def plan_document(root: Section, sizer: Sizer, max_words: int, min_words: int, m
     if len(root.children) == 1 and (own is None or sizer.words(*own) < min_words):
         top = root.children[0]
         root = Section(top.title, "document", 0, top.start, top.end, children=top.children)
-        lead = 1
+        lead = first
     nodes = planner.plan(root, lead)
     if len(nodes) == 1 and nodes[0].is_dir:
         return nodes[0].children

@@ -85,6 +85,7 @@ class Node:
     path: str = ""  # bundle path: "a/b.md" for concepts, "a/b/" for directories
     words: int = 0
     tags: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)  # a note's frontmatter aliases (okf.compile.vault)
 
     @property
     def is_dir(self) -> bool:
@@ -110,6 +111,10 @@ class DocPlan:
     terms_by_word: dict[str, list[str]] | None = None  # first word -> terms, longest first
     term_hits: list[tuple[int, int, str]] | None = None  # defined-term uses in the whole text: start, end, term
     line_starts: list[int] = field(default_factory=list)  # offset of each line in the joined text
+    note: Any = None  # a markdown source's frontmatter (okf.compile.vault.NoteMeta), None without one
+    first_line: int = 1  # the first line of content (after a note's frontmatter)
+    wikilinks: bool = False  # the document holds wikilinks (rebuilt when the notes they may name change)
+    unresolved: list[list[Any]] = field(default_factory=list)  # [source line, "[[link]]"] left as written
 
 
 @dataclass
@@ -143,6 +148,9 @@ class CompileState:
     group_terms: dict[str, dict[str, int]] = field(default_factory=dict)  # resource -> terms it opens with
     vocabulary: dict[str, dict[str, int]] = field(default_factory=dict)  # resource -> term -> concepts holding it
     reused_side: bool = False  # the side tree is the previous compile's spare tree, reconciled on write
+    vault: Any = None  # the wikilink targets (okf.wikilinks.Vault), set by okf.compile.vault.resolve_vault
+    vault_key: str = ""  # a digest of those targets, kept in the manifest
+    vault_sources: set[str] = field(default_factory=set)  # sources that became concepts (link targets)
 
     def changed_files(self) -> set[str]:
         """Paths whose content this compile writes (queued or already in the side tree)."""

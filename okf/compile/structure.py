@@ -242,13 +242,14 @@ def _follows(ident: tuple[str, ...], previous: tuple[str, ...]) -> bool:
     return a.isdigit() and b.isdigit() and int(a) == int(b) + 1
 
 
-def build_tree(headings: list[Section], line_count: int, title: str) -> Section:
-    """Nest flat headings by rank (ARTICLE > 1. > 1.1 ...) and by dotted numbering; fill each ``end``.
+def build_tree(headings: list[Section], line_count: int, title: str, first: int = 1) -> Section:
+    """Nest flat headings by rank (ARTICLE > 1. > 1.1 ...) and by dotted numbering; fill each ``end``. The
+    document's content starts at line ``first`` (after a note's frontmatter).
 
     Numbering that runs backwards ("1.", "2." after "2.6.3") is a numbered list inside the passage above,
     so it nests there instead of restarting the document's outline.
     """
-    root = Section(title, "document", 0, 1, line_count)
+    root = Section(title, "document", 0, first, line_count)
     stack = [root]
     listed: set[int] = set()  # ids of sections nested as such lists
 

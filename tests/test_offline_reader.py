@@ -335,3 +335,25 @@ def test_scripted_reader_defaults_to_offline_decisions() -> None:
     reader = ScriptedReader()
     selection = run(reader.select(QUESTION, [offer(0, "hr/", "Vacation"), offer(1, "x/", "Other")]))
     assert [c.index for c in selection.choices] == [0] and reader.calls["select"] == 1
+
+
+def test_select_a_two_way_choice_keeps_both_sides() -> None:
+    # One side says the question strongly; the other says part of it: in a short listing it is read on too.
+    offers = [offer(0, "a/", "Vacation and holidays", "New hires get vacation days and holidays."),
+              offer(1, "b/", "Payroll", "Pay days for new staff.")]
+    assert kept(QUESTION, offers) == {0: "strong", 1: "weak"}
+
+
+def test_select_a_common_defined_term_does_not_make_an_exclusive_choice(tmp_path: Path) -> None:
+    vocab = vocabulary(tmp_path, {stem("financial"): 300, stem("institution"): 250, stem("sanction"): 20,
+                                  "adaptimmun": 3, stem("therapeutics"): 5}, concepts=1000)
+    offers = [offer(0, "a/", "Sanctions", "Sanctions screening of clients."),
+              offer(1, "b/", "Definitions", "Financial Institution means a bank."),
+              offer(2, "c/", "Fees", "Annual fees."), offer(3, "d/", "Funds", "Fund managers."),
+              offer(4, "e/", "Islamic", "Sharia boards."), offer(5, "f/", "Markets", "Listing rules."),
+              offer(6, "g/", "Conduct", "Client classification.")]
+    question = "Which sanctions apply to a Financial Institution?"
+    assert 0 in kept(question, offers, vocab)  # "Financial Institution" is used everywhere: it names nothing
+    rare = [offer(0, "a/", "Adaptimmune Therapeutics alliance", "Alliance terms."),
+            offer(1, "b/", "Sanctions", "Sanctions screening of clients.")] + offers[2:]
+    assert set(kept("Which sanctions apply to Adaptimmune Therapeutics?", rare, vocab)) == {0}

@@ -41,6 +41,9 @@ def _context(document: Document) -> Field:
     return Field.of(document.id.rpartition("/")[0].replace("/", " ").replace("-", " "))
 
 
+
+
+
 def judge_one(question: Question, document: Document, body: Body | None = None) -> Verdict:
     """The graded verdict on one body (see the module docstring)."""
     if not question.units:

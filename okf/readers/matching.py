@@ -13,6 +13,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import pairwise
 
 from okf.text.vocabulary import Vocabulary
@@ -20,6 +21,8 @@ from okf.text.words import STOP_WORDS, _hyphen_joins, compact, sentences, stem, 
 
 # Names weigh this much more than other words when no bundle statistics are known.
 NAME_WEIGHT = 1.5
+# A run of names whose rarest word at most this share of the bundle's concepts holds names one thing.
+RARE_NAME_SHARE = 0.02
 # Containment ("adaptimmune" inside "ADAPTIMMUNETHERAPEUTICSPLC") only for words at least this long.
 CONTAINMENT_MIN = 5
 # camelCase parts of a question word count as words of their own from this length on.
@@ -69,6 +72,7 @@ class Question:
     # Words offered as alternatives ("books, records or premises"): one unit each group.
     alternatives: tuple[frozenset[str], ...] = ()
     vocabulary: Vocabulary | None = field(default=None, compare=False, repr=False)
+    run_terms: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str, vocabulary: Vocabulary | None = None) -> Question:
@@ -80,6 +84,7 @@ class Question:
         joined = {term: word for term, word in _hyphen_joins(plain)}
         names: set[str] = set()
         runs: list[str] = []
+        run_terms: dict[str, tuple[str, ...]] = {}
         run: list[str] = []
         raw = WORD.findall(plain)
         acronyms: dict[str, str] = {}
@@ -92,14 +97,24 @@ class Question:
                 continue
             if len(run) > 1:
                 runs.append(compact(" ".join(run)))
+                run_terms[runs[-1]] = tuple(terms(" ".join(run)))
             run = []
         if len(run) > 1:
             runs.append(compact(" ".join(run)))
+            run_terms[runs[-1]] = tuple(terms(" ".join(run)))
         ordered = terms(plain)
         alternatives = _alternatives(plain, set(words))
         units = _units(words, joined, names, alternatives, acronyms, vocabulary, ordered)
         return cls(tuple(units), frozenset(names & set(words)), tuple(dict.fromkeys(runs)), frozenset(pairwise(ordered)),
-                   bool(_ASKS_FIGURE.search(plain)), alternatives, vocabulary)
+                   bool(_ASKS_FIGURE.search(plain)), alternatives, vocabulary, run_terms)
+
+    def identifies(self, run: str) -> bool:
+        """A run of names rare enough in the bundle to name one thing ("Adaptimmune Therapeutics"), not a
+        defined term many concepts use ("Financial Institution"): its rarest word is held by at most
+        ``RARE_NAME_SHARE`` of the concepts. Without bundle statistics every run counts."""
+        vocabulary = self.vocabulary
+        found = [vocabulary.df.get(t, 0) for t in self.run_terms.get(run, ())] if vocabulary else []
+        return not found or min(found) <= RARE_NAME_SHARE * vocabulary.concepts  # type: ignore[union-attr]
 
     @property
     def words(self) -> dict[str, str]:
@@ -232,7 +247,7 @@ class Field:
 
     @classmethod
     def of(cls, text: str) -> Field:
-        return cls(frozenset(terms(text)), compact(text))
+        return _field(text)
 
     def has(self, term: str) -> bool:
         """``term`` is a term here, or a long enough term is written into a longer word."""
@@ -253,6 +268,12 @@ class Field:
         if self.has_word(unit.key, unit.word) or any(self.has(t) for t in unit.terms if t != unit.key):
             return True
         return any(all(t in self.terms for t in phrase) for phrase in unit.phrases)
+
+
+@lru_cache(maxsize=20_000)
+def _field(text: str) -> Field:
+    """A field read once per text: titles, folder paths and signpost lines recur across a walk and walks."""
+    return Field(frozenset(terms(text)), compact(text))
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
     # What the listing can tell apart at all: units some signpost carries, weighed by how well they do.
     informative = sum(u.weight * telling(u) for u in units if anywhere[u.key]) or 1.0
     # The thing the question names ("the Adaptimmune Therapeutics agreement"), written as one run of names.
-    runs = [r for r in question.runs if r not in explained]
+    runs = [r for r in question.runs if r not in explained and question.identifies(r)]
     named = [any(heads[i].has(r) or tails[i].has(r) for r in runs) for i in range(n)]
     if any(named) and not all(named):
         # The listing has an entry for the thing the question names: that entry, not the others.
@@ -118,7 +118,9 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
         if weight / informative >= KEEP_SHARE and plain_share >= MIN_SHARE:
             choices.append(Choice(index=offer.index,
                                   reason=f"{where} mentions {question.named({u.key for u in said})}"))
-        elif len(leads) >= LEADS or plain_share >= WEAK_SHARE:
+        elif len(leads) >= LEADS or plain_share >= WEAK_SHARE or (said and n <= BROWSE_LISTING):
+            # In a short listing, an entry saying anything of the question is read on after the sure ones:
+            # a two-way choice the reader cannot settle keeps both sides.
             choices.append(Choice(index=offer.index, grade="weak",
                                   reason=f"{where} mentions {question.named({u.key for u in said})}"))
     if choices:

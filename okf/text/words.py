@@ -65,6 +65,7 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalize(text))
 
 
+@lru_cache(maxsize=50_000)
 def compact(text: str) -> str:
     """``text`` casefolded with everything but letters and digits removed: run-together names meet here."""
     return "".join(_TOKEN.findall(normalize(text))).replace(".", "").replace("_", "")

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field, computed_field
 
+from okf.limits import FANOUT
 from okf.bundle import Bundle, Diagnostic, as_datetime, diagnostic
 from okf.bundle.documents import CodedBundleError
 from okf.check.rules import SourceFiles, check_concept, check_log
@@ -145,7 +146,7 @@ def check_concepts(bundle: Bundle, paths: list[str], listed: dict[str, tuple[str
     return diags
 
 
-def check(bundle: Bundle | str, *, fanout: int = 24, now: datetime | None = None,
+def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = None,
           workers: int | None = None) -> CheckReport:
     """Check every file of ``bundle`` and return all diagnostics. ``now`` decides staleness (default: now).
 

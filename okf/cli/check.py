@@ -7,6 +7,7 @@ import click
 from okf.bundle import Bundle
 from okf.check import check
 from okf.cli.common import emit_json, json_option, notice, quiet_option
+from okf.limits import FANOUT
 from okf.cli.contract import run_contract_check
 
 
@@ -14,7 +15,7 @@ from okf.cli.contract import run_contract_check
 @click.argument("bundle", type=click.Path(path_type=str))
 @json_option
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on errors.")
-@click.option("--fanout", type=click.IntRange(min=1), default=24, show_default=True,
+@click.option("--fanout", type=click.IntRange(min=1), default=FANOUT, show_default=True,
               help="Warn (W120) when a directory lists more entries than this.")
 @click.option("--contract", "contract", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
               help="Check the facts of this contract (JSON or YAML) instead of the conformance rules: each "
@@ -31,7 +32,7 @@ def command(bundle: str, as_json: bool, strict: bool, fanout: int, contract: str
     \b
     Examples:
       okf check bundles/mydocs
-      okf check bundles/mydocs --strict --fanout 40
+      okf check bundles/mydocs --strict --fanout 24
       okf check bundles/mydocs --json | jq '.diagnostics[] | select(.severity == "error")'
       okf check bundles/harborview --contract bundles/harborview.contract.yaml
     """

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from okf.cli.common import emit_json, json_option, notice, printable, progress_enabled, quiet_option
+from okf.limits import FANOUT
 from okf.models import JUDGE_WINDOW_CHARS
 from okf.compile import CompileOptions, compile_bundle
 from okf.errors import ConfigError
@@ -33,7 +34,7 @@ def _timestamp(value: str | None) -> datetime | None:
 @click.option("--max-chars", default=JUDGE_WINDOW_CHARS, show_default=True, type=click.IntRange(min=200),
               help="Split sections longer than this many characters: the judge's window (--body-chars of "
                    "navigate), so a judge reads every concept whole.")
-@click.option("--fanout", default=24, show_default=True, type=click.IntRange(min=2),
+@click.option("--fanout", default=FANOUT, show_default=True, type=click.IntRange(min=2),
               help="Most entries per index.md; a wider folder of documents is grouped by topic.")
 @click.option("--force", is_flag=True, help="Rebuild every source even when unchanged.")
 @click.option("--timestamp", default=None, metavar="ISO",

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
+from okf.limits import FANOUT
 from okf.models import JUDGE_WINDOW_CHARS
 
 KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html", ".htm": "html",
@@ -22,7 +23,7 @@ class CompileOptions(BaseModel):
     max_chars: int = Field(default=JUDGE_WINDOW_CHARS, ge=200, description="Split sections longer than this many "
                            "characters: the judge's window (body_chars), so a judge reads every concept whole.")
     min_words: int = Field(default=40, ge=0, description="Merge fragments shorter than this into a neighbour.")
-    fanout: int = Field(default=24, ge=2, description="Most entries one index.md lists before grouping.")
+    fanout: int = Field(default=FANOUT, ge=2, description="Most entries one index.md lists before grouping.")
     force: bool = Field(default=False, description="Rebuild every source even when unchanged.")
     timestamp: datetime | None = Field(
         default=None, description="generated.at and log date; default SOURCE_DATE_EPOCH or now (UTC).")

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
-from okf.cli.common import emit_json, json_option, notice, printable, progress_enabled, quiet_option
+from okf.cli.common import (
+    emit_json,
+    json_option,
+    notice,
+    printable,
+    progress_enabled,
+    quiet_option,
+    setup_logging,
+    verbose_option,
+)
+from okf.cli.options import describer_options, reader_config_from_options
+from okf.compile import CompileOptions, CompileReport, compile_bundle
+from okf.errors import ConfigError
 from okf.limits import FANOUT
 from okf.models import JUDGE_WINDOW_CHARS
-from okf.compile import CompileOptions, compile_bundle
-from okf.errors import ConfigError
+
+_STAGES = {"files": "Compiling files", "describe": "Describing concepts", "titles": "Titling groups"}
 
 
 def _timestamp(value: str | None) -> datetime | None:
@@ -40,10 +53,13 @@ def _timestamp(value: str | None) -> datetime | None:
 @click.option("--timestamp", default=None, metavar="ISO",
               help="generated.at and log date (default: SOURCE_DATE_EPOCH, else now) for reproducible bundles.")
 @click.option("--title", default=None, help="Title of the root index.md (default: from the output name).")
+@describer_options
 @json_option
 @quiet_option
+@verbose_option
 def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: int, fanout: int, force: bool,
-            timestamp: str | None, title: str | None, as_json: bool, quiet: bool) -> None:
+            timestamp: str | None, title: str | None, as_json: bool, quiet: bool, verbose: int,
+            offline: bool, no_cache: bool, **options: Any) -> None:
     """Compile markdown, text, HTML and PDF files into an OKF bundle.
 
     Each source document becomes a directory of concepts, one per section, nested along the document's
@@ -52,27 +68,42 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: 
     terms; a folder of more documents than --fanout is grouped by topic. Recompiling rebuilds only changed sources; the output is replaced
     atomically, so an interrupted compile leaves the previous bundle intact. Beside the bundle, OUTPUT.okf-spare
     keeps the previous tree for the next compile to reuse (safe to delete); inside it,
-    .okf/stat-cache.json holds per-machine file stats (keep it out of version control). See docs/compile.md.
+    .okf/stat-cache.json holds per-machine file stats (keep it out of version control).
+
+    With a model (--model, --describe-model, OKF_MODEL or a config file), the model writes each concept's
+    description and tags and each group's title; an unchanged concept is never asked again (a cache keyed by
+    its text), a failed or invalid reply keeps the extractive text and is counted in log.md. See
+    docs/compile.md and docs/models.md.
 
     \b
     Examples:
       okf compile docs/ -o bundles/mydocs
       okf compile contracts/ notes.md -o bundles/legal --max-words 800 --fanout 30
       okf compile docs/ -o bundles/mydocs --json --quiet
+      okf compile docs/ -o bundles/mydocs --model qwen2.5:7b-instruct --base-url http://localhost:11434/v1
     """
-    options = CompileOptions(max_words=max_words, max_chars=max_chars, fanout=fanout, force=force,
-                             timestamp=_timestamp(timestamp), title=title)
+    setup_logging(quiet, verbose)
+    compile_options = CompileOptions(max_words=max_words, max_chars=max_chars, fanout=fanout, force=force,
+                                     timestamp=_timestamp(timestamp), title=title)
+    describer, cache = _describer(offline, no_cache, options)
     bar: Any = None
+    stage_shown = ""
     progress = None
     if progress_enabled(quiet):
         def progress(stage: str, done: int, total: int) -> None:
-            nonlocal bar
+            nonlocal bar, stage_shown
+            if bar is not None and stage != stage_shown:
+                bar.__exit__(None, None, None)
+                bar = None
             if bar is None:
-                bar = click.progressbar(length=total, label="Compiling files", file=click.get_text_stream("stderr"))
+                stage_shown = stage
+                bar = click.progressbar(length=total, label=_STAGES.get(stage, stage),
+                                        file=sys.stderr)
                 bar.__enter__()
             bar.update(done - bar.pos)
     try:
-        report = compile_bundle(list(sources), output, options=options, progress=progress)
+        report = compile_bundle(list(sources), output, options=compile_options, progress=progress,
+                                describer=describer, cache=cache)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -90,3 +121,27 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: 
     click.echo(f"{report.output}: {report.concepts} concepts from {report.sources} sources "
                f"({report.created} created, {report.updated} updated, {report.removed} removed, "
                f"{report.unchanged} unchanged; {report.bytes} bytes in {report.seconds:.2f}s)")
+    _echo_model(report)
+
+
+def _describer(offline: bool, no_cache: bool, options: dict[str, Any]) -> tuple[Any, Any]:
+    """The describer the options ask for (an LLMReader; None for the extractive compile) and its cache."""
+    if offline:
+        return None, None
+    config = reader_config_from_options(**options)
+    if config.profile("describer") is None:
+        return None, None
+    from okf.compile.model_cache import DescriptionCache
+    from okf.readers.config import make_reader
+
+    return make_reader(config), None if no_cache or not config.cache else DescriptionCache()
+
+
+def _echo_model(report: CompileReport) -> None:
+    model = report.model
+    if model is None or not (model.concepts or model.groups or model.concepts_failed or model.groups_failed):
+        return
+    kept = model.concepts_failed + model.groups_failed
+    click.echo(f"{model.describer}: {model.concepts} concepts described ({model.concepts_cached} from cache), "
+               f"{model.groups} groups titled ({model.groups_cached} from cache), {kept} kept extractive; "
+               f"{model.usage.calls} calls, {model.usage.tokens} tokens")

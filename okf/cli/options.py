@@ -1,4 +1,5 @@
-"""The reader options shared by every command that reads with a model (navigate, ask, eval, mcp)."""
+"""The reader options shared by every command that reads with a model (navigate, ask, eval, mcp), and the
+describer options of ``okf compile``."""
 
 from __future__ import annotations
 
@@ -130,6 +131,7 @@ def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
         "answerer.model": kwargs.get("answer_model"),
         "extractor.model": kwargs.get("extract_model"),
         "assessor.model": kwargs.get("assess_model"),
+        "describer.model": kwargs.get("describe_model"),
         "base_url": kwargs.get("base_url"),
         "api_key_env": kwargs.get("api_key_env"),
         "config": kwargs.get("config"),
@@ -138,6 +140,27 @@ def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
         "cache": False if kwargs.get("no_cache") else None,
     }
     return ReaderConfig.load(flags)
+
+
+_DESCRIBER_OPTIONS = [
+    click.option("--model", metavar="NAME", default=None,
+                 help="Model that writes concept descriptions, tags and group titles (env OKF_MODEL). With no "
+                 "model configured anywhere, compile is extractive and deterministic."),
+    click.option("--describe-model", metavar="NAME", default=None,
+                 help="Model for descriptions and titles only, over --model (env OKF_DESCRIBE_MODEL)."),
+    *(o for o in _OPTIONS[4:9]),  # --base-url, --api-key-env, --config, --timeout, --concurrency
+    click.option("--no-cache", is_flag=True, default=False,
+                 help="Do not reuse or store descriptions in the description cache (see docs/compile.md)."),
+    click.option("--offline", is_flag=True, default=False,
+                 help="Ignore any configured model (flags, OKF_MODEL, config file): the extractive compile."),
+]
+
+
+def describer_options(f: F) -> F:
+    """The options that choose the model writing a compiled bundle's signposts (``okf compile``)."""
+    for option in reversed(_DESCRIBER_OPTIONS):
+        f = option(f)
+    return f
 
 
 def reader_from_options(**kwargs: Any) -> Reader:

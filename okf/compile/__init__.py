@@ -17,9 +17,12 @@ from okf.compile.discover import check_paths, discover, hash_sources, save_stat_
 from okf.compile.documents import build_documents
 from okf.compile.manifest import load_manifest, place, plan_changes
 from okf.compile.vault import resolve_vault
+from okf.compile.model_cache import DescriptionCache
+from okf.compile.model_describe import describe_concepts, start
 from okf.compile.state import CompileOptions, CompileReport, CompileState, SkippedFile
 from okf.compile.write import NO_SPACE, clean_stale, drop_side, write_bundle, write_error
 from okf.errors import ConfigError
+from okf.readers.describing import Describer
 
 Step = Callable[[CompileState], None]
 
@@ -33,6 +36,7 @@ STEPS: list[tuple[str, Step]] = [
     ("plan_changes", plan_changes),
     ("build_documents", build_documents),
     ("resolve_vault", resolve_vault),
+    ("describe_concepts", describe_concepts),
     ("render_documents", render_documents),
     ("render_indexes", render_indexes),
     ("finish", finish),
@@ -61,8 +65,15 @@ def compile_time(options: CompileOptions) -> datetime:
 
 def compile_bundle(sources: Sequence[str | Path] | str | Path, output: str | Path, *,
                    options: CompileOptions | None = None,
-                   progress: Callable[[str, int, int], None] | None = None) -> CompileReport:
-    """Compile source files and folders into the bundle at ``output``; only changed sources are rebuilt."""
+                   progress: Callable[[str, int, int], None] | None = None,
+                   describer: Describer | None = None, cache: DescriptionCache | None = None) -> CompileReport:
+    """Compile source files and folders into the bundle at ``output``; only changed sources are rebuilt.
+
+    With a ``describer`` (an ``LLMReader`` whose describer role has a model), a model writes the concepts'
+    descriptions and tags and the groups' titles (okf.compile.model_describe), reusing what ``cache`` holds;
+    without one, the compile is the deterministic extractive one. ``progress(stage, done, total)`` is called
+    with the stages ``files``, then ``describe`` and ``titles`` when a model is asked.
+    """
     started = time.perf_counter()
     if isinstance(sources, (str, Path)):
         sources = [sources]
@@ -71,6 +82,7 @@ def compile_bundle(sources: Sequence[str | Path] | str | Path, output: str | Pat
                          progress=progress)
     state.report.output = str(output)
     state.at = compile_time(options)
+    start(state, describer, cache)
     free = False
     try:
         for _name, step in STEPS:

@@ -15,6 +15,7 @@ from okf.compile.links import link_text, rewrite_markdown_links
 from okf.compile.parallel import SHARED, ordered_map
 from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
 from okf.compile.describe import DIRECTORY_TERMS, GROUP_DESCRIPTION_CHARS, directory_description, label
+from okf.compile.model_describe import TITLES_KEY, apply_signposts, model_bullets, title_folder_groups
 from okf.compile.vocabulary import collect_vocabulary, vocabulary_outputs
 from okf.text.keyterms import distinctive, idf_table, title_terms
 from okf.compile.render import concept_file, index_file, log_entry, log_file
@@ -41,24 +42,29 @@ def _span_sha256(lines: list[str], start: int, end: int) -> str:
     return hashlib.sha256("\n".join(lines[start - 1:end]).encode("utf-8")).hexdigest()
 
 
-def describe_dirs(node: Node, terms_of: Callable[[Node], list[str]]) -> None:
+def describe_dirs(node: Node, terms_of: Callable[[Node], list[str]], titled: dict[str, str] | None = None) -> None:
     """Directory descriptions from their content, bottom-up: members by what they are about, then the key
-    terms of the subtree (``terms_of``). A fan-out group's title adds its main key terms to its range."""
+    terms of the subtree (``terms_of``). A fan-out group's title adds its main key terms to its range, or
+    the title a model gave it (``titled``: group path -> title)."""
     for child in node.children:
         if child.is_dir and child.type != "Document":
-            describe_dirs(child, terms_of)
+            describe_dirs(child, terms_of, titled)
     if node.type == "Document" and node.description:
         return
     key_terms = terms_of(node)
     members = [(label(c), terms_of(c) if c.is_dir else list(c.tags)) for c in node.children if c.title]
+    model_title = (titled or {}).get(node.path)
     if node.type == "Topic" and node.children:
-        if key_terms:
+        if model_title:
+            node.title = model_title
+        elif key_terms:
             heading = ", ".join(key_terms[:3])
             node.title = heading[:1].upper() + heading[1:]
         node.description = directory_description(members, key_terms, GROUP_DESCRIPTION_CHARS)
     elif node.type == "Group" and node.children:
         base = node.title.split(":", 1)[0]
-        node.title = f"{base}: {', '.join(key_terms[:3])}" if key_terms else base
+        node.title = f"{base}: {model_title}" if model_title else f"{base}: {', '.join(key_terms[:3])}" \
+            if key_terms else base
         node.description = directory_description(members, key_terms, GROUP_DESCRIPTION_CHARS)
     else:
         node.description = directory_description(members, key_terms)
@@ -99,11 +105,13 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
 
     concepts = list(iter_concepts(plan.node))
     survey = survey_document(plan, concepts)
-    apply_note(plan, concepts)
+    if SHARED.get("described"):
+        apply_signposts(concepts, SHARED["described"])
+    apply_note(plan, concepts)  # a note's own frontmatter wins over the model's and the extractive text
     for node in concepts:
         path, content = _render_concept(output, plan, node, resolve, at, old_files)
         (outputs.__setitem__(path, content) if content is not None else keep.append(path))
-    describe_dirs(plan.node, survey.terms_of)
+    describe_dirs(plan.node, survey.terms_of, SHARED.get("titled"))
     outline = [(label(c), survey.terms_of(c) if c.is_dir else list(c.tags)) for c in plan.node.children if c.title]
     plan.node.description = directory_description(
         outline if len(concepts) > 1 else [concepts[0].description], survey.terms_of(plan.node))
@@ -147,7 +155,7 @@ def render_documents(state: CompileState) -> None:
     shared = {"plans": state.plans, "anchors": anchors, "output": state.output, "vault": state.vault,
               "vault_sources": state.vault_sources,
               "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
-              "max_chars": state.options.max_chars,
+              "max_chars": state.options.max_chars, "described": state.described, "titled": state.titled,
               "side": f"{open_side_tree(state)}{os.sep}"}
     for resource, (written, keep, entry) in zip(resources, ordered_map(render_plan, resources, state.jobs, shared)):
         state.written.update(written)
@@ -258,7 +266,7 @@ def render_indexes(state: CompileState) -> None:
     fill(state.tree)
     title = state.options.title or state.output.name.replace("-", " ").replace("_", " ").strip().title() or "Bundle"
     state.tree.title = title
-    describe_dirs(state.tree, terms_of)
+    describe_dirs(state.tree, terms_of, title_folder_groups(state))
     folder_signposts(state.tree, state.doc_entries)
     for directory in iter_dirs(state.tree):
         if directory.type == "Document":
@@ -289,6 +297,7 @@ def finish(state: CompileState) -> None:
     report.concepts = len(new_concepts)
     report.unchanged = len(new_concepts) - len(created) - len(updated)
     indexes = state.manifest.pop("folder_indexes", [])
+    titles = state.manifest.pop(TITLES_KEY, None)
     files = set(indexes) | {"log.md"}
     for resource, entry in state.doc_entries.items():
         entry_files = entry["concepts"] + entry["indexes"]
@@ -299,6 +308,8 @@ def finish(state: CompileState) -> None:
     content_changed = bool(changed) or bool(old_files - files)
     manifest = new_manifest(state)
     manifest["indexes"] = indexes
+    if titles:  # folder-level group titles a model wrote (okf.compile.model_describe)
+        manifest[TITLES_KEY] = titles
     log_path = state.output / "log.md"
     old_log = log_path.read_text("utf-8") if log_path.is_file() else None
     unresolved = unresolved_lines(state)
@@ -313,6 +324,7 @@ def finish(state: CompileState) -> None:
         gone = sorted(set(old_sources) - set(state.doc_entries))
         bullets = log_entry(at.strftime("%Y-%m-%d"), created, updated, removed, changed_sources + gone)
         bullets += unresolved_bullet(unresolved)
+        bullets += model_bullets(state)
         state.outputs["log.md"] = log_file(old_log, at.strftime("%Y-%m-%d"), bullets)
     elif old_log is not None:
         state.keep.add("log.md")

@@ -102,10 +102,11 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
 
 def plan_and_render(source: SourceFile) -> tuple[DocPlan | None, list[str], str | None, Any]:
     """Plan one source; a text or PDF source (whose links never leave it) is rendered at once, in the same
-    worker, so its text never travels back to the parent process."""
+    worker, so its text never travels back to the parent process (unless a model describes its concepts
+    first: then it is rendered with the others)."""
     plan, warnings, skipped = plan_source(source)
     rendered = None
-    if plan is not None and source.kind in ("text", "pdf"):
+    if plan is not None and source.kind in ("text", "pdf") and not SHARED.get("defer_render"):
         SHARED["plans"] = {source.resource: plan}
         rendered = render_plan(source.resource)
         plan.lines, plan.terms_by_word, plan.term_hits, plan.line_starts = [], None, None, []
@@ -122,7 +123,7 @@ def build_documents(state: CompileState) -> None:
         return
     shared = {"placement": state.placement, "options": state.options, "anchors": {}, "output": state.output,
               "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
-              "max_chars": state.options.max_chars,
+              "max_chars": state.options.max_chars, "defer_render": state.describer is not None,
               "side": f"{open_side_tree(state)}{os.sep}"}
     results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared)
     for done, (source, (plan, warnings, skipped, rendered)) in enumerate(zip(state.rebuild, results), 1):

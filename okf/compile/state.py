@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from okf.limits import FANOUT
 from okf.models import JUDGE_WINDOW_CHARS
+from okf.readers.base import Usage
 
 KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html", ".htm": "html",
          ".pdf": "pdf"}
@@ -28,11 +29,17 @@ class CompileOptions(BaseModel):
     timestamp: datetime | None = Field(
         default=None, description="generated.at and log date; default SOURCE_DATE_EPOCH or now (UTC).")
     title: str | None = Field(default=None, description="Title of the root index.md; default from the output name.")
+    describer: str | None = Field(
+        default=None, description="The model that writes descriptions, tags and group titles (model@host and "
+        "prompt version); set by compile_bundle from its describer, None for the extractive compile.")
 
     def recorded(self) -> dict[str, Any]:
         """The options that shape the output (force and timestamp do not)."""
-        return {"max_words": self.max_words, "min_words": self.min_words, "fanout": self.fanout,
-                "max_chars": self.max_chars}
+        recorded: dict[str, Any] = {"max_words": self.max_words, "min_words": self.min_words,
+                                    "fanout": self.fanout, "max_chars": self.max_chars}
+        if self.describer:  # only then: an extractive compile records exactly what it always did
+            recorded["describer"] = self.describer
+        return recorded
 
 
 class SkippedFile(BaseModel):
@@ -40,6 +47,25 @@ class SkippedFile(BaseModel):
 
     path: str
     reason: str
+
+
+class ModelReport(BaseModel):
+    """What the describer model did in one compile: signposts written, from the cache, kept extractive."""
+
+    describer: str = Field(description="model@host and prompt version.")
+    concepts: int = Field(default=0, description="Concepts of rebuilt sources described by the model.")
+    concepts_cached: int = Field(default=0, description="Of those, described from the description cache.")
+    concepts_failed: int = Field(default=0, description="Concepts that kept the extractive description and tags.")
+    groups: int = Field(default=0, description="Groups titled by the model.")
+    groups_cached: int = Field(default=0, description="Of those, titled from the cache.")
+    groups_failed: int = Field(default=0, description="Groups that kept the extractive title.")
+    usage: Usage = Field(default_factory=Usage)
+    errors: list[str] = Field(default_factory=list, description="The first distinct errors (at most 5).")
+
+    def error(self, message: str) -> None:
+        """Record an error (distinct ones, the first five)."""
+        if message not in self.errors and len(self.errors) < 5:
+            self.errors.append(message)
 
 
 class CompileReport(BaseModel):
@@ -59,6 +85,7 @@ class CompileReport(BaseModel):
     changed: bool = False
     warnings: list[str] = Field(default_factory=list)
     skipped: list[SkippedFile] = Field(default_factory=list)
+    model: ModelReport | None = Field(default=None, description="Set when a model wrote signposts.")
 
 
 @dataclass
@@ -152,6 +179,11 @@ class CompileState:
     vault: Any = None  # the wikilink targets (okf.wikilinks.Vault), set by okf.compile.vault.resolve_vault
     vault_key: str = ""  # a digest of those targets, kept in the manifest
     vault_sources: set[str] = field(default_factory=set)  # sources that became concepts (link targets)
+    describer: Any = None  # okf.readers.describing.Describer writing signposts (okf.compile.model_describe)
+    description_cache: Any = None  # okf.compile.model_cache.DescriptionCache, or None (--no-cache)
+    described: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # concept path -> model signpost
+    titled: dict[str, str] = field(default_factory=dict)  # in-document group path -> model title
+    model_failing: int = 0  # describer calls failed in a row, across passes (the compile stops asking at 8)
 
     def changed_files(self) -> set[str]:
         """Paths whose content this compile writes (queued or already in the side tree)."""

@@ -35,8 +35,9 @@ from pydantic import BaseModel, Field
 
 # The roles a model plays: the three of the Reader protocol, the two of recursive synthesis
 # (okf.readers.synthesis), which read with the answerer's profile, and the extractor and assessor of
-# requirements and compliance (okf.readers.extraction, okf.readers.assessment), which have their own.
-Role = Literal["selector", "judge", "answerer", "decomposer", "leaf", "extractor", "assessor"]
+# requirements and compliance (okf.readers.extraction, okf.readers.assessment), which have their own, and
+# the describer that writes a compiled bundle's signposts (okf.readers.describing).
+Role = Literal["selector", "judge", "answerer", "decomposer", "leaf", "extractor", "assessor", "describer"]
 
 
 class Usage(BaseModel):

@@ -18,11 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from okf.errors import ConfigError
 from okf.readers.base import Reader, Role
 
-ROLES: tuple[Role, ...] = ("selector", "judge", "answerer", "extractor", "assessor")
+ROLES: tuple[Role, ...] = ("selector", "judge", "answerer", "extractor", "assessor", "describer")
 # The roles navigate and ask use; a reader's name lists the others only when they have a model.
 NAVIGATION_ROLES: tuple[Role, ...] = ("selector", "judge", "answerer")
-# A role's max_tokens when neither the role nor the top level sets one: the extractor lists many rules per reply.
-ROLE_MAX_TOKENS: dict[str, int] = {"extractor": 4096}
+# A role's max_tokens when neither the role nor the top level sets one: the extractor lists many rules per reply,
+# the describer writes a sentence and key terms for each concept of a batch.
+ROLE_MAX_TOKENS: dict[str, int] = {"extractor": 4096, "describer": 2048}
 PROFILE_FIELDS = ("model", "base_url", "api_key_env", "temperature", "max_tokens")
 ENV_VARS = {  # environment variable -> configuration key
     "OKF_MODEL": "model",
@@ -31,6 +32,7 @@ ENV_VARS = {  # environment variable -> configuration key
     "OKF_ANSWER_MODEL": "answerer.model",
     "OKF_EXTRACT_MODEL": "extractor.model",
     "OKF_ASSESS_MODEL": "assessor.model",
+    "OKF_DESCRIBE_MODEL": "describer.model",
     "OPENAI_BASE_URL": "base_url",
 }
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
@@ -89,6 +91,7 @@ class ReaderConfig(BaseModel):
     answerer: _RoleOverrides = Field(default_factory=_RoleOverrides)
     extractor: _RoleOverrides = Field(default_factory=_RoleOverrides)
     assessor: _RoleOverrides = Field(default_factory=_RoleOverrides)
+    describer: _RoleOverrides = Field(default_factory=_RoleOverrides)
     timeout: float = Field(default=60.0, gt=0, description="Seconds per attempt of a model call (connect, send, "
                            "each read).")
     deadline: float | None = Field(default=None, gt=0, description="Seconds for all calls of one reader.")
@@ -103,7 +106,7 @@ class ReaderConfig(BaseModel):
         default=30.0, ge=0, description="Longest Retry-After waited, seconds; a longer one fails the call at once."
     )
     json_mode: bool = Field(default=True, description="Ask for response_format=json_object.")
-    cache: bool = Field(default=True, description="Reuse judgments across runs (judge role only).")
+    cache: bool = Field(default=True, description="Reuse judgments (judge) and descriptions (describer) across runs.")
     cache_dir: Path | None = Field(default=None, description="Judgment cache directory; see docs/models.md.")
 
     def profile(self, role: Role) -> Profile | None:
@@ -188,7 +191,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}", fix="check the path") from None
 
 
-_TABLE_ALIASES = {"answer": "answerer", "extract": "extractor", "assess": "assessor"}
+_TABLE_ALIASES = {"answer": "answerer", "extract": "extractor", "assess": "assessor", "describe": "describer"}
 
 
 def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,10 @@
-"""The extractor and assessor operations of :class:`~okf.readers.llm.LLMReader` (mixed in).
+"""The extractor, assessor and describer operations of :class:`~okf.readers.llm.LLMReader` (mixed in).
 
 Each goes through the reader's one call path (``_ask``: the role's versioned prompt, validation, one repair
 retry, transport retries), so the roles keep the same retry and failure rules as select, judge and answer: a
 reply still invalid after its repair, or a provider error, is a result with ``failed=True`` and the error,
-never an empty list of rules or a verdict. A role with no model configured reads offline.
+never an empty list of rules or a verdict. A role with no model configured reads offline (the describer has no
+offline form: without its model, ``describe`` and ``title`` fail, and the compile keeps its extractive text).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from okf.errors import DeadlineExceeded, ModelOutputError, ProviderError
-from okf.readers import role_replies
+from okf.readers import describing, role_replies
 from okf.readers.assessment import (
     Applicability,
     ApplicabilityDecision,
@@ -21,6 +22,7 @@ from okf.readers.assessment import (
     SubjectText,
 )
 from okf.readers.base import Role, Usage
+from okf.readers.describing import ConceptOffer, Descriptions, GroupOffer, Titles
 from okf.readers.extraction import Extraction, Outline, RuleStub, Section
 
 if TYPE_CHECKING:
@@ -31,7 +33,8 @@ T = TypeVar("T")
 
 
 class LLMRoles:
-    """``extract``, ``outline``, ``fill`` (role ``extractor``) and ``applies``, ``assess`` (role ``assessor``)."""
+    """``extract``, ``outline``, ``fill`` (role ``extractor``), ``applies``, ``assess`` (role ``assessor``) and
+    ``describe``, ``title`` (role ``describer``)."""
 
     if TYPE_CHECKING:  # provided by LLMReader
         profiles: dict[Role, Profile | None]
@@ -124,3 +127,25 @@ class LLMRoles:
         if found is None:
             return Assessment(failed=True, error=error, usage=usage)
         return found.model_copy(update={"usage": usage})
+
+    async def describe(self, document: str, concepts: Sequence[ConceptOffer]) -> Descriptions:
+        """A description and key terms for each concept of one document's batch; a failed call fails them all."""
+        if self.profiles["describer"] is None:
+            return Descriptions(failed=True, error="no describer model is configured")
+        if not concepts:
+            return Descriptions()
+        items, usage, error = await self._role_call(
+            "describer", describing.describe_payload(document, concepts),
+            lambda text: describing.parse_descriptions(text, concepts))
+        return Descriptions(items=items or [], failed=error is not None, error=error, usage=usage)
+
+    async def title(self, parent: str, groups: Sequence[GroupOffer]) -> Titles:
+        """A title for each sibling group, telling them apart; a failed call fails them all."""
+        if self.profiles["describer"] is None:
+            return Titles(failed=True, error="no describer model is configured")
+        if not groups:
+            return Titles()
+        titles, usage, error = await self._role_call(
+            "describer", describing.title_payload(parent, groups),
+            lambda text: describing.parse_titles(text, groups))
+        return Titles(titles=titles or [], failed=error is not None, error=error, usage=usage)

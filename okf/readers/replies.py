@@ -25,6 +25,7 @@ PROMPT_FILES = {
     "answerer": "answer.v1.md",
     "extractor": "extract.v1.md",
     "assessor": "assess.v1.md",
+    "describer": "describe.v1.md",
     "repair": "repair.v1.md",
     "decomposer": "decompose.v1.md",
     "leaf": "leaf.v1.md",

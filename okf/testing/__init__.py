@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from okf.testing.describer import describer_rule
 from okf.testing.roles import ScriptedRoleReader, roles_rule
 from okf.testing.scripted import ScriptedReader
 from okf.testing.server import (
@@ -23,6 +24,7 @@ __all__ = [
     "ReplySpec",
     "ScriptedReader",
     "ScriptedRoleReader",
+    "describer_rule",
     "echo_key_rule",
     "loopback_only",
     "offline_rule",

@@ -93,7 +93,7 @@ def test_end_to_end_with_offline_decisions() -> None:
     assert llm.name == f"openai:test-model@127.0.0.1:{server.base_url.split(':')[2].split('/')[0]}"
     totals = llm.usage_by_role()
     assert {role: u.calls for role, u in totals.items()} == {"selector": 1, "judge": 1, "answerer": 1,
-                                                             "extractor": 0, "assessor": 0}
+                                                             "extractor": 0, "assessor": 0, "describer": 0}
     assert totals["judge"].prompt_tokens > 0 and totals["judge"].completion_tokens > 0
     request = server.completions[0].body
     assert request is not None and request["response_format"] == {"type": "json_object"}

@@ -38,12 +38,12 @@ the supplier names in writing, without set-off or deduction of any kind.
 """
 
 
-def write_corpus(root: Path) -> Path:
-    """Ten short documents in one folder (topic groups at fan-out 4), a rulebook of twelve sections (range
-    groups inside it) and a plain-text contract (rendered after the model's pass)."""
+def write_corpus(root: Path, entries: int = 10) -> Path:
+    """Ten (``entries``) short documents in one folder (topic groups at fan-out 4), a rulebook of twelve
+    sections (range groups inside it) and a plain-text contract (rendered after the model's pass)."""
     src = root / "src"
     (src / "wiki").mkdir(parents=True)
-    for i in range(10):
+    for i in range(entries):
         words = TOPICS[i % 3].split()
         (src / "wiki" / f"entry{i:02d}.md").write_text(
             f"# Entry {i} on {words[0]}\n\nThe {words[0]} and the {words[1]} are described here together with "
@@ -271,7 +271,7 @@ def test_an_invalid_reply_gets_one_repair_then_falls_back(tmp_path: Path, bad: s
 
 
 def test_when_every_call_fails_the_signposts_are_the_extractive_ones(tmp_path: Path) -> None:
-    src, out, offline = write_corpus(tmp_path), tmp_path / "out", tmp_path / "offline"
+    src, out, offline = write_corpus(tmp_path, entries=80), tmp_path / "out", tmp_path / "offline"
     compile_bundle([src], offline, options=OPTIONS)
     with LoopbackServer(rule=lambda request: Reply.server_error(503)) as server:
         report = compile_bundle([src], out, options=OPTIONS,

@@ -2,8 +2,8 @@
 
 The RLM chunking method (docs/compile.md, "Signposts written by a model") applied to compile: the code keeps
 the whole corpus and every boundary (concepts are planned from the documents' structure, deterministically,
-exactly as offline); a model is only ever called on a small slice (the concepts of one document, a batch at a
-time) and writes only signpost text; group titles are a fan-in over what the members' signposts say, never
+exactly as offline); a model is only ever called on a small slice (a batch of up to 8 concepts) and writes
+only signpost text; group titles are a fan-in over what the members' signposts say, never
 over their raw text; and code guarantees coverage: every concept and group the model did not describe keeps
 its extractive text.
 
@@ -13,7 +13,8 @@ multiply the concurrency the user set. So the calls run in the parent, in one ev
 reader's own ``concurrency``, in two places:
 
 - :func:`describe_concepts`, a step between planning and rendering: concept boundaries are known, nothing is
-  written yet. ``render_plan`` then applies the model's text to the nodes it renders, so every file is
+  written yet. Concepts are sent in batches (``BATCH_CONCEPTS``, ``BATCH_CHARS``) in document order, across
+  documents, so a folder of one-paragraph documents takes one call per batch, not one per document. ``render_plan`` then applies the model's text to the nodes it renders, so every file is
   written once, into the side tree, by the same code as an offline compile: the atomic swap and the
   incremental rules are untouched. (Re-rendering after the fact would mean parsing okf's own output back.)
   Text and PDF sources, which an offline compile renders in the worker that plans them, are rendered after
@@ -98,10 +99,10 @@ def describe_concepts(state: CompileState) -> None:
     assert report is not None
     identity, version = _identity(state)
     cache: DescriptionCache | None = state.description_cache
-    pending: list[tuple[str, list[tuple[str, ConceptOffer]]]] = []  # (document title, [(key, offer)])
+    pending: list[list[tuple[str, ConceptOffer]]] = []  # batches of (cache key, offer), in document order
+    batch: list[tuple[str, ConceptOffer]] = []
+    size = 0
     for plan in state.plans.values():
-        batch: list[tuple[str, ConceptOffer]] = []
-        size = 0
         for node in iter_concepts(plan.node):
             assert node.lines is not None
             text = "\n".join(plan.lines[node.lines[0] - 1:node.lines[1]])
@@ -113,19 +114,19 @@ def describe_concepts(state: CompileState) -> None:
                 report.concepts_cached += 1
                 continue
             if batch and (len(batch) >= BATCH_CONCEPTS or size + len(text) > BATCH_CHARS):
-                pending.append((plan.title, batch))
+                pending.append(batch)
                 batch, size = [], 0
             batch.append((key, ConceptOffer(index=len(batch), id=node.path.removesuffix(".md"), title=node.title,
-                                            text=text)))
+                                            text=text, document=plan.title)))
             size += len(text)
-        if batch:
-            pending.append((plan.title, batch))
+    if batch:
+        pending.append(batch)
 
-    def ask(item: tuple[str, list[tuple[str, ConceptOffer]]]) -> Callable[[], Awaitable[Descriptions]]:
-        return lambda: state.describer.describe(item[0], [offer for _, offer in item[1]])
+    def ask(offers: list[ConceptOffer]) -> Callable[[], Awaitable[Descriptions]]:
+        return lambda: state.describer.describe(offers)
 
-    results = _run(state, [ask(item) for item in pending], "describe", Descriptions)
-    for (_, batch), result in zip(pending, results):
+    results = _run(state, [ask([offer for _, offer in batch]) for batch in pending], "describe", Descriptions)
+    for batch, result in zip(pending, results):
         if result.failed:
             report.concepts_failed += len(batch)
             report.error(result.error or "the describer failed")

@@ -2,7 +2,7 @@
 
 A :class:`Describer` has two async operations:
 
-- ``describe(document, concepts)``: for each concept of one document (its title and text), a one-sentence
+- ``describe(concepts)``: for each concept (its document's title, its own title and text), a one-sentence
   ``description`` of what it states and its key terms (``tags``);
 - ``title(parent, groups)``: for sibling groups of a folder (each given as its members' titles and
   descriptions), a short title naming each group's topic, telling the siblings apart.
@@ -36,12 +36,13 @@ MEMBER_CHARS = 160
 
 
 class ConceptOffer(BaseModel):
-    """A concept as offered to the describer: its position in the batch, id, title and text."""
+    """A concept as offered to the describer: its position in the batch, id, document title, title and text."""
 
     index: int
     id: str
     title: str
     text: str
+    document: str = ""
 
 
 class ConceptSignpost(BaseModel):
@@ -85,7 +86,7 @@ class Describer(Protocol):
         """What its work depends on (model and endpoint): the description cache keys on it."""
         ...
 
-    async def describe(self, document: str, concepts: Sequence[ConceptOffer]) -> Descriptions: ...
+    async def describe(self, concepts: Sequence[ConceptOffer]) -> Descriptions: ...
 
     async def title(self, parent: str, groups: Sequence[GroupOffer]) -> Titles: ...
 
@@ -97,11 +98,11 @@ def _dump(payload: dict[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, indent=1)
 
 
-def describe_payload(document: str, concepts: Sequence[ConceptOffer]) -> str:
+def describe_payload(concepts: Sequence[ConceptOffer]) -> str:
     """The describer's user message for ``describe``."""
-    return _dump({"task": "describe", "document": document,
-                  "concepts": [{"index": c.index, "id": c.id, "title": c.title, "text": c.text[:TEXT_CHARS]}
-                               for c in concepts]})
+    return _dump({"task": "describe",
+                  "concepts": [{"index": c.index, "id": c.id, "document": c.document, "title": c.title,
+                                "text": c.text[:TEXT_CHARS]} for c in concepts]})
 
 
 def title_payload(parent: str, groups: Sequence[GroupOffer]) -> str:

@@ -128,14 +128,14 @@ class LLMRoles:
             return Assessment(failed=True, error=error, usage=usage)
         return found.model_copy(update={"usage": usage})
 
-    async def describe(self, document: str, concepts: Sequence[ConceptOffer]) -> Descriptions:
-        """A description and key terms for each concept of one document's batch; a failed call fails them all."""
+    async def describe(self, concepts: Sequence[ConceptOffer]) -> Descriptions:
+        """A description and key terms for each concept of a batch; a failed call fails them all."""
         if self.profiles["describer"] is None:
             return Descriptions(failed=True, error="no describer model is configured")
         if not concepts:
             return Descriptions()
         items, usage, error = await self._role_call(
-            "describer", describing.describe_payload(document, concepts),
+            "describer", describing.describe_payload(concepts),
             lambda text: describing.parse_descriptions(text, concepts))
         return Descriptions(items=items or [], failed=error is not None, error=error, usage=usage)
 

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from okf.cli import main
 from okf.compile import CompileOptions, compile_bundle
 from okf.compile.model_cache import DescriptionCache
-from okf.errors import ModelOutputError
+from okf.compile.model_describe import describer_label
+from okf.errors import ConfigError, ModelOutputError
 from okf.readers import LLMReader, ReaderConfig
 from okf.readers.describing import ConceptOffer, GroupOffer, parse_descriptions, parse_titles
 from okf.testing import LoopbackServer, Reply, describer_rule
@@ -394,3 +395,27 @@ def test_reply_validation() -> None:
                                ('[{"index": 0, "title": "1.2"}, {"index": 1, "title": "Fees"}]', "in words")]:
         with pytest.raises(ModelOutputError, match=needle):
             parse_titles('{"titles": ' + bad_titles + "}", groups)
+
+
+def test_a_remote_model_without_its_key_is_refused_before_anything_is_written(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = write_corpus(tmp_path)
+    result = CliRunner().invoke(main, ["compile", str(src), "-o", str(tmp_path / "out"), "--model", "gpt-4o-mini"])
+    assert result.exit_code == 2 and "no API key for the describer" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_recorded_describer_names_model_and_host_never_credentials() -> None:
+    class Remote:
+        def role_identity(self, role: str) -> str:
+            return "qwen2.5:7b@https://user:s3cret@models.example.com:8443/v1"
+
+    assert describer_label(Remote()) == "qwen2.5:7b@models.example.com:8443 describe.v1"  # type: ignore[arg-type]
+
+    class Offline:
+        def role_identity(self, role: str) -> str:
+            return "offline/3"
+
+    with pytest.raises(ConfigError, match="the describer has no model"):
+        describer_label(Offline())  # type: ignore[arg-type]

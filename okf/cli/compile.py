@@ -134,7 +134,7 @@ def _describer(offline: bool, no_cache: bool, options: dict[str, Any]) -> tuple[
     from okf.compile.model_cache import DescriptionCache
     from okf.readers.config import make_reader
 
-    return make_reader(config), None if no_cache or not config.cache else DescriptionCache()
+    return make_reader(config.only("describer")), None if no_cache or not config.cache else DescriptionCache()
 
 
 def _echo_model(report: CompileReport) -> None:

@@ -120,6 +120,16 @@ class ReaderConfig(BaseModel):
             values["max_tokens"] = ROLE_MAX_TOKENS[role]
         return Profile(**values) if values["model"] else None
 
+    def only(self, role: Role) -> ReaderConfig:
+        """This configuration for ``role`` alone: its profile resolved into its table, every other role and
+        the top-level model unset (so a reader made from it checks and names that role only)."""
+        profile = self.profile(role)
+        update: dict[str, Any] = {name: _RoleOverrides() for name in ROLES}
+        update["model"] = None
+        if profile is not None:
+            update[role] = _RoleOverrides(**profile.model_dump())
+        return self.model_copy(update=update)
+
     @property
     def configured(self) -> bool:
         """True when at least one role has a model."""

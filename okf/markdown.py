@@ -369,6 +369,23 @@ def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[Md
     return links
 
 
+def find_images(text: str, line_offset: int = 0) -> list[MdLink]:
+    """Every inline image ``![alt](src)`` in ``text``, in order, with the line it is on (alt as ``text``)."""
+    if "![" not in text:
+        return []
+    images: list[MdLink] = []
+    for tok in _tokens(text):
+        if tok.type != "inline" or tok.map is None:
+            continue
+        line = tok.map[0] + 1 + line_offset
+        for child in tok.children or []:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "image":
+                images.append(MdLink(child.content, str(child.attrGet("src") or ""), line))
+    return images
+
+
 def _markdown_it_links(text: str, line_offset: int) -> list[MdLink]:
     links: list[MdLink] = []
     for tok in _tokens(text):

@@ -81,6 +81,7 @@ class SourceText:
 
     text: str
     notices: list[str] = field(default_factory=list)
+    data: bytes | None = None  # the file's bytes, when the caller asked to keep them (compile mirrors them)
 
 
 def decode(data: bytes, path: str = "") -> SourceText:
@@ -96,21 +97,25 @@ def decode(data: bytes, path: str = "") -> SourceText:
     return SourceText(text, notices)
 
 
-def read_source_text(path: Path) -> SourceText:
+def read_source_text(path: Path, *, keep_bytes: bool = False) -> SourceText:
     """The text of a source file as okf cites it: markdown and plain text as-is, HTML converted to
-    markdown, PDF as its text layer (line numbers of HTML and PDF sources are of this converted text)."""
+    markdown, PDF as its text layer (line numbers of HTML and PDF sources are of this converted text).
+    ``keep_bytes`` keeps the file's bytes in ``data`` (read once, for a copy)."""
     suffix = path.suffix.lower()
+    data = read_regular(path)
     if suffix == ".pdf":
         from okf.compile.extract import pdf_to_text  # lazy: pypdf only for PDF sources
 
-        text, notices = pdf_to_text(path, read_regular(path))
+        text, notices = pdf_to_text(path, data)
         read = SourceText(text.replace("\r\n", "\n"), notices)
     else:
-        read = decode(read_regular(path), str(path))
+        read = decode(data, str(path))
         if suffix in (".html", ".htm"):
             from okf.compile.extract import html_to_markdown
 
             read = SourceText(html_to_markdown(read.text), read.notices)
+    if keep_bytes:
+        read.data = data
     if len(read.text) > MAX_SOURCE_BYTES and len(read.text.encode("utf-8")) > MAX_SOURCE_BYTES:
         raise SourceRefused(f"its text is over the {_mb(MAX_SOURCE_BYTES)} MB limit for one source: split it "
                             "into smaller files", path)

@@ -149,7 +149,7 @@ def test_undecodable_bytes_are_replaced(tmp_path, write_bundle):
     root = write_bundle(tmp_path, {"bin.md": b"---\ntype: Note\n---\nline\nbad \xff\xfe here\n"})
     c = Bundle.open(root).concept("bin")
     assert "\ufffd" in c.body
-    assert [(d.code, d.line) for d in c.diagnostics] == [("W140", 5)]
+    assert [(d.code, d.line) for d in c.diagnostics] == [("E007", 5)]
 
 
 def test_links(tmp_path, write_bundle):

@@ -88,7 +88,7 @@ def test_save_writes_a_synthesis_check_finds_clean_and_the_next_walk_shortlists_
     assert (meta.generated.model_extra or {}).get("reader") == "offline"
     links = [link for link in Bundle.open(bundle).links(concept) if link.exists]
     assert {link.path for link in links} == {cited.path}  # it links the concept it cites
-    assert "## Sources" in concept.body and "policies/travel.md:1-" in concept.body
+    assert "## Sources" in concept.body and "/references/sources/policies/travel.md.txt:1-" in concept.body
 
     assert "[Who approves international travel?](who-approves-international-travel.md) - " in \
         (bundle / "syntheses" / "index.md").read_text()
@@ -115,11 +115,11 @@ def test_a_later_answer_citing_the_synthesis_traces_it_to_the_raw_sources(bundle
     line = next(s for s in later.sources if s.concept_id == saved.concept_id)
     assert line.through == ["policies/travel"]
     assert line.sources == result.sources[0].sources  # the raw source span, not the synthesis's own lines
-    assert line.sources[0].startswith("policies/travel.md:1-")
+    assert line.sources[0].startswith("/references/sources/policies/travel.md.txt:1-")
     assert any("is a saved answer (a synthesis written by okf/" in c for c in later.caveats)
     monkeypatch.setattr(ask_cli, "reader_from_options", lambda **kw: citing_all())
     printed = CliRunner().invoke(main, ["ask", str(bundle), Q_LATER, "--quiet"])
-    assert f"({saved.path}): policies/travel.md:1-" in printed.stdout
+    assert f"({saved.path}): /references/sources/policies/travel.md.txt:1-" in printed.stdout
     assert "(through policies/travel)" in printed.stdout
 
 

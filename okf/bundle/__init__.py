@@ -47,7 +47,7 @@ from okf.errors import (
     NotABundleError,
     PathEscapeError,
 )
-from okf.markdown import find_links, headings
+from okf.markdown import find_images, find_links, headings
 from okf.text.vocabulary import Vocabulary
 
 __all__ = [
@@ -354,6 +354,16 @@ class Bundle:
         for md in find_links(body, concept.body_start_line - 1):
             out.append(self._resolve_link(md.text, md.target, md.line, base, concept.path))
         return out
+
+    def images(self, concept: Concept | str) -> list[Link]:
+        """The markdown images (``![alt](src)``) in a concept's body, resolved against the bundle."""
+        if isinstance(concept, str):
+            concept = self.concept(concept)
+        if "![" not in concept.body:
+            return []
+        base = concept.path.rpartition("/")[0]
+        return [self._resolve_link(md.text, md.target, md.line, base, concept.path)
+                for md in find_images(concept.body, concept.body_start_line - 1)]
 
     def _resolve_link(self, text: str, target: str, line: int, base: str, own: str) -> Link:
         if is_external(target):

@@ -45,8 +45,8 @@ def cited_changes(bundle: Bundle, concept: Concept) -> list[CitedChange]:
     out: list[CitedChange] = []
     for ref in concept.meta.sources:
         path = bundle_path(ref)
-        if path is None or ref.lines is None or not ref.sha256:
-            continue
+        if path is None or not path.endswith(".md") or ref.lines is None or not ref.sha256:
+            continue  # only concepts: a mirrored source (/references/sources/...) is checked for drift (W150)
         try:
             real = bundle.real_path(bundle.resolve(path))
             with open(real, "rb") as handle:

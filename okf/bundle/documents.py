@@ -23,7 +23,8 @@ class CodedBundleError(BundleError):
 
 
 def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
-    """A bundle file's text (CRLF as LF, bad bytes replaced) and a W140 diagnostic when bytes were bad."""
+    """A bundle file's text (CRLF as LF, bad bytes replaced, a byte order mark dropped) and its diagnostics:
+    E007 when bytes were not UTF-8 (OKF §4: concepts are UTF-8), W143 for a byte order mark."""
     limit = frontmatter.MAX_FILE_BYTES
     try:
         # One open, one fstat, usually one read: checking a bundle reads every file, so syscalls count.
@@ -46,6 +47,9 @@ def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
     if len(data) > frontmatter.MAX_FILE_BYTES:  # grew while we looked
         raise CodedBundleError("E005", "file is over the size limit", path=rel, fix="split it")
     diags: list[Diagnostic] = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        diags.append(diagnostic("W143", rel, 1, "the file starts with a UTF-8 byte order mark; some OKF consumers "
+                                "then miss the frontmatter"))
     try:
         text = data.decode("utf-8-sig")
         if "\r" in text:
@@ -53,8 +57,8 @@ def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
     except UnicodeDecodeError as exc:
         text = decode(data, rel).text
         line = data.count(b"\n", 0, exc.start) + 1
-        diags.append(diagnostic("W140", rel, line, f"undecodable bytes replaced with U+FFFD "
-                                f"(first at byte {exc.start})"))
+        diags.append(diagnostic("E007", rel, line, f"not valid UTF-8 (first bad byte at offset {exc.start}); "
+                                "read with U+FFFD in its place"))
     return text, diags
 
 
@@ -79,5 +83,8 @@ def parse_concept(rel: str, text: str, diags: list[Diagnostic]) -> Concept:
     else:
         meta, meta_diags = build_meta(raw, rel, parts.yaml_text or "", parts.yaml_start_line)
         diags = diags + meta_diags
+        if parts.closer == "...":
+            diags.append(diagnostic("W144", rel, parts.body_start_line - 1, "frontmatter closed with '...'; "
+                                    "OKF §4 closes it with '---', and some consumers read no further"))
     return Concept(id=rel[:-3], path=rel, meta=meta, body=parts.body, body_start_line=parts.body_start_line,
                    frontmatter=raw, diagnostics=diags)

@@ -57,6 +57,7 @@ class Split:
     body_start_line: int
     yaml_start_line: int = 2
     notices: list[str] = field(default_factory=list)
+    closer: str = "---"  # the line that closed the frontmatter ("---", or the "..." YAML also allows)
 
 
 def split(text: str, path: str = "") -> Split:
@@ -80,7 +81,7 @@ def split(text: str, path: str = "") -> Split:
         if line.rstrip() in ("---", "..."):
             yaml_text = text[start:cursor]
             body = "" if end < 0 else text[end + 1:]
-            return Split(yaml_text, body, line_no + 1)
+            return Split(yaml_text, body, line_no + 1, closer=line.rstrip())
         if end < 0:
             break
         cursor = end + 1

@@ -125,6 +125,10 @@ def build_meta(raw: dict[str, Any], path: str = "", yaml_text: str = "",
         diags.append(diagnostic("W133", path, _key_line(yaml_text, first_line, key),
                                 f"'{key}' should be {expected}; kept as written"))
 
+    kind = raw.get("type")
+    if kind is not None and not isinstance(kind, str) and _scalar_text(kind) is not None:
+        diags.append(diagnostic("W145", path, _key_line(yaml_text, first_line, "type"),
+                                f"'type' is {type(kind).__name__} {kind!r}, not a string; read as {str(kind)!r}"))
     for key in ("type", "title", "description", "resource"):
         if key in raw and raw[key] is not None:
             text = _scalar_text(raw[key])

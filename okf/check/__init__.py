@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, computed_field
 from okf.limits import FANOUT
 from okf.bundle import Bundle, Diagnostic, as_datetime, diagnostic
 from okf.bundle.documents import CodedBundleError
-from okf.check.rules import SourceFiles, check_concept, check_log
+from okf.check.rules import SourceFiles, check_concept, check_log, source_citing
 from okf.errors import BundleError
 
 __all__ = ["CheckReport", "check"]
@@ -98,7 +98,7 @@ def check_directories(bundle: Bundle, directories: list[str],
             files += 1
             index = bundle.index(directory)
             for resolved in index.entries if index else []:
-                if resolved.kind == "concept" and resolved.path and resolved.entry.description:
+                if resolved.kind == "concept" and resolved.path:
                     listed.append((resolved.path, index_rel, resolved.entry.line, resolved.entry.description))
             for signpost in listing.signposts:
                 if signpost.origin == "synthesized" and not signpost.is_dir:
@@ -128,7 +128,17 @@ def check_concepts(bundle: Bundle, paths: list[str], listed: dict[str, tuple[str
                    sources: SourceFiles) -> list[Diagnostic]:
     """The diagnostics of the concepts ``paths``, in order; ``listed`` holds what index entries say of them."""
     diags: list[Diagnostic] = []
+    indexed = bundle.exists("index.md")  # a bundle with a root index.md is read through its index files
+    has_index: dict[str, bool] = {}
     for path in paths:
+        directory = path.rpartition("/")[0]
+        if indexed and path not in listed:
+            if directory not in has_index:
+                has_index[directory] = bundle.exists(f"{directory}/index.md" if directory else "index.md")
+            if not has_index[directory]:
+                diags.append(diagnostic("W116", path, None, f"no index.md lists {path} and its directory "
+                                        f"{directory + '/' if directory else './'} has none: a consumer reading "
+                                        "the bundle through its index files never reaches it"))
         try:
             concept = bundle.load(path, cache=False)
         except CodedBundleError as exc:
@@ -140,7 +150,7 @@ def check_concepts(bundle: Bundle, paths: list[str], listed: dict[str, tuple[str
         diags.extend(check_concept(bundle, concept, now, sources))
         entry = listed.get(path)
         description = concept.meta.description
-        if entry and description and not _same_description(entry[2], description):
+        if entry and entry[2] and description and not _same_description(entry[2], description):
             diags.append(diagnostic("W113", entry[0], entry[1], f"the entry for {path} says "
                                     f"{_clip(entry[2])!r}; its frontmatter says {_clip(description)!r}"))
     return diags
@@ -160,15 +170,13 @@ def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = 
     diags: list[Diagnostic] = []
     files = 0
 
-    source_root = None
     manifest = None
     try:
         manifest = bundle.manifest()
-        if manifest and isinstance(manifest.get("source_root"), str):
-            source_root = manifest["source_root"]
     except BundleError as exc:
         diags.append(diagnostic("E006", exc.path or ".okf/manifest.json", None, exc.message, exc.fix))
-    sources = SourceFiles(bundle, source_root)
+    citing = source_citing(manifest)
+    sources = SourceFiles(bundle, *citing)
 
     # Listings first: index problems, unlisted concepts, fanout; remember what each index says of a concept.
     directories = list(bundle.iter_directories())
@@ -177,7 +185,7 @@ def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = 
     result: tuple[list[Diagnostic], int, list[Diagnostic]] | None = None
     if count > 1:
         try:
-            result = check_in_pool(bundle, directories, paths, fanout, now, source_root, count)
+            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count)
         except (BrokenProcessPool, OSError):  # no processes here (limits, a killed worker): check in this one
             result = None
     if result is not None:

@@ -38,9 +38,9 @@ def default_workers(concepts: int) -> int:
     return max(1, min(cpus, 8))
 
 
-def _start(root: str, now: datetime, source_root: str | None) -> None:
+def _start(root: str, now: datetime, citing: tuple[Any, ...]) -> None:
     bundle = Bundle.open(root)
-    _state.update(bundle=bundle, now=now, sources=SourceFiles(bundle, source_root))
+    _state.update(bundle=bundle, now=now, sources=SourceFiles(bundle, *citing))
 
 
 def _plain(diags: list[Diagnostic]) -> list[tuple[Any, ...]]:
@@ -64,14 +64,14 @@ def _run_concepts(paths: list[str], listed: Listed) -> list[tuple[Any, ...]]:
 
 
 def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fanout: int, now: datetime,
-                  source_root: str | None, workers: int) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
+                  citing: tuple[Any, ...], workers: int) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
     """What :func:`okf.check.check_directories` and :func:`okf.check.check_concepts` give, computed by
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
     read, concept diagnostics)."""
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
         else "spawn"
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                             initializer=_start, initargs=(str(bundle.root), now, source_root)) as pool:
+                             initializer=_start, initargs=(str(bundle.root), now, citing)) as pool:
         # Directories first: the concept checks need what every index says of each concept (W113).
         listings = [pool.submit(_run_directories, part, fanout) for part in _slices(directories, _DIR_SLICE)]
         found: list[Diagnostic] = []

@@ -8,6 +8,7 @@ import re
 from collections import OrderedDict
 from datetime import date, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 from okf.bundle import Bundle, Concept, Diagnostic, Status, diagnostic
 from okf.bundle import frontmatter as fm
@@ -45,6 +46,16 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
     if concept.meta.stale_after is not None and concept.meta.is_stale(now):
         out.append(diagnostic("W132", path, 1,
                               f"stale since {concept.meta.stale_after.isoformat()} (stale_after)"))
+    out.extend(_frontmatter_rules(concept, sources))
+    for image in bundle.images(concept):
+        if image.external:
+            continue
+        if image.path is None:
+            out.append(diagnostic("W102", path, image.line, f"image ![{image.text}]({image.target}) leaves the "
+                                  "bundle; it is never followed"))
+        elif not image.exists:
+            out.append(diagnostic("W104", path, image.line, f"image ![{image.text}]({image.target}) points at "
+                                  "nothing in the bundle"))
     for link in bundle.links(concept):
         if link.external:
             continue
@@ -60,6 +71,70 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
                                   f"wikilink {wikilink.text} is not a link in OKF (unresolved); it reads as text"))
     out.extend(sources.drift(concept))
     out.extend(stale_citations(bundle, concept))
+    return out
+
+
+_OFFSET = re.compile(r"[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$")
+
+
+def has_offset(value: object) -> bool:
+    """True when a timestamp value is a datetime with an explicit UTC offset (OKF §5)."""
+    if isinstance(value, datetime):
+        return value.tzinfo is not None
+    if isinstance(value, str):
+        return bool(_OFFSET.search(value.strip()))
+    return False
+
+
+def _timestamps(raw: dict[str, object]) -> list[tuple[str, object]]:
+    """Every timestamp-valued field of a frontmatter mapping, by its dotted name, as written."""
+    found: list[tuple[str, object]] = []
+
+    def window(prefix: str, value: object) -> None:
+        if isinstance(value, dict):
+            found.extend((f"{prefix}.{k}", value[k]) for k in ("from", "to") if value.get(k) is not None)
+
+    generated = raw.get("generated")
+    if isinstance(generated, dict) and generated.get("at") is not None:
+        found.append(("generated.at", generated["at"]))
+    verified = raw.get("verified")
+    for i, item in enumerate(verified if isinstance(verified, list) else [verified]):
+        if isinstance(item, dict) and item.get("at") is not None:
+            found.append((f"verified[{i}].at" if isinstance(verified, list) else "verified.at", item["at"]))
+    if raw.get("stale_after") is not None:
+        found.append(("stale_after", raw["stale_after"]))
+    window("usage_window", raw.get("usage_window"))
+    items = raw.get("sources")
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if isinstance(item, dict):
+            if item.get("last_modified") is not None:
+                found.append((f"sources[{i}].last_modified", item["last_modified"]))
+            window(f"sources[{i}].usage_window", item.get("usage_window"))
+    return found
+
+
+def _frontmatter_rules(concept: Concept, sources: SourceFiles) -> list[Diagnostic]:
+    """OKF §5 and §10 shapes: Attested Computation runtime, generated.by, offsets, sources resources."""
+    raw, path, out = concept.frontmatter, concept.path, []
+    if concept.meta.type == "Attested Computation" and not str(raw.get("runtime") or "").strip():
+        out.append(diagnostic("W137", path, 1, "an Attested Computation has no 'runtime'; OKF §10.2 requires it, "
+                              "since it says how to run the computation and what its parameters mean"))
+    generated = raw.get("generated")
+    if isinstance(generated, dict) and not str(generated.get("by") or "").strip():
+        out.append(diagnostic("W138", path, 1, "'generated' has no 'by'; OKF §5.2 requires an actor there"))
+    naive = [name for name, value in _timestamps(raw) if not has_offset(value)]
+    if naive:
+        out.append(diagnostic("W139", path, 1, f"{', '.join(naive[:4])}{' ...' if len(naive) > 4 else ''} "
+                              f"{'has' if len(naive) == 1 else 'have'} no UTC offset; OKF §5 timestamps are ISO 8601 "
+                              "datetimes with an explicit offset"))
+    items = raw.get("sources")
+    for i, item in enumerate(items if isinstance(items, list) else [items] if isinstance(items, dict) else []):
+        resource = item.get("resource") if isinstance(item, dict) else item
+        if resource is None or not str(resource).strip():
+            out.append(diagnostic("W152", path, 1, f"sources entry {i + 1} has no 'resource'; OKF §5.1 requires one"))
+        elif sources.followable(str(resource).strip()) is False:
+            out.append(diagnostic("W153", path, 1, f"sources entry {i + 1} names {str(resource).strip()}, which is "
+                                  f"not {sources.where(str(resource).strip())}"))
     return out
 
 
@@ -90,6 +165,7 @@ def check_log(bundle: Bundle, rel: str) -> list[Diagnostic]:
             body, offset = parts.body, parts.body_start_line - 1
     except BundleError as exc:
         out.append(diagnostic("W141", rel, 1, f"log.md starts a frontmatter block: {exc.message}"))
+    newest: tuple[str, int] | None = None  # the last date seen, and its line
     for heading in headings(body, offset):
         if heading.level != 2:
             continue
@@ -102,38 +178,114 @@ def check_log(bundle: Bundle, rel: str) -> list[Diagnostic]:
         if not valid:
             out.append(diagnostic("E020", rel, heading.start_line,
                                   f"date heading {heading.text!r} is not a YYYY-MM-DD date (OKF §9)"))
+            continue
+        if newest is not None and heading.text > newest[0]:
+            out.append(diagnostic("W142", rel, heading.start_line, f"{heading.text} comes after {newest[0]} "
+                                  f"(line {newest[1]}); OKF §9 logs are newest first"))
+        newest = (heading.text, heading.start_line)
     return out
 
 
-class SourceFiles:
-    """Finds and caches the source files concepts cite, to compare span hashes (drift, W150)."""
+_PATHLIKE = re.compile(r"^[^\s]+(?:/[^\s]*|\.[A-Za-z0-9]{1,8})$")
 
-    def __init__(self, bundle: Bundle, source_root: str | None) -> None:
+
+def source_citing(manifest: dict[str, object] | None) -> tuple[str | None, dict[str, str], bool]:
+    """From an okf compile manifest: the source root, each cited resource (a mirror's ``/references/...``
+    path or a URL) mapped to the source path under that root, and whether relative resources name paths
+    under the source root (bundles compiled with --no-copy-sources, or before mirrors existed)."""
+    if not manifest:
+        return None, {}, False
+    root = manifest.get("source_root")
+    root = root if isinstance(root, str) else None
+    mode = manifest.get("resources")
+    originals: dict[str, str] = {}
+    records = manifest.get("sources")
+    options = manifest.get("options")
+    base = options.get("sources_url") if isinstance(options, dict) else None
+    for resource, entry in (records.items() if isinstance(records, dict) else []):
+        if isinstance(entry, dict) and isinstance(entry.get("mirror"), str):
+            originals["/" + entry["mirror"]] = resource
+        elif mode == "url" and isinstance(base, str):
+            originals[base.rstrip("/") + "/" + quote(resource)] = resource
+    return root, originals, mode in (None, "source_root")
+
+
+class SourceFiles:
+    """Finds and caches the source files concepts cite, to compare span hashes (drift, W150).
+
+    A resource is read where it leads: a ``/`` path is a file of the bundle (a mirrored source); a relative
+    path is under the compile's source root for okf bundles that cite it there, else under the bundle root.
+    When the original of a mirrored (or URL-cited) source is reachable under the source root, it is the one
+    compared, so a changed source is noticed; moved elsewhere, the bundle's own copy is compared.
+    """
+
+    def __init__(self, bundle: Bundle, source_root: str | None, originals: dict[str, str] | None = None,
+                 under_root: bool = True) -> None:
         self.bundle = bundle
+        self.bundle_base = os.path.realpath(bundle.root)
+        self.root: str | None = None
         if source_root:
             base = Path(source_root).expanduser()
-            self.base = os.path.realpath(base if base.is_absolute() else bundle.root / base)
-        else:
-            self.base = os.path.realpath(bundle.root)
+            self.root = os.path.realpath(base if base.is_absolute() else bundle.root / base)
+        self.base = self.root if self.root and under_root else self.bundle_base
+        self.originals = originals or {}
         self._texts: OrderedDict[str, tuple[str, list[int]] | None] = OrderedDict()  # text, line starts
-        self._located: dict[str, str | None] = {}
+        self._located: dict[str, tuple[str | None, bool]] = {}
 
-    def _locate(self, resource: str) -> str | None:
+    def _locate(self, resource: str) -> tuple[str | None, bool]:
+        """The real path to read for ``resource`` and whether it is the original source (not the bundle's copy)."""
         if resource not in self._located:
             self._located[resource] = self._find(resource)
         return self._located[resource]
 
-    def _find(self, resource: str) -> str | None:
-        if not resource or is_external(resource):
+    @staticmethod
+    def _under(base: str, rel: str) -> str | None:
+        real = os.path.realpath(os.path.join(base, rel))
+        if not real.startswith(base.rstrip(os.sep) + os.sep) or not os.path.isfile(real):
             return None
+        return real
+
+    def _find(self, resource: str) -> tuple[str | None, bool]:
+        if not resource:
+            return None, False
+        original = self.originals.get(resource)
+        if original and self.root:
+            try:
+                found = self._under(self.root, normalize(original))
+            except BundleError:
+                found = None
+            if found:
+                return found, True
+        if is_external(resource):
+            return None, False
         try:
             rel = normalize(resource)
         except BundleError:
+            return None, False
+        return self._under(self.bundle_base if resource.startswith("/") else self.base, rel), False
+
+    def followable(self, resource: str) -> bool | None:
+        """Whether a ``sources[].resource`` names a file that exists: None when it is no path (a URL, a scope
+        descriptor, a concept of the bundle, which links and W151 cover)."""
+        if is_external(resource) or resource.startswith("//"):
             return None
-        real = os.path.realpath(os.path.join(self.base, rel))
-        if not real.startswith(self.base.rstrip(os.sep) + os.sep) or not os.path.isfile(real):
+        target = resource.split("#", 1)[0]
+        if resource.startswith("/"):
+            if target.endswith(".md"):
+                return None
+        elif not (self.base == self.root or _PATHLIKE.match(resource)):
             return None
-        return real
+        try:
+            rel = normalize(target)
+        except BundleError:
+            return False
+        return self._under(self.bundle_base if resource.startswith("/") else self.base, rel) is not None
+
+    def where(self, resource: str) -> str:
+        """Where a resource was looked for, in words (for W153)."""
+        if resource.startswith("/") or self.base == self.bundle_base:
+            return "a file of the bundle"
+        return f"a file under the source folder {self.root}"
 
     def _text(self, real: str) -> tuple[str, list[int]] | None:
         if real in self._texts:
@@ -153,16 +305,21 @@ class SourceFiles:
         """W150 for each cited span whose current hash differs from the recorded ``sha256``."""
         out: list[Diagnostic] = []
         for source in concept.meta.sources:
-            if source.lines is None or not source.sha256 or bundle_path(source) is not None:
-                continue  # a "/" resource is a bundle file (OKF §6.2): stale_citations reads it
-            real = self._locate(source.resource)
+            if source.lines is None or not source.sha256:
+                continue
+            cited = bundle_path(source)
+            if cited is not None and cited.endswith(".md"):
+                continue  # a concept of the bundle (OKF §6.2), as syntheses cite: stale_citations reads it
+            real, original = self._locate(source.resource)
             text = self._text(real) if real else None
             if text is None:
                 continue
             start, end = source.lines
             span = span_text_at(text[0], text[1], start, end)
             if hashlib.sha256(span.encode("utf-8")).hexdigest() != source.sha256.strip().lower():
+                what = f"source {source.resource}" + (f" (its original, {self.originals[source.resource]})"
+                                                      if original else "")
                 out.append(diagnostic("W150", concept.path, 1,
-                                      f"source {source.resource} lines {start}-{end} changed since the concept "
+                                      f"{what} lines {start}-{end} changed since the concept "
                                       "was written (sha256 differs)"))
         return out

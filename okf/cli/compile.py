@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,17 +54,27 @@ def _timestamp(value: str | None) -> datetime | None:
 @click.option("--timestamp", default=None, metavar="ISO",
               help="generated.at and log date (default: SOURCE_DATE_EPOCH, else now) for reproducible bundles.")
 @click.option("--title", default=None, help="Title of the root index.md (default: from the output name).")
+@click.option("--sources-url", default=None, metavar="BASE",
+              help="Cite sources as BASE/<path> (sources published elsewhere) instead of copying them into the "
+                   "bundle under references/sources/.")
+@click.option("--no-copy-sources", is_flag=True,
+              help="Do not copy sources into the bundle: concepts cite paths under the compiled folder, which no "
+                   "consumer can follow once the bundle moves (a warning says so each compile).")
 @describer_options
 @json_option
 @quiet_option
 @verbose_option
 def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: int, fanout: int, force: bool,
-            timestamp: str | None, title: str | None, as_json: bool, quiet: bool, verbose: int,
+            timestamp: str | None, title: str | None, sources_url: str | None, no_copy_sources: bool,
+            as_json: bool, quiet: bool, verbose: int,
             offline: bool, no_cache: bool, **options: Any) -> None:
     """Compile markdown, text, HTML and PDF files into an OKF bundle.
 
     Each source document becomes a directory of concepts, one per section, nested along the document's
-    own headings or numbering (a document that is one concept becomes one concept file). Every concept gets
+    own headings or numbering (a document that is one concept becomes one concept file). Sources are copied
+    into the bundle under references/sources/ (with the images and files they link to) and cited there, so
+    the bundle is self-contained; a source's own frontmatter (title, type, description, tags...) is kept.
+    Every concept gets
     a description and key terms (tags); every index.md entry says what lies below in content words and key
     terms; a folder of more documents than --fanout is grouped by topic. Recompiling rebuilds only changed sources; the output is replaced
     atomically, so an interrupted compile leaves the previous bundle intact. Beside the bundle, OUTPUT.okf-spare
@@ -80,11 +91,19 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: 
       okf compile docs/ -o bundles/mydocs
       okf compile contracts/ notes.md -o bundles/legal --max-words 800 --fanout 30
       okf compile docs/ -o bundles/mydocs --json --quiet
+      okf compile docs/ -o bundles/mydocs --sources-url https://example.com/docs
       okf compile docs/ -o bundles/mydocs --model qwen2.5:7b-instruct --base-url http://localhost:11434/v1
     """
+    if sources_url is not None and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$", sources_url):
+        raise click.BadParameter(f"{sources_url!r} is not an absolute URL (https://host/path)",
+                                 param_hint="--sources-url")
+    if sources_url and no_copy_sources:
+        raise click.UsageError("--sources-url and --no-copy-sources exclude each other: a URL base already means "
+                               "the sources are not copied")
     setup_logging(quiet, verbose)
     compile_options = CompileOptions(max_words=max_words, max_chars=max_chars, fanout=fanout, force=force,
-                                     timestamp=_timestamp(timestamp), title=title)
+                                     timestamp=_timestamp(timestamp), title=title, copy_sources=not no_copy_sources,
+                                     sources_url=sources_url)
     describer, cache = _describer(offline, no_cache, options)
     bar: Any = None
     stage_shown = ""

@@ -19,6 +19,7 @@ from okf.compile.manifest import load_manifest, place, plan_changes
 from okf.compile.vault import resolve_vault
 from okf.compile.model_cache import DescriptionCache
 from okf.compile.model_describe import describe_concepts, start
+from okf.compile.mirror import assign_mirrors, copy_assets
 from okf.compile.state import CompileOptions, CompileReport, CompileState, SkippedFile
 from okf.compile.write import NO_SPACE, clean_stale, drop_side, write_bundle, write_error
 from okf.errors import ConfigError
@@ -30,6 +31,7 @@ STEPS: list[tuple[str, Step]] = [
     ("check_paths", check_paths),
     ("clean_stale", clean_stale),
     ("discover", discover),
+    ("assign_mirrors", assign_mirrors),
     ("hash_sources", hash_sources),
     ("load_manifest", load_manifest),
     ("place", place),
@@ -38,6 +40,7 @@ STEPS: list[tuple[str, Step]] = [
     ("resolve_vault", resolve_vault),
     ("describe_concepts", describe_concepts),
     ("render_documents", render_documents),
+    ("copy_assets", copy_assets),
     ("render_indexes", render_indexes),
     ("finish", finish),
     ("write_bundle", write_bundle),

@@ -23,6 +23,8 @@ from okf.compile.survey import survey_document
 from okf.compile.vault import (
     MAX_LISTED, apply_note, folder_signposts, link_wikilinks, unresolved_bullet, unresolved_lines,
 )
+from okf.compile.mirror import link_asset
+from okf.compile.source_meta import apply_source_meta
 from okf.compile.state import CompileState, DocPlan, Node
 from okf.compile.tree import iter_concepts, iter_dirs
 from okf.compile.write import open_side_tree, write_outputs
@@ -108,6 +110,8 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
     if SHARED.get("described"):
         apply_signposts(concepts, SHARED["described"])
     apply_note(plan, concepts)  # a note's own frontmatter wins over the model's and the extractive text
+    if plan.meta is not None:
+        apply_source_meta(plan.meta, concepts)
     for node in concepts:
         path, content = _render_concept(output, plan, node, resolve, at, old_files)
         (outputs.__setitem__(path, content) if content is not None else keep.append(path))
@@ -115,6 +119,9 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
     outline = [(label(c), survey.terms_of(c) if c.is_dir else list(c.tags)) for c in plan.node.children if c.title]
     plan.node.description = directory_description(
         outline if len(concepts) > 1 else [concepts[0].description], survey.terms_of(plan.node))
+    described = plan.meta is not None and bool(plan.meta.description)
+    if described:  # the source's own summary beats the outline of its members
+        plan.node.description = plan.meta.description
     indexes = []
     single = len(concepts) == 1 and not plan.node.children[0].is_dir and concepts[0].path.endswith(".md") \
         and not concepts[0].path.startswith(plan.node.path)
@@ -142,6 +149,14 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
         entry["unresolved"] = plan.unresolved
     top = next((n for n in concepts if n.path == plan.anchors.get("")), concepts[0])
     entry["lead"] = top.description
+    if described:
+        entry["own_description"] = True
+    if plan.source.mirror:
+        entry["mirror"] = plan.source.mirror
+    if plan.assets:
+        entry["assets"] = dict(sorted(plan.assets.items()))
+    if SHARED.get("missing"):
+        entry["missing"] = SHARED.pop("missing")
     return write_outputs(SHARED["side"], outputs), keep, entry
 
 
@@ -156,12 +171,21 @@ def render_documents(state: CompileState) -> None:
               "vault_sources": state.vault_sources,
               "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
               "max_chars": state.options.max_chars, "described": state.described, "titled": state.titled,
+              "root": state.root,
               "side": f"{open_side_tree(state)}{os.sep}"}
     for resource, (written, keep, entry) in zip(resources, ordered_map(render_plan, resources, state.jobs, shared)):
         state.written.update(written)
         state.keep.update(keep)
         state.doc_entries[resource] = entry
         state.plans[resource].lines = []  # release the text: rendering is done
+        warn_missing(state, resource, entry)
+
+
+def warn_missing(state: CompileState, resource: str, entry: dict[str, Any]) -> None:
+    """A compile warning for each link of ``resource`` to a file that could not be copied into the bundle."""
+    for target, why in entry.pop("missing", []):
+        state.warn(f"{resource}: links to {target}, which is not copied into the bundle ({why}); the link is "
+                   "left as written and okf check reports it")
 
 
 def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: datetime,
@@ -172,20 +196,21 @@ def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: d
     if plan.source.kind == "markdown":
         body = link_wikilinks(body, plan, SHARED.get("vault"), SHARED.get("vault_sources", set()), node.lines[0])
     if plan.source.kind in ("markdown", "html"):
-        body = rewrite_markdown_links(body, plan, resolve)
-    else:
-        body = link_text(body, plan, node.path, node.lines[0], room=max(0, SHARED["max_chars"] - len(body)))
+        body = rewrite_markdown_links(body, plan, resolve, link_asset)
+    else:  # plain text: escaped, so markdown shows exactly its text (and the links compile adds)
+        body = link_text(body, plan, node.path, node.lines[0], room=max(0, SHARED["max_chars"] - len(body)),
+                         escape=True)
     sha = _span_sha256(plan.lines, *node.lines)
     old = _read_old(output, node.path, old_files)
     if old is not None and (m := _AT.search(old)):
         # Content unchanged keeps its generated.at: it marks the last meaningful change (OKF §5.2).
         try:
             old_at = datetime.strptime(m.group(1).decode(), "%Y-%m-%dT%H:%M:%SZ")
-            if concept_file(node, body, plan.source.resource, plan.title, sha, old_at) == old:
+            if concept_file(node, body, plan.cited, plan.title, sha, old_at, plan.meta) == old:
                 return node.path, None
         except ValueError:
             pass
-    return node.path, concept_file(node, body, plan.source.resource, plan.title, sha, at)
+    return node.path, concept_file(node, body, plan.cited, plan.title, sha, at, plan.meta)
 
 
 def render_indexes(state: CompileState) -> None:
@@ -249,8 +274,8 @@ def render_indexes(state: CompileState) -> None:
                     continue  # skipped (empty or unreadable)
                 child.title = entry["title"]
                 outline = [(m[0], list(m[1])) if isinstance(m, list) else (str(m), []) for m in entry.get("outline") or []]
-                child.description = directory_description(outline, terms_of(child)) if outline or \
-                    entry.get("terms") else entry["description"]
+                child.description = directory_description(outline, terms_of(child)) if (outline or \
+                    entry.get("terms")) and not entry.get("own_description") else entry["description"]
                 if len(entry["concepts"]) == 1 and not entry["indexes"]:
                     child.path, child.lines = entry["concepts"][0], (1, 1)  # a one-concept document is a file
                     child.tags = list(outline[0][1]) if outline else []
@@ -300,16 +325,19 @@ def finish(state: CompileState) -> None:
     titles = state.manifest.pop(TITLES_KEY, None)
     files = set(indexes) | {"log.md"}
     for resource, entry in state.doc_entries.items():
-        entry_files = entry["concepts"] + entry["indexes"]
+        entry_files = entry["concepts"] + entry["indexes"] + ([entry["mirror"]] if entry.get("mirror") else [])
         files.update(entry_files)
         if resource not in state.plans:  # untouched source: its files carry over as they are
             state.keep.update(entry_files)
+    files.update(a["path"] for a in state.assets.values())
     old_files = manifest_files(previous)
     content_changed = bool(changed) or bool(old_files - files)
     manifest = new_manifest(state)
     manifest["indexes"] = indexes
     if titles:  # folder-level group titles a model wrote (okf.compile.model_describe)
         manifest[TITLES_KEY] = titles
+    if state.assets:
+        manifest["assets"] = state.assets
     log_path = state.output / "log.md"
     old_log = log_path.read_text("utf-8") if log_path.is_file() else None
     unresolved = unresolved_lines(state)

@@ -147,10 +147,24 @@ def hash_sources(state: CompileState) -> None:
     state.stat_cache = cache
     state.files = readable
     state.report.sources = len(readable)
+    if all_cached:  # a linked file (an image) that changed is copied again: no settling
+        all_cached = _assets_unchanged(state, cache.get("assets") or {}, racy_from)
     if all_cached and cache.get("settled") and cache["settled"] == _settled_key(state, cache.get("indexes", [])):
         # Same sources, setup and okf-written bundle files as after the last compile: nothing can change.
         state.settled = True
         state.report.concepts = state.report.unchanged = int(cache.get("concepts", 0))
+
+
+def _assets_unchanged(state: CompileState, assets: dict[str, Any], racy_from: int) -> bool:
+    """True when every file copied for a link (an asset) still has its recorded size, mtime and inode."""
+    for rel, old in assets.items():
+        try:
+            key = _stat_key(os.stat(state.root / rel))
+        except OSError:
+            return False
+        if old[:3] != key or key[1] >= racy_from:
+            return False
+    return True
 
 
 def _settled_key(state: CompileState, indexes: list[str]) -> str | None:
@@ -177,10 +191,10 @@ def save_stat_cache(state: CompileState) -> None:
         return
     indexes = sorted(state.manifest.get("indexes", []))
     data = {"format": 1, "at": state.stat_at, "files": state.stats, "indexes": indexes,
-            "concepts": state.report.concepts, "settled": _settled_key(state, indexes)}
+            "concepts": state.report.concepts, "settled": _settled_key(state, indexes), "assets": state.asset_stats}
     old = state.stat_cache
-    newest = max((v[1] for v in state.stats.values()), default=0)
-    if all(old.get(k) == data[k] for k in ("files", "indexes", "concepts", "settled")) \
+    newest = max((v[1] for v in [*state.stats.values(), *state.asset_stats.values()]), default=0)
+    if all(old.get(k) == data[k] for k in ("files", "indexes", "concepts", "settled", "assets")) \
             and newest < old.get("at", 0) - RACY_NS:
         return  # same record, none racy: rewriting would only move "at"
     path = state.output / STAT_CACHE

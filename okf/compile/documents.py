@@ -8,6 +8,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from okf.compile.links import index_document
+from okf.compile.mirror import cited_resource, write_mirror
+from okf.compile.source_meta import read_source_meta
 from okf.compile.split import Sizer, plan_document
 from okf.compile.assemble import render_plan
 from okf.compile.manifest import manifest_files
@@ -39,11 +41,12 @@ def _flatten(section: Section) -> list[Section]:
 
 
 def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | None]:
-    """Read one source and plan its concepts: (plan or None, warnings, reason it was skipped)."""
+    """Read one source and plan its concepts: (plan or None, warnings, reason it was skipped). A mirrored
+    source is copied into the side tree from the bytes read here (``SHARED["mirrored"]`` collects it)."""
     placement: dict[str, str] = SHARED["placement"]
     options = SHARED["options"]
     try:
-        read = read_source_text(source.path)
+        read = read_source_text(source.path, keep_bytes=bool(source.mirror))
     except SourceRefused as exc:
         return None, [], exc.reason
     except OSError as exc:
@@ -55,12 +58,15 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
         said = [n.removeprefix(f"{source.path}: ") for n in warnings]
         return None, [], "; ".join(said) if said else "empty document (no text)"
     lines = text.split("\n")
+    data = read.data
     del text, read
     title = humanize(PurePosixPath(source.resource).stem)
-    skip, note = 0, None
+    skip, note, meta = 0, None, None
     if source.kind == "markdown":
         skip, note, said = read_note_frontmatter(lines, source.resource)
         warnings += said
+        if skip:  # the same block, mapped onto the concepts (okf.compile.source_meta)
+            meta = read_source_meta(lines[:skip], source.resource)[0]
         if skip and not any(line.strip() for line in lines[skip:]):
             return None, warnings, "empty document (only frontmatter)"
     heading: str | None = None
@@ -92,7 +98,10 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
         doc.children[0].path = placement[source.resource].rstrip("/") + ".md"  # one concept: a file, no folder
     plan = DocPlan(source, title, lines, doc,
                    headings={h.start for h in found} | {h.title_line for h in found if h.title_line},
-                   heading_titles={h.start: h.title for h in found}, note=note, first_line=skip + 1)
+                   heading_titles={h.start: h.title for h in found}, note=note, first_line=skip + 1, meta=meta,
+                   cited=cited_resource(options, source))
+    if data is not None:
+        SHARED.setdefault("mirrored", {}).update(write_mirror(source, data))
     concepts = index_document(plan, _flatten(root))
     plan.anchors[""] = concepts[0].path
     tops = root.children[0].children if len(root.children) == 1 else root.children
@@ -100,17 +109,19 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
     return plan, warnings, None
 
 
-def plan_and_render(source: SourceFile) -> tuple[DocPlan | None, list[str], str | None, Any]:
+def plan_and_render(source: SourceFile) -> tuple[DocPlan | None, list[str], str | None, Any, dict[str, int]]:
     """Plan one source; a text or PDF source (whose links never leave it) is rendered at once, in the same
     worker, so its text never travels back to the parent process (unless a model describes its concepts
-    first: then it is rendered with the others)."""
+    first: then it is rendered with the others). Last: its mirror, when written
+    here."""
+    SHARED["mirrored"] = {}
     plan, warnings, skipped = plan_source(source)
     rendered = None
     if plan is not None and source.kind in ("text", "pdf") and not SHARED.get("defer_render"):
         SHARED["plans"] = {source.resource: plan}
         rendered = render_plan(source.resource)
         plan.lines, plan.terms_by_word, plan.term_hits, plan.line_starts = [], None, None, []
-    return plan, warnings, skipped, rendered
+    return plan, warnings, skipped, rendered, SHARED.pop("mirrored", {})
 
 
 def build_documents(state: CompileState) -> None:
@@ -121,18 +132,29 @@ def build_documents(state: CompileState) -> None:
     state.jobs = workers(size)
     if not state.rebuild:
         return
+    old_files = manifest_files(state.previous)
+    old_sources = (state.previous or {}).get("sources", {})
+    # A rebuilt source whose bytes and mirror path are those of the last compile keeps its mirror file.
+    kept_mirrors = {s.resource for s in state.rebuild if s.mirror and s.mirror in old_files
+                    and (old_sources.get(s.resource) or {}).get("sha256") == s.sha256
+                    and (old_sources.get(s.resource) or {}).get("mirror") == s.mirror}
     shared = {"placement": state.placement, "options": state.options, "anchors": {}, "output": state.output,
-              "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
+              "old_files": old_files, "at": state.at or datetime.now(),
               "max_chars": state.options.max_chars, "defer_render": state.describer is not None,
+              "kept_mirrors": kept_mirrors,
+              "root": state.root,
               "side": f"{open_side_tree(state)}{os.sep}"}
     results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared)
-    for done, (source, (plan, warnings, skipped, rendered)) in enumerate(zip(state.rebuild, results), 1):
+    for done, (source, (plan, warnings, skipped, rendered, mirrored)) in enumerate(zip(state.rebuild, results), 1):
         for message in warnings:
             state.warn(message)
         if plan is None:
             state.skip(source.resource, skipped or "empty document (no text)")
         else:
             state.plans[source.resource] = plan
+            state.written.update(mirrored)
+            if source.mirror and not mirrored:
+                state.keep.add(source.mirror)
         if rendered is not None:
             written, keep, entry = rendered
             state.written.update(written)

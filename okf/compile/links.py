@@ -6,8 +6,9 @@ import bisect
 import posixpath
 import re
 from typing import Callable
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
+from okf.compile.escape import code_lines, escapes
 from okf.compile.state import DocPlan, Node
 from okf.compile.structure import Section, roman
 
@@ -70,30 +71,80 @@ def index_document(plan: DocPlan, sections: list[Section]) -> list[Node]:
     return concepts
 
 
-def rewrite_markdown_links(body: str, plan: DocPlan, resolve: Callable[[str, str], str | None]) -> str:
-    """Relative links to other source files (or to this one's anchors) become absolute concept links."""
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+
+
+def code_spans(body: str) -> list[tuple[int, int]]:
+    """Offsets of fenced code blocks and inline code spans in markdown ``body`` (their text is literal)."""
+    if "`" not in body and "~~~" not in body:
+        return []
+    spans: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    for m in _FENCE.finditer(body):
+        marker = m.group(1)
+        if opened is None:
+            opened = (m.start(), marker)
+        elif marker[0] == opened[1][0] and len(marker) >= len(opened[1]) and not body[m.end():].split("\n", 1)[0].strip():
+            spans.append((opened[0], m.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened[0], len(body)))
+    if "`" in body:
+        pos = 0
+        for start, end in spans + [(len(body), len(body))]:
+            for m in _CODE_SPAN.finditer(body, pos, start):
+                if "\n\n" not in m.group(0):
+                    spans.append((m.start(), m.end()))
+            pos = end
+    return sorted(spans)
+
+
+def rewrite_markdown_links(body: str, plan: DocPlan, resolve: Callable[[str, str], str | None],
+                           asset: Callable[[str], str | None] | None = None) -> str:
+    """Relative links to other source files (or to this one's anchors) become absolute concept links; links
+    to other files (images, PDFs...) become links to their copies in the bundle (``asset`` gives the copy's
+    link, recorded in ``plan.assets``; None when it cannot be copied, and the link stays). Links in code stay."""
     base = posixpath.dirname(plan.source.resource)
+    code = code_spans(body) if "`" in body or "~~~" in body else []
 
     def sub(m: re.Match[str]) -> str:
         target = m.group(2)
         if _SCHEME.match(target) or target.startswith("/"):
             return m.group(0)
+        if code and any(a <= m.start() < b for a, b in code):
+            return m.group(0)
         path, _, anchor = target.partition("#")
+        path = path.split("?", 1)[0]
         if not path:
             resource = plan.source.resource
         else:
             resource = posixpath.normpath(posixpath.join(base, unquote(path)))
             plan.links_to.add(resource)
         concept = resolve(resource, anchor)
-        return f"{m.group(1)}/{concept}{m.group(3)}" if concept else m.group(0)
+        if concept:
+            return f"{m.group(1)}/{concept}{m.group(3)}"
+        if path and asset is not None:
+            copy = asset(resource)
+            if copy is not None:
+                plan.assets[resource] = copy.lstrip("/")
+                return f"{m.group(1)}{quote(copy)}{'#' + anchor if anchor else ''}{m.group(3)}"
+        return m.group(0)
 
     return _MD_LINK.sub(sub, body)
 
 
-def link_text(body: str, plan: DocPlan, path: str, first_line: int, room: int | None = None) -> str:
+def link_text(body: str, plan: DocPlan, path: str, first_line: int, room: int | None = None,
+              escape: bool = False) -> str:
     """Rewrite section references and the first use of each defined term as links to their concepts.
     ``body`` is the document's lines from ``first_line`` on, joined by newlines. Links are written while
-    they add at most ``room`` characters (so a concept stays within the judge's window); the rest stay text."""
+    they add at most ``room`` characters (so a concept stays within the judge's window); the rest stay text.
+    ``escape`` backslash-escapes what markdown would read as markup (plain text, okf.compile.escape); no
+    link is written into a line a renderer shows literally (an indented code block)."""
+    marks = escapes(body) if escape else []
+    code = code_lines(body) if escape and ("    " in body or "\t" in body) else []
+    if room is not None:
+        room = max(0, room - len(marks))
     spans: list[tuple[int, int, str, str]] = []
     for m in _REF.finditer(body):
         if m.start() and (body[m.start() - 1].isalnum() or body[m.start() - 1] == "_"):  # \b, as in \w
@@ -103,13 +154,16 @@ def link_text(body: str, plan: DocPlan, path: str, first_line: int, room: int | 
             spans.append((m.start(), m.end(), m.group(0), targets[0]))
     if plan.terms:
         spans.extend(_term_uses(body, plan, path, first_line))
-    if not spans:
+    if code:
+        spans = [s for s in spans if not any(a <= s[0] <= b for a, b in code)]
+    if not spans and not marks:
         return body
     spans.sort()
     out: list[str] = []
     pos = 0
     linked: set[str] = set()
     added = 0
+    cut = _Marks(body, marks)
     for start, end, text, target in spans:
         key = f"{text}\0{target}"
         if start < pos or key in linked:
@@ -119,11 +173,32 @@ def link_text(body: str, plan: DocPlan, path: str, first_line: int, room: int | 
             continue
         added += cost
         linked.add(key)
-        out.append(body[pos:start])
-        out.append(f"[{text}](/{target})")
+        out.append(cut(pos, start))
+        out.append(f"[{cut(start, end)}](/{target})")
         pos = end
-    out.append(body[pos:])
+    out.append(cut(pos, len(body)))
     return "".join(out)
+
+
+class _Marks:
+    """Slices of a body with a backslash inserted before each marked offset (okf.compile.escape)."""
+
+    def __init__(self, body: str, marks: list[int]) -> None:
+        self.body, self.marks = body, marks
+
+    def __call__(self, start: int, end: int) -> str:
+        if not self.marks:
+            return self.body[start:end]
+        lo, hi = bisect.bisect_left(self.marks, start), bisect.bisect_left(self.marks, end)
+        if lo == hi:
+            return self.body[start:end]
+        out, pos = [], start
+        for at in self.marks[lo:hi]:
+            out.append(self.body[pos:at])
+            out.append("\\")
+            pos = at
+        out.append(self.body[pos:end])
+        return "".join(out)
 
 
 def _term_uses(body: str, plan: DocPlan, path: str, first_line: int) -> list[tuple[int, int, str, str]]:

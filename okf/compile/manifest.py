@@ -112,18 +112,22 @@ def new_manifest(state: CompileState) -> dict[str, Any]:
         "options": state.options.recorded(),
         "source_root": source_root_label(state.root, state.output),
         **({"vault": state.vault_key} if state.vault_key else {}),
+        "resources": state.options.sources_mode(),
         "sources": {r: state.doc_entries[r] for r in sorted(state.doc_entries)},
     }
 
 
 def manifest_files(manifest: dict[str, Any] | None) -> set[str]:
-    """Every file a manifest says okf wrote (concepts, index files, log.md)."""
+    """Every file a manifest says okf wrote (concepts, index files, log.md, mirrored sources, assets)."""
     if not manifest:
         return set()
     files = set(manifest.get("indexes", [])) | {"log.md"}
     for entry in manifest.get("sources", {}).values():
         files.update(entry.get("concepts", []))
         files.update(entry.get("indexes", []))
+        if entry.get("mirror"):
+            files.add(entry["mirror"])
+    files.update(a["path"] for a in (manifest.get("assets") or {}).values() if isinstance(a, dict) and "path" in a)
     return files
 
 

@@ -8,12 +8,14 @@ from datetime import datetime
 
 from okf import __version__
 from okf.compile.describe import clip
+from okf.compile.source_meta import SourceMeta
 from okf.compile.state import Node
 from okf.limits import MAX_TITLE_CHARS
 
 PRODUCER = f"okf/{__version__}"
 _NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\u2028\u2029\ufeff\ufffe\uffff\x85]")
 _INDEX_ESCAPE = re.compile(r"([\\`*_\[\]<>&!~|#])")
+_LOG_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9\"\u201c(\[])")
 
 
@@ -28,22 +30,29 @@ def iso(at: datetime) -> str:
     return at.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def concept_file(node: Node, body: str, resource: str, doc_title: str, sha: str, at: datetime) -> bytes:
-    """A concept document: OKF v0.2 frontmatter, a blank line, the body."""
+def concept_file(node: Node, body: str, resource: str, doc_title: str, sha: str, at: datetime,
+                 meta: SourceMeta | None = None) -> bytes:
+    """A concept document: OKF v0.2 frontmatter, a blank line, the body. ``meta`` is the source's own
+    frontmatter: its resource, kept keys and sources are written too (okf.compile.source_meta)."""
     assert node.lines is not None
     head = [
         "---",
         f"type: {yaml_str(node.type)}",
         f"title: {yaml_str(clip(node.title, MAX_TITLE_CHARS))}",
         f"description: {yaml_str(node.description)}",
+        *([f"resource: {yaml_str(meta.resource)}"] if meta is not None and meta.resource else []),
         *([f"tags: [{', '.join(yaml_str(t) for t in node.tags)}]"] if node.tags else []),
         *([f"aliases: [{', '.join(yaml_str(a) for a in node.aliases)}]"] if node.aliases else []),
+        *(meta.kept if meta is not None else []),
         "sources:",
         "  - id: src",
         f"    resource: {yaml_str(resource)}",
         f"    title: {yaml_str(clip(doc_title, MAX_TITLE_CHARS))}",
+        *([f"    author: {yaml_str(meta.author)}"] if meta is not None and meta.author else []),
+        *([f"    last_modified: {yaml_str(meta.last_modified)}"] if meta is not None and meta.last_modified else []),
         f"    lines: [{node.lines[0]}, {node.lines[1]}]",
         f"    sha256: {sha}",
+        *(f"  - {entry}" for entry in (meta.sources if meta is not None else [])),
         "generated:",
         f"  by: {PRODUCER}",
         f"  at: {iso(at)}",
@@ -97,7 +106,8 @@ def log_entry(day: str, created: list[str], updated: list[str], removed: list[st
 
 
 def log_file(previous: str | None, day: str, bullets: list[str]) -> bytes:
-    """log.md with today's bullets first (merged into today's entry when one exists), newest first."""
+    """log.md with this compile's bullets in the entry of ``day``: merged into it when one exists, else a new
+    entry placed so the dates stay newest first (a compile dated before the last entry goes below it)."""
     body = previous or "# Update log\n"
     if not bullets:  # nothing to say: no empty date heading
         return body.encode("utf-8")
@@ -106,8 +116,14 @@ def log_file(previous: str | None, day: str, bullets: list[str]) -> bytes:
     if heading in lines:
         at = lines.index(heading) + 1
         lines[at:at] = bullets
+        return ("\n".join(lines).rstrip("\n") + "\n").encode("utf-8")
+    dated = [i for i, line in enumerate(lines) if line.startswith("## ")]
+    # The first entry dated before this day (entries not headed by a date are passed over).
+    first = next((i for i in dated if _LOG_DATE.match(lines[i][3:].strip()) and lines[i][3:].strip() < day),
+                 None)
+    if first is None:  # every dated entry is newer: after the last entry
+        lines = lines + ([""] if lines and lines[-1].strip() else []) + [heading, *bullets]
     else:
-        first = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
         lines[first:first] = [heading, *bullets, ""]
         if first > 0 and lines[first - 1].strip():
             lines.insert(first, "")

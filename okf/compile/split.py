@@ -140,10 +140,23 @@ class Planner:
                                                                         self.max_chars):
                 assert nxt.lines is not None
                 nxt.lines, nxt.words = (node.lines[0], nxt.lines[1]), nxt.words + node.words
+            elif nxt is not None and nxt.is_dir and (leaf := _first_leaf(nxt)) is not None and leaf.lines \
+                    and self.sizer.fits(node.lines[0], leaf.lines[1], self.max_words, self.max_chars):
+                # A fragment before a directory (a repeated title line) opens the directory's first concept.
+                leaf.lines, leaf.words = (node.lines[0], leaf.lines[1]), leaf.words + node.words
             else:
                 i += 1
                 continue
             del nodes[i]
+
+
+def _first_leaf(node: Node) -> Node | None:
+    """The first concept inside directory ``node`` (in document order)."""
+    while node.is_dir:
+        if not node.children:
+            return None
+        node = node.children[0]
+    return node
 
 
 def plan_document(root: Section, sizer: Sizer, max_words: int, min_words: int, max_chars: int,

@@ -29,6 +29,11 @@ class CompileOptions(BaseModel):
     timestamp: datetime | None = Field(
         default=None, description="generated.at and log date; default SOURCE_DATE_EPOCH or now (UTC).")
     title: str | None = Field(default=None, description="Title of the root index.md; default from the output name.")
+    copy_sources: bool = Field(default=True, description="Mirror every source under references/sources/ and cite "
+                               "the mirror, so the bundle is self-contained; False cites paths outside the bundle.")
+    sources_url: str | None = Field(default=None, description="Cite sources as absolute URLs under this base "
+                                    "(sources published elsewhere) instead of mirroring them.")
+
     describer: str | None = Field(
         default=None, description="The model that writes descriptions, tags and group titles (model@host and "
         "prompt version); set by compile_bundle from its describer, None for the extractive compile.")
@@ -39,7 +44,16 @@ class CompileOptions(BaseModel):
                                     "fanout": self.fanout, "max_chars": self.max_chars}
         if self.describer:  # only then: an extractive compile records exactly what it always did
             recorded["describer"] = self.describer
+        recorded["sources"] = self.sources_mode()  # how sources are cited: a change rebuilds every concept
+        if self.sources_url:
+            recorded["sources_url"] = self.sources_url
         return recorded
+
+    def sources_mode(self) -> str:
+        """How concepts cite their sources: ``mirror`` (a copy in the bundle), ``url`` or ``source_root``."""
+        if self.sources_url:
+            return "url"
+        return "mirror" if self.copy_sources else "source_root"
 
 
 class SkippedFile(BaseModel):
@@ -96,6 +110,7 @@ class SourceFile:
     resource: str  # POSIX path relative to the compile root
     kind: str
     sha256: str = ""
+    mirror: str = ""  # its copy in the bundle (``references/sources/...``) when sources are mirrored
 
 
 @dataclass
@@ -143,6 +158,9 @@ class DocPlan:
     first_line: int = 1  # the first line of content (after a note's frontmatter)
     wikilinks: bool = False  # the document holds wikilinks (rebuilt when the notes they may name change)
     unresolved: list[list[Any]] = field(default_factory=list)  # [source line, "[[link]]"] left as written
+    meta: Any = None  # the source's own frontmatter (okf.compile.source_meta.SourceMeta), when it has one
+    cited: str = ""  # sources[].resource as written: the mirror, a URL, or the path under the compile root
+    assets: dict[str, str] = field(default_factory=dict)  # non-source files its links name: resource -> bundle path
 
 
 @dataclass
@@ -184,6 +202,8 @@ class CompileState:
     described: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # concept path -> model signpost
     titled: dict[str, str] = field(default_factory=dict)  # in-document group path -> model title
     model_failing: int = 0  # describer calls failed in a row, across passes (the compile stops asking at 8)
+    assets: dict[str, dict[str, str]] = field(default_factory=dict)  # linked file -> {path (in bundle), sha256}
+    asset_stats: dict[str, list[Any]] = field(default_factory=dict)  # linked file -> [size, mtime_ns, inode, sha256]
 
     def changed_files(self) -> set[str]:
         """Paths whose content this compile writes (queued or already in the side tree)."""

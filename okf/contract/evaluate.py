@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field, computed_field
 
 from okf.bundle import Bundle
-from okf.check.rules import SourceFiles
+from okf.check.rules import SourceFiles, source_citing
 from okf.contract.load import ContractInput, load_contract
 from okf.contract.locate import Occurrence, Source, Span, Unlocated, extract, find_concept, read_source, scope
 from okf.contract.model import Fact
@@ -215,8 +215,7 @@ def check_contract(bundle: Bundle | str | Path, contract: ContractInput, *,
         corpus_id = opened.corpus_id() if manifest is not None else None
     except (OSError, BundleError):
         corpus_id = None
-    root = manifest.get("source_root") if manifest else None
-    raw = SourceFiles(opened, root if isinstance(root, str) else None)
+    raw = SourceFiles(opened, *source_citing(manifest))
     facts = [_source_drift(fact, result, sources, raw) for fact, result in zip(loaded.facts, facts, strict=True)]
     return ContractReport(bundle=str(opened.root), corpus_id=corpus_id, contract=loaded.origin,
                           contract_sha256=loaded.sha256, version=loaded.version,

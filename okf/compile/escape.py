@@ -1,0 +1,111 @@
+"""Plain text written as markdown that shows exactly that text: the escapes a ``.txt`` or PDF body needs.
+
+A contract's ``[Assignment]("Assignment")`` is a link in markdown, ``*`` opens emphasis, ``# 5`` at a line
+start is a heading, ``&amp;`` an entity, ``<b>`` a tag. :func:`escapes` finds the offsets where a backslash
+must go so no markdown syntax appears that the text did not have (CommonMark and the GFM tables and
+strikethrough okf and GitHub render), and :func:`code_lines` the lines a renderer shows literally anyway (an
+indented block after a blank line: a backslash there would show). Everything else stays as written: a
+backslash is added only where the character would otherwise be read as markup.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+# Characters that may start inline markup; each match is decided on its own (one C-level scan per body).
+_INLINE = re.compile(r"\\(?=[!-/:-@\[-`{-~]|\n|$)|`|\](?=[(:])|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]{1,32};)|\*+|_+|~+")
+# A line that can open a block with up to 3 spaces of indentation (indented code is handled apart).
+_LINE = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|>|~{3,}|[-+*](?=[ \t]|$)|(\d{1,9})[.)](?=[ \t]|$)|[-_*=][-_*= \t]*$|"
+                   r"\[\^?[^\]\n]*\]:|\|?[ \t]*:?-+:?[ \t]*\|[-|: \t]*$|\|[ \t]*:?-+:?[ \t]*$)", re.MULTILINE)
+_INDENTED = re.compile(r"^(?: {4}| {0,3}\t).*\S.*$", re.MULTILINE)
+
+
+def _prev_blank(text: str, start: int) -> bool:
+    """True when the line starting at ``start`` is the first line or follows a blank line."""
+    if start == 0:
+        return True
+    before = text.rfind("\n", 0, start - 1)
+    return not text[before + 1:start - 1].strip()
+
+
+def code_lines(text: str) -> list[tuple[int, int]]:
+    """Offsets (start, end) of lines that render as an indented code block: indented by 4 spaces (or a tab)
+    after a blank line or another such line. Their text is shown literally."""
+    out: list[tuple[int, int]] = []
+    for m in _INDENTED.finditer(text):
+        if _prev_blank(text, m.start()) or (out and out[-1][1] + 1 == m.start()):
+            out.append((m.start(), m.end()))
+    return out
+
+
+def _space(ch: str) -> bool:
+    return ch == "" or ch.isspace()
+
+
+def _punct(ch: str) -> bool:
+    return ch != "" and not ch.isalnum() and not ch.isspace()
+
+
+def _delimiter(text: str, start: int, end: int) -> bool:
+    """True when the run ``text[start:end]`` of ``*``, ``_`` or ``~`` can open or close emphasis (CommonMark
+    flanking rules; an underscore inside a word cannot)."""
+    before = text[start - 1] if start else ""
+    after = text[end] if end < len(text) else ""
+    left = not _space(after) and (not _punct(after) or _space(before) or _punct(before))
+    right = not _space(before) and (not _punct(before) or _space(after) or _punct(after))
+    if text[start] == "_":
+        return (left and (not right or _punct(before))) or (right and (not left or _punct(after)))
+    return left or right
+
+
+def escapes(text: str) -> list[int]:
+    """Sorted offsets in ``text`` before which a backslash goes, so markdown renders ``text`` as written."""
+    code = code_lines(text)
+    starts = [a for a, _ in code]
+
+    def in_code(at: int) -> bool:
+        i = bisect.bisect_right(starts, at) - 1
+        return i >= 0 and at <= code[i][1]
+
+    marks: list[int] = []
+    for m in _INLINE.finditer(text):
+        at = m.start()
+        if code and in_code(at):
+            continue
+        ch = text[at]
+        if ch in "*_~":
+            if _delimiter(text, at, m.end()):
+                marks.extend(range(at, m.end()))
+        else:
+            marks.append(at)
+    for m in _LINE.finditer(text):
+        at = m.start(2)
+        if code and in_code(at):
+            continue
+        token = m.group(2)
+        if m.group(3) is not None:  # "5. " opens an ordered list after a blank line; "1. " anywhere
+            if not (_prev_blank(text, m.start()) or int(m.group(3)) == 1):
+                continue
+            marks.append(at + len(m.group(3)))
+        elif token.startswith("["):  # a reference definition "[x]: ...": its "]"
+            marks.append(at + token.index("]"))
+        elif "|" in token:  # a table's delimiter row: its first "-"
+            marks.append(at + token.index("-"))
+        else:
+            marks.append(at)
+    return sorted(set(marks))
+
+
+def escape_text(text: str) -> str:
+    """``text`` with its :func:`escapes` applied."""
+    marks = escapes(text)
+    if not marks:
+        return text
+    out, pos = [], 0
+    for at in marks:
+        out.append(text[pos:at])
+        out.append("\\")
+        pos = at
+    out.append(text[pos:])
+    return "".join(out)

@@ -78,12 +78,13 @@ def round_trip(work: Path) -> bool:
     kept = 0
     for path in paths:
         a, b = original.concept(path).meta, compiled.concept(path).meta
-        same = (a.type, a.title, a.description, a.tags) == (b.type, b.title, b.description, b.tags)
+        # The source's tags come first; compile's key terms follow them.
+        same = (a.type, a.title, a.description, a.tags) == (b.type, b.title, b.description, b.tags[:len(a.tags)])
         kept += same
         if not same:
             print(f"  {path}: {(a.type, a.title, a.tags)} became {(b.type, b.title, b.tags)}")
     errors = check(compiled).error_count
-    print(f"acme_retail round trip: {kept} of {len(paths)} concepts keep title, type, description and tags; "
+    print(f"acme_retail round trip: {kept} of {len(paths)} concepts keep title, type, description and tags (first); "
           f"{errors} check errors")
     return kept == len(paths) and errors == 0
 

@@ -101,6 +101,25 @@ def test_index_from_bundle(tmp_path: Path) -> None:
     assert index.covering(span("acme.txt", 12, 20)) == ["contracts/governing-law.md", "contracts/termination.md"]
 
 
+@pytest.mark.parametrize("mode", ["mirror", "url", "source_root"])
+def test_index_maps_compiled_resources_back_to_source_paths(tmp_path: Path, mode: str) -> None:
+    """However compile cites a source (its copy in the bundle, a URL, the compile folder), gold spans name
+    the path under the compile folder and must still match."""
+    from okf.bundle import Bundle
+    from okf.compile import CompileOptions, compile_bundle
+
+    src = tmp_path / "src" / "hr"
+    src.mkdir(parents=True)
+    (src / "leave.md").write_text("# Leave\n\nNew hires get fifteen vacation days.\n\n# Pay\n\nPaid monthly.\n")
+    (src / "notes.txt").write_text("Notes\n\nThe office closes at noon on Fridays.\n")
+    options = {"mirror": CompileOptions(), "url": CompileOptions(sources_url="https://docs.example/src"),
+               "source_root": CompileOptions(copy_sources=False)}[mode]
+    compile_bundle(tmp_path / "src", tmp_path / "b", options=options)
+    index = GoldIndex.from_bundle(Bundle.open(tmp_path / "b"))
+    assert index.unusable_resources == 0 and not index.warnings
+    assert index.covering(span("hr/leave.md", 3, 3)) and index.covering(span("hr/notes.txt", 3, 3))
+
+
 def test_index_from_bundle_skips_broken_concept_with_warning(tmp_path: Path) -> None:
     from okf.bundle import Bundle
 
@@ -334,6 +353,12 @@ def test_cli_human_table_and_bad_questions_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["eval", str(root), str(questions), "--verbose", "--quiet"])
     assert result.exit_code == 0, result.stderr
     assert "law: gold 1/1" in result.stdout and "recall (any gold span hit)   66.7%" in result.stdout
+    as_json = CliRunner().invoke(main, ["eval", str(root), str(questions), "--json", "--quiet"])
+    summary = json.loads(as_json.stdout)["summary"]
+    assert summary["words_shortlist_mean"] > 0
+    assert f"words of the shortlist       mean {summary['words_shortlist_mean']:.0f}\n" in result.stdout
+    read = summary["words_signposts_mean"] + summary["words_bodies_mean"]
+    assert f"words read by the walk       mean {read:.0f}  " in result.stdout
     bad = write_questions(tmp_path / "bad.jsonl", [TINY_QUESTIONS[0], "{oops"])
     result = CliRunner().invoke(main, ["eval", str(root), str(bad)])
     assert result.exit_code == 2 and f"{bad}:2: not valid JSON" in result.stderr

@@ -13,12 +13,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from okf.check.rules import source_citing
 from okf.errors import BundleError
 from okf.eval.paths import normalize_source
 from okf.eval.questions import GoldSpan
 
 if TYPE_CHECKING:
     from okf.bundle import Bundle
+
+
+def cited_originals(bundle: Bundle, warnings: list[str]) -> dict[str, str]:
+    """Resources an okf compile cites for its sources (the bundle's copy under ``/references/sources/`` or a
+    ``--sources-url`` URL) mapped back to the source path under the compile folder, which gold spans name."""
+    try:
+        manifest = bundle.manifest()
+    except BundleError as exc:
+        warnings.append(f"compile manifest unreadable, mirrored sources not mapped to their originals: {exc}")
+        return {}
+    return source_citing(manifest)[1]
 
 
 def overlaps(a: int, b: int, span: GoldSpan) -> bool:
@@ -77,6 +89,7 @@ class GoldIndex:
         """Scan every concept's frontmatter ``sources``; unreadable concepts become warnings, not errors."""
         records: list[tuple[str, str, tuple[int, int] | None]] = []
         warnings: list[str] = []
+        originals = cited_originals(bundle, warnings)
         for path in bundle.iter_concepts():
             try:
                 concept = bundle.concept(path)
@@ -87,7 +100,8 @@ class GoldIndex:
                 records.append((path, "", None))
                 continue
             for ref in concept.meta.sources:
-                records.append((path, ref.resource, tuple(ref.lines) if ref.lines else None))
+                resource = originals.get(ref.resource, ref.resource)
+                records.append((path, resource, tuple(ref.lines) if ref.lines else None))
         index = cls.from_records(r for r in records if r[1])
         index.concepts = len({r[0] for r in records})
         index.warnings = warnings

@@ -16,8 +16,9 @@ def question_line(result: QuestionResult) -> str:
     lost = ", ".join(o.lost_at for o in result.spans if o.lost_at) or "-"
     precision = "n/a" if result.precision is None else f"{result.precision:.2f}"
     line = (f"{result.id}: gold {hit}/{len(result.spans)}  precision {precision}  "
-            f"shortlist {len(result.shortlist)}  bodies {result.bodies_judged}  calls {result.calls}  "
-            f"lost: {lost}")
+            f"shortlist {len(result.shortlist)} ({result.words_shortlist} words)  "
+            f"bodies {result.bodies_judged}  words read {result.words_signposts + result.words_bodies}  "
+            f"calls {result.calls}  lost: {lost}")
     return line + (f"  error: {result.error}" if result.error else "")
 
 
@@ -41,6 +42,9 @@ def render(report: EvalReport, *, verbose: bool = False) -> str:
         ("shortlist precision", _pct(s.precision) + (f"  ({s.empty_shortlists} empty shortlists)"
                                                      if s.empty_shortlists else "")),
         ("bodies judged", f"mean {s.bodies_judged_mean:.1f}  total {s.bodies_judged_total}"),
+        ("words of the shortlist", f"mean {s.words_shortlist_mean:.0f}"),
+        ("words read by the walk", f"mean {s.words_signposts_mean + s.words_bodies_mean:.0f}  "
+                                   f"(signposts {s.words_signposts_mean:.0f}, bodies {s.words_bodies_mean:.0f})"),
         ("model calls", f"mean {s.calls_mean:.1f}  total {s.calls_total}"),
         ("tokens", f"mean {s.tokens_mean:.0f}  total {s.tokens_total}"),
         ("seconds per question", f"mean {s.seconds_mean:.3f}  total {s.seconds_total:.1f}"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, computed_field, model_validator
+from pydantic import BaseModel, Field, computed_field
 
 from okf.readers.base import Usage
 
@@ -18,22 +18,23 @@ StopReason = Literal["bodies", "shortlist", "depth", "calls", "tokens", "deadlin
 class Budgets(BaseModel):
     """Limits on one navigation. Whichever is hit first ends the walk (``stopped_by`` names it)."""
 
-    max_bodies: int = Field(default=120, description="Concept bodies judged at most.")
-    max_shortlist: int = Field(default=12, description="Relevant concepts kept at most.")
-    max_depth: int = Field(default=8, description="Directory levels below the root descended at most.")
-    max_calls: int = Field(default=200, description="Model calls (all roles) at most.")
-    max_tokens: int = Field(default=400_000, description="Prompt plus completion tokens at most.")
-    deadline_s: float = Field(default=120.0, description="Wall-clock seconds for the whole walk.")
-    batch_size: int = Field(default=8, description="Documents per judge call.")
-    page_size: int = Field(default=60, description="Signposts per selector call; wider listings are paged.")
-    body_chars: int = Field(default=JUDGE_WINDOW_CHARS, description="Characters of a body shown to the judge.")
-
-    @model_validator(mode="after")
-    def _positive(self) -> Budgets:
-        for name in Budgets.model_fields:
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        return self
+    max_bodies: int = Field(default=120, ge=1, description="Concept bodies judged at most: the walk ends when a "
+                            "candidate waits and this many were sent to the judge.")
+    max_shortlist: int = Field(default=12, ge=1, description="Relevant concepts kept at most: the walk ends when "
+                               "this many relevant (not partial) entries were found while work remains.")
+    max_depth: int = Field(default=8, ge=1, description="Directory levels below the root descended at most "
+                           "(reported as the stop only at the end, when the selector kept a deeper directory).")
+    max_calls: int = Field(default=200, ge=1, description="Model calls, all roles, at most: the walk ends when a "
+                           "call is about to be sent and this many were sent (settled or in flight).")
+    max_tokens: int = Field(default=400_000, ge=1, description="Prompt plus completion tokens at most: the walk "
+                            "ends when they reach this while work remains.")
+    deadline_s: float = Field(default=120.0, gt=0, description="Wall-clock seconds for one navigation: the walk "
+                              "ends when they have passed.")
+    batch_size: int = Field(default=8, ge=1, description="Documents per judge call (not a stop).")
+    page_size: int = Field(default=60, ge=1, description="Signposts per selector call; wider listings are paged "
+                           "(not a stop).")
+    body_chars: int = Field(default=JUDGE_WINDOW_CHARS, ge=1, description="Characters of a body shown to the "
+                            "judge: the compile's --max-chars (not a stop).")
 
 
 class Receipt(BaseModel):

@@ -207,10 +207,11 @@ async def bad_arguments_are_tool_errors(client: ClientSession) -> None:
                                                             concept="policies/leave", max_bytes=0)
     for tool in ("navigate", "ask"):
         assert "question is empty" in await call_error(client, tool, bundle="harbor", question="  ")
-        assert "max_bodies must be positive" in await call_error(client, tool, bundle="harbor",
-                                                                 question="q", max_bodies=-1)
-        assert "deadline_s must be positive" in await call_error(client, tool, bundle="harbor",
-                                                                 question="q", deadline_s=0)
+        # The schema's bounds are the Budgets fields' (okf.settings): the SDK refuses before okf runs.
+        refused = await call_error(client, tool, bundle="harbor", question="q", max_bodies=-1)
+        assert "max_bodies" in refused and "greater than or equal to 1" in refused
+        refused = await call_error(client, tool, bundle="harbor", question="q", deadline_s=0)
+        assert "deadline_s" in refused and "greater than 0" in refused
     assert "evidence_tokens" in await call_error(client, "ask", bundle="harbor", question="q",
                                                  evidence_tokens=-5)
     assert "synthesis" in await call_error(client, "ask", bundle="harbor", question="q", synthesis="sometimes")

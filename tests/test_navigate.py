@@ -290,7 +290,7 @@ def test_bad_inputs_raise_clear_errors(tree: Path, tmp_path: Path) -> None:
         navigate(tmp_path / "file.txt", "q", reader=reader)
     with pytest.raises(ConfigError, match="question is empty"):
         navigate(tree, "   ", reader=reader)
-    with pytest.raises(ConfigError, match="max_bodies must be positive"):
+    with pytest.raises(ConfigError, match="max_bodies must be at least 1"):
         navigate(tree, "q", reader=reader, budgets={"max_bodies": 0})
     with pytest.raises(ConfigError, match="unknown budget"):
         make_budgets({"max_bodys": 3})

@@ -161,5 +161,7 @@ def test_reader_options_cli() -> None:
     assert result.exit_code == 0 and result.output.strip() == "openai:m@localhost:11434"
     help_text = runner.invoke(cmd, ["--help"]).output
     assert "stand-in for a model" in help_text and "--judge-model" in help_text and "--no-cache" in help_text
-    with pytest.raises(ConfigError, match="--concurrency"):
+    with pytest.raises(ConfigError, match="concurrency"):
         reader_from_options(model="m", concurrency=0)
+    refused = runner.invoke(cmd, ["--concurrency", "0"])  # the flag's bound is the field's (okf.settings)
+    assert refused.exit_code == 2 and "--concurrency" in refused.output

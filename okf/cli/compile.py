@@ -20,11 +20,9 @@ from okf.cli.common import (
     setup_logging,
     verbose_option,
 )
-from okf.cli.options import describer_options, reader_config_from_options
+from okf.cli.options import compile_setting_options, describer_options, reader_config_from_options
 from okf.compile import CompileOptions, CompileReport, compile_bundle
 from okf.errors import ConfigError
-from okf.limits import FANOUT
-from okf.models import JUDGE_WINDOW_CHARS
 
 _STAGES = {"files": "Compiling files", "describe": "Describing concepts", "titles": "Titling groups"}
 
@@ -43,13 +41,7 @@ def _timestamp(value: str | None) -> datetime | None:
 @click.command("compile")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Bundle folder to write.")
-@click.option("--max-words", default=1500, show_default=True, type=click.IntRange(min=50),
-              help="Split sections longer than this at sub-headings or paragraph boundaries.")
-@click.option("--max-chars", default=JUDGE_WINDOW_CHARS, show_default=True, type=click.IntRange(min=200),
-              help="Split sections longer than this many characters: the judge's window (--body-chars of "
-                   "navigate), so a judge reads every concept whole.")
-@click.option("--fanout", default=FANOUT, show_default=True, type=click.IntRange(min=2),
-              help="Most entries per index.md; a wider folder of documents is grouped by topic.")
+@compile_setting_options
 @click.option("--force", is_flag=True, help="Rebuild every source even when unchanged.")
 @click.option("--timestamp", default=None, metavar="ISO",
               help="generated.at and log date (default: SOURCE_DATE_EPOCH, else now) for reproducible bundles.")

@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 import click
 
-from okf.errors import ConfigError
 from okf.readers.base import Reader
 from okf.readers.config import ReaderConfig, make_reader
+from okf.settings import BUDGETS, COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS, Setting
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -26,6 +26,22 @@ READER_OPTION_NAMES = (
     "concurrency",
     "no_cache",
 )
+
+def setting_option(setting: Setting, *, default: Any = None) -> Callable[[F], F]:
+    """The click option of a setting (okf.settings): its flag, type and bound, help text with the default.
+
+    ``default`` None leaves the option unset unless given, so the model's own default (or a config file's
+    value) applies; pass ``setting.default`` where the command hands every value on.
+    """
+    bound, exclusive = setting.minimum
+    kind: Any = setting.kind
+    if kind is int:
+        kind = click.IntRange(min=None if bound is None else int(bound), min_open=exclusive)
+    elif kind is float:
+        kind = click.FloatRange(min=bound, min_open=exclusive)
+    return click.option(setting.cli_flag, setting.name, type=kind, default=default, metavar=setting.metavar,
+                        help=setting.help())
+
 
 _OPTIONS = [
     click.option(
@@ -74,20 +90,7 @@ _OPTIONS = [
         type=click.Path(dir_okay=False, path_type=str),
         help="TOML file with reader settings (env OKF_CONFIG); see docs/models.md.",
     ),
-    click.option(
-        "--timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="Seconds per model call before it is retried (default 60).",
-    ),
-    click.option(
-        "--concurrency",
-        type=int,
-        default=None,
-        metavar="N",
-        help="Model calls in flight at most, all roles together (default 4).",
-    ),
+    *(setting_option(setting) for setting in READER_SETTINGS if setting.name in READER_FLAGS),
     click.option(
         "--no-cache",
         is_flag=True,
@@ -117,13 +120,8 @@ def assess_model_option(f: F) -> F:
 
 
 def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
-    """The reader configuration the options ask for (flags > environment > config file > defaults)."""
-    if kwargs.get("timeout") is not None and kwargs["timeout"] <= 0:
-        raise ConfigError(f"--timeout must be positive, got {kwargs['timeout']}", fix="e.g. --timeout 60")
-    if kwargs.get("concurrency") is not None and kwargs["concurrency"] < 1:
-        raise ConfigError(
-            f"--concurrency must be at least 1, got {kwargs['concurrency']}", fix="e.g. --concurrency 4"
-        )
+    """The reader configuration the options ask for (flags > environment > config file > defaults); the
+    fields of ReaderConfig check the values (the CLI's option types already hold them to the same bounds)."""
     flags: dict[str, Any] = {
         "model": kwargs.get("model"),
         "selector.model": kwargs.get("selector_model"),
@@ -168,19 +166,8 @@ def reader_from_options(**kwargs: Any) -> Reader:
     return make_reader(reader_config_from_options(**kwargs))
 
 
-_BUDGET_OPTIONS = (
-    click.option("--max-bodies", type=click.IntRange(min=1), help="Concept bodies judged at most (default 120)."),
-    click.option("--max-shortlist", type=click.IntRange(min=1), help="Relevant concepts kept at most (default 12)."),
-    click.option("--max-depth", type=click.IntRange(min=1),
-                 help="Directory levels below the root descended at most (default 8)."),
-    click.option("--max-calls", type=click.IntRange(min=1), help="Model calls, all roles, at most (default 200)."),
-    click.option("--max-tokens", type=click.IntRange(min=1),
-                 help="Prompt plus completion tokens at most (default 400000)."),
-    click.option("--deadline", "deadline_s", type=click.FloatRange(min=0, min_open=True),
-                 help="Wall-clock seconds for one navigation (default 120)."),
-    click.option("--batch-size", type=click.IntRange(min=1), help="Documents per judge call (default 8)."),
-)
-BUDGET_KEYS = ("max_bodies", "max_shortlist", "max_depth", "max_calls", "max_tokens", "deadline_s", "batch_size")
+_BUDGET_OPTIONS = tuple(setting_option(setting) for setting in BUDGETS)
+BUDGET_KEYS = tuple(setting.name for setting in BUDGETS)
 
 
 def budget_options(f: F) -> F:
@@ -194,3 +181,17 @@ def budgets_from_options(options: dict[str, Any]) -> dict[str, Any]:
     """Pop the budget options out of ``options``; return the ones the user set."""
     values = {key: options.pop(key, None) for key in BUDGET_KEYS}
     return {key: value for key, value in values.items() if value is not None}
+
+
+def compile_settings() -> tuple[Setting, ...]:
+    """The CompileOptions fields okf compile takes as flags (the others are flags of their own)."""
+    from okf.compile.state import CompileOptions
+
+    return tuple(Setting(CompileOptions, name) for name in COMPILE_FLAGS)
+
+
+def compile_setting_options(f: F) -> F:
+    """``--max-words``, ``--max-chars`` and ``--fanout`` of ``okf compile``, from okf.compile.CompileOptions."""
+    for setting in reversed(compile_settings()):
+        f = setting_option(setting, default=setting.default)(f)
+    return f

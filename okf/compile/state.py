@@ -20,11 +20,14 @@ KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "h
 class CompileOptions(BaseModel):
     """Options of one compile; recorded in the manifest (a change rebuilds every source)."""
 
-    max_words: int = Field(default=1500, ge=10, description="Split sections longer than this many words.")
+    max_words: int = Field(default=1500, ge=10, description="Split sections longer than this many words, at "
+                           "sub-headings or paragraph boundaries.")
     max_chars: int = Field(default=JUDGE_WINDOW_CHARS, ge=200, description="Split sections longer than this many "
-                           "characters: the judge's window (body_chars), so a judge reads every concept whole.")
+                           "characters: the judge's window (navigate --body-chars), so a judge reads every concept "
+                           "whole.")
     min_words: int = Field(default=40, ge=0, description="Merge fragments shorter than this into a neighbour.")
-    fanout: int = Field(default=FANOUT, ge=2, description="Most entries one index.md lists before grouping.")
+    fanout: int = Field(default=FANOUT, ge=2, description="Most entries one index.md lists; a wider folder of "
+                        "documents is grouped by topic.")
     force: bool = Field(default=False, description="Rebuild every source even when unchanged.")
     timestamp: datetime | None = Field(
         default=None, description="generated.at and log date; default SOURCE_DATE_EPOCH or now (UTC).")

@@ -34,6 +34,7 @@ from okf.mcp.tools import (
 )
 from okf.models import AnswerResult, NavigationResult
 from okf.readers.base import aclose
+from okf.settings import BUDGETS, argument_type
 
 # Argument types live at module level: the SDK resolves the (string) annotations in module globals.
 BundleName = Annotated[str, Field(description="A bundle name from list_bundles.")]
@@ -43,9 +44,11 @@ Question = Annotated[str, Field(description="The question, in plain words.")]
 MaxBytes = Annotated[int, Field(description="Most UTF-8 bytes of numbered body text to return.")]
 StartLine = Annotated[int | None, Field(description="File line to start the body at (next_start_line of a "
                                                     "previous call); default: the body's first line.")]
-MaxBodies = Annotated[int | None, Field(description="Most concept bodies to judge (default 120).")]
-MaxShortlist = Annotated[int | None, Field(description="Most relevant concepts to keep (default 12).")]
-DeadlineS = Annotated[float | None, Field(description="Wall-clock seconds for the walk (default 120).")]
+# The budget arguments are generated from okf.models.Budgets (okf.settings): one default, bound and help text.
+_BUDGET = {setting.name: setting for setting in BUDGETS}
+MaxBodies = argument_type(_BUDGET["max_bodies"])
+MaxShortlist = argument_type(_BUDGET["max_shortlist"])
+DeadlineS = argument_type(_BUDGET["deadline_s"])
 IncludeTrace = Annotated[bool, Field(description="Include every step of the walk (large).")]
 EvidenceTokens = Annotated[int | None, Field(description="Token budget for the evidence shown to the answerer "
                                                          "(default 12000).")]
@@ -134,8 +137,10 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
             return shelf.read_concept(bundle, concept, max_bytes, start_line)
 
     @server.tool(annotations=MODEL_BACKED)
-    async def navigate(bundle: BundleName, question: Question, max_bodies: MaxBodies = None,
-                       max_shortlist: MaxShortlist = None, deadline_s: DeadlineS = None,
+    async def navigate(bundle: BundleName, question: Question,
+                       max_bodies: MaxBodies = _BUDGET["max_bodies"].default,
+                       max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
+                       deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
                        include_trace: IncludeTrace = False) -> NavigationResult:
         """Find the concepts relevant to a question by walking the bundle's signposts and judging each
         concept body. Returns the shortlist (each entry with the reason, trust tier, staleness and a receipt:
@@ -145,8 +150,10 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
             return await shelf.navigate(bundle, question, budgets, include_trace)
 
     @server.tool(annotations=MODEL_BACKED_WRITES)
-    async def ask(bundle: BundleName, question: Question, max_bodies: MaxBodies = None,
-                  max_shortlist: MaxShortlist = None, deadline_s: DeadlineS = None,
+    async def ask(bundle: BundleName, question: Question,
+                  max_bodies: MaxBodies = _BUDGET["max_bodies"].default,
+                  max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
+                  deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
                   evidence_tokens: EvidenceTokens = None, contract: ContractData = None,
                   synthesis: Synthesis = "auto", save: Save = False) -> AnswerResult:
         """Answer a question from a bundle, citing the concepts it rests on. status is 'answered',

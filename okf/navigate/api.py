@@ -32,11 +32,16 @@ def make_budgets(budgets: Budgets | Mapping[str, Any] | None = None, **overrides
         return Budgets.model_validate(values)
     except ValidationError as exc:
         problems = "; ".join(_describe(error) for error in exc.errors())
-        raise ConfigError(f"bad budgets: {problems}", fix="give every budget a positive number") from exc
+        raise ConfigError(f"bad budgets: {problems}", fix="see okf navigate --help (or docs/navigate.md, Budgets) for each budget's bound") from exc
 
 
 def _describe(error: Mapping[str, Any]) -> str:
     where = ".".join(str(part) for part in error.get("loc", ()))
+    bound = error.get("ctx") or {}
+    if error.get("type") in ("greater_than_equal", "greater_than"):  # the field's bound (okf.models.Budgets)
+        limit = f"at least {bound['ge']}" if "ge" in bound else "positive" if bound.get("gt") == 0 else \
+            f"above {bound.get('gt')}"
+        return f"{where} must be {limit}, got {error.get('input')}"
     message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
     return f"{where}: {message}" if where else message
 

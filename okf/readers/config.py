@@ -84,8 +84,9 @@ class ReaderConfig(BaseModel):
     model: str | None = None
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.0
-    max_tokens: int = Field(default=1024, gt=0)
+    temperature: float = Field(default=0.0, description="Sampling temperature of every role's calls.")
+    max_tokens: int = Field(default=1024, gt=0, description="Completion tokens per call (the extractor's 4096 and "
+                            "the describer's 2048 unless set).")
     selector: _RoleOverrides = Field(default_factory=_RoleOverrides)
     judge: _RoleOverrides = Field(default_factory=_RoleOverrides)
     answerer: _RoleOverrides = Field(default_factory=_RoleOverrides)

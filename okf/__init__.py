@@ -10,26 +10,28 @@ The public API (see docs/api.md)::
     saved = okf.save_answer(bundle, answer)    # file it back as a Synthesis concept (the wiki loop)
     facts = okf.check_contract(bundle, "bundles/harborview.contract.yaml")   # typed facts, zero model calls
 
-Every name in ``__all__`` is loaded on first use, so ``import okf`` stays fast and imports neither the
-``openai`` client, ``click`` nor the MCP SDK.
+Every public name is defined in a named module (``_EXPORTS`` says which) and handed on here, loaded on first
+use (a module ``__getattr__``, PEP 562), so ``import okf`` stays fast and imports neither the ``openai``
+client, ``click`` nor the MCP SDK. No module of okf shares its name with one of these names: ``okf.check``
+is the function, its package is :mod:`okf.checker` (likewise :mod:`okf.navigator`, :mod:`okf.answer`,
+:mod:`okf.compliance`). tests/test_api.py keeps ``__all__``, ``_EXPORTS`` and the typing imports equal.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from okf._version import __version__
 
 # A library logs and never prints: records reach stderr only when the application (okf's CLI: -v) says so.
 logging.getLogger("okf").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
-    from okf.ask import ask, ask_async, save_answer
-    from okf.bundle import Bundle
+    from okf.answer.pipeline import ask, ask_async
+    from okf.answer.save import save_answer
+    from okf.bundle.bundle import Bundle
     from okf.bundle.model import (
         Actor,
         Concept,
@@ -42,17 +44,16 @@ if TYPE_CHECKING:
         Status,
         TrustTier,
     )
-    from okf.check import CheckReport, check
-    from okf.comply import ComplianceResult, Finding, SubjectSpan, SubjectText, comply, comply_async, load_subject
-    from okf.compile import CompileOptions, CompileReport, SkippedFile, compile_bundle
-    from okf.contract import (
-        Contract,
-        ContractReport,
-        check_contract,
-        contract_schema,
-        init_contract,
-        load_contract,
-    )
+    from okf.checker.api import CheckReport, check
+    from okf.compile.api import compile_bundle
+    from okf.compile.state import CompileOptions, CompileReport, SkippedFile
+    from okf.compliance.model import ComplianceResult, Finding, SubjectSpan
+    from okf.compliance.pipeline import comply, comply_async
+    from okf.compliance.subject import load_subject
+    from okf.contract.evaluate import ContractReport, check_contract
+    from okf.contract.load import load_contract
+    from okf.contract.model import Contract, contract_schema
+    from okf.contract.scaffold import init_contract
     from okf.errors import (
         BundleError,
         BundleNotFoundError,
@@ -67,7 +68,9 @@ if TYPE_CHECKING:
         PathEscapeError,
         ProviderError,
     )
-    from okf.eval import EvalQuestion, EvalReport, EvalSummary, evaluate, evaluate_async
+    from okf.eval.questions import EvalQuestion
+    from okf.eval.report import EvalReport, EvalSummary
+    from okf.eval.runner import evaluate, evaluate_async
     from okf.models import (
         AnswerResult,
         Budgets,
@@ -85,26 +88,28 @@ if TYPE_CHECKING:
         SynthesisReport,
         TraceEvent,
     )
-    from okf.navigate import navigate, navigate_async
-    from okf.readers import LLMReader, OfflineReader, Reader, ReaderConfig, Usage, make_reader
-    from okf.requirements import (
+    from okf.navigator.api import navigate, navigate_async
+    from okf.readers.assessment import SubjectText
+    from okf.readers.base import Reader, Usage
+    from okf.readers.config import ReaderConfig, make_reader
+    from okf.readers.llm import LLMReader
+    from okf.readers.offline import OfflineReader
+    from okf.requirements.extract import extract_requirements, extract_requirements_async
+    from okf.requirements.model import (
         ExtractionStats,
         Requirement,
         RequirementCitation,
         RequirementsResult,
         SectionFailure,
-        extract_requirements,
-        extract_requirements_async,
-        load_requirements,
-        write_requirements,
     )
+    from okf.requirements.store import load_requirements, write_requirements
 
     open_bundle = Bundle.open
 
 # Public name -> the module that defines it. Each is imported on first access (module __getattr__, PEP 562).
 _EXPORTS: dict[str, str] = {
     # bundles
-    "Bundle": "okf.bundle",
+    "Bundle": "okf.bundle.bundle",
     "Actor": "okf.bundle.model",
     "Concept": "okf.bundle.model",
     "ConceptMeta": "okf.bundle.model",
@@ -116,35 +121,35 @@ _EXPORTS: dict[str, str] = {
     "Status": "okf.bundle.model",
     "TrustTier": "okf.bundle.model",
     # operations
-    "compile_bundle": "okf.compile",
-    "CompileOptions": "okf.compile",
-    "CompileReport": "okf.compile",
-    "SkippedFile": "okf.compile",
-    "check": "okf.check",
-    "CheckReport": "okf.check",
-    "check_contract": "okf.contract",
-    "load_contract": "okf.contract",
-    "init_contract": "okf.contract",
-    "contract_schema": "okf.contract",
-    "Contract": "okf.contract",
-    "ContractReport": "okf.contract",
-    "navigate": "okf.navigate",
-    "navigate_async": "okf.navigate",
-    "ask": "okf.ask",
-    "ask_async": "okf.ask",
-    "save_answer": "okf.ask",
-    "evaluate": "okf.eval",
-    "evaluate_async": "okf.eval",
-    "EvalQuestion": "okf.eval",
-    "EvalReport": "okf.eval",
-    "EvalSummary": "okf.eval",
-    "extract_requirements": "okf.requirements",
-    "extract_requirements_async": "okf.requirements",
-    "load_requirements": "okf.requirements",
-    "write_requirements": "okf.requirements",
-    "comply": "okf.comply",
-    "comply_async": "okf.comply",
-    "load_subject": "okf.comply",
+    "compile_bundle": "okf.compile.api",
+    "CompileOptions": "okf.compile.state",
+    "CompileReport": "okf.compile.state",
+    "SkippedFile": "okf.compile.state",
+    "check": "okf.checker.api",
+    "CheckReport": "okf.checker.api",
+    "check_contract": "okf.contract.evaluate",
+    "load_contract": "okf.contract.load",
+    "init_contract": "okf.contract.scaffold",
+    "contract_schema": "okf.contract.model",
+    "Contract": "okf.contract.model",
+    "ContractReport": "okf.contract.evaluate",
+    "navigate": "okf.navigator.api",
+    "navigate_async": "okf.navigator.api",
+    "ask": "okf.answer.pipeline",
+    "ask_async": "okf.answer.pipeline",
+    "save_answer": "okf.answer.save",
+    "evaluate": "okf.eval.runner",
+    "evaluate_async": "okf.eval.runner",
+    "EvalQuestion": "okf.eval.questions",
+    "EvalReport": "okf.eval.report",
+    "EvalSummary": "okf.eval.report",
+    "extract_requirements": "okf.requirements.extract",
+    "extract_requirements_async": "okf.requirements.extract",
+    "load_requirements": "okf.requirements.store",
+    "write_requirements": "okf.requirements.store",
+    "comply": "okf.compliance.pipeline",
+    "comply_async": "okf.compliance.pipeline",
+    "load_subject": "okf.compliance.subject",
     # results
     "AnswerResult": "okf.models",
     "Budgets": "okf.models",
@@ -161,22 +166,22 @@ _EXPORTS: dict[str, str] = {
     "SynthesisNode": "okf.models",
     "SynthesisReport": "okf.models",
     "TraceEvent": "okf.models",
-    "Requirement": "okf.requirements",
-    "RequirementCitation": "okf.requirements",
-    "RequirementsResult": "okf.requirements",
-    "SectionFailure": "okf.requirements",
-    "ExtractionStats": "okf.requirements",
-    "ComplianceResult": "okf.comply",
-    "Finding": "okf.comply",
-    "SubjectSpan": "okf.comply",
-    "SubjectText": "okf.comply",
+    "Requirement": "okf.requirements.model",
+    "RequirementCitation": "okf.requirements.model",
+    "RequirementsResult": "okf.requirements.model",
+    "SectionFailure": "okf.requirements.model",
+    "ExtractionStats": "okf.requirements.model",
+    "ComplianceResult": "okf.compliance.model",
+    "Finding": "okf.compliance.model",
+    "SubjectSpan": "okf.compliance.model",
+    "SubjectText": "okf.readers.assessment",
     # readers
-    "Reader": "okf.readers",
-    "OfflineReader": "okf.readers",
-    "LLMReader": "okf.readers",
-    "ReaderConfig": "okf.readers",
-    "Usage": "okf.readers",
-    "make_reader": "okf.readers",
+    "Reader": "okf.readers.base",
+    "OfflineReader": "okf.readers.offline",
+    "LLMReader": "okf.readers.llm",
+    "ReaderConfig": "okf.readers.config",
+    "Usage": "okf.readers.base",
+    "make_reader": "okf.readers.config",
     # errors
     "OKFError": "okf.errors",
     "BundleError": "okf.errors",
@@ -194,33 +199,20 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Actor", "AnswerResult", "Budgets", "Bundle", "BundleError", "BundleNotFoundError", "CheckReport",
-    "Citation", "CompileError", "CompileOptions", "CompileReport", "ComplianceResult", "Concept", "ConceptMeta",
-    "ConceptNotFoundError", "ConfigError", "Contract", "ContractError", "ContractReport", "ContractSummary",
-    "DeadlineExceeded", "Diagnostic", "EvalQuestion", "EvalReport", "EvalSummary", "ExtractionStats",
-    "FactResult", "Finding", "LLMReader", "Link", "Listing", "ModelOutputError", "NavigationResult",
-    "NavigationStats", "NotABundleError", "OKFError", "OfflineReader", "PathEscapeError", "ProviderError",
-    "Reader", "ReaderConfig", "Receipt", "Requirement", "RequirementCitation", "RequirementsResult",
-    "SavedSynthesis", "SectionFailure", "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef", "Status",
-    "SubjectSpan", "SubjectText", "Supporting", "SynthesisNode", "SynthesisReport", "TraceEvent", "TrustTier",
-    "Usage", "__version__", "ask", "ask_async", "check", "check_contract", "compile_bundle", "comply",
-    "comply_async", "contract_schema", "evaluate", "evaluate_async", "extract_requirements",
-    "extract_requirements_async", "init_contract", "load_contract", "load_requirements", "load_subject",
-    "make_reader", "navigate", "navigate_async", "open_bundle", "save_answer", "write_requirements",
+    "Citation", "CompileError", "CompileOptions", "CompileReport", "ComplianceResult", "Concept",
+    "ConceptMeta", "ConceptNotFoundError", "ConfigError", "Contract", "ContractError", "ContractReport",
+    "ContractSummary", "DeadlineExceeded", "Diagnostic", "EvalQuestion", "EvalReport", "EvalSummary",
+    "ExtractionStats", "FactResult", "Finding", "LLMReader", "Link", "Listing", "ModelOutputError",
+    "NavigationResult", "NavigationStats", "NotABundleError", "OKFError", "OfflineReader", "PathEscapeError",
+    "ProviderError", "Reader", "ReaderConfig", "Receipt", "Requirement", "RequirementCitation",
+    "RequirementsResult", "SavedSynthesis", "SectionFailure", "ShortlistEntry", "Signpost", "SkippedFile",
+    "SourceLine", "SourceRef", "Status", "SubjectSpan", "SubjectText", "Supporting", "SynthesisNode",
+    "SynthesisReport", "TraceEvent", "TrustTier", "Usage", "__version__", "ask", "ask_async", "check",
+    "check_contract", "compile_bundle", "comply", "comply_async", "contract_schema", "evaluate",
+    "evaluate_async", "extract_requirements", "extract_requirements_async", "init_contract", "load_contract",
+    "load_requirements", "load_subject", "make_reader", "navigate", "navigate_async", "open_bundle",
+    "save_answer", "write_requirements",
 ]
-
-
-class _Package(types.ModuleType):
-    """The module type of ``okf``: ``okf.check``, ``okf.navigate`` and ``okf.ask`` stay the functions."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # Loading a subpackage binds it on its parent; okf.check (the package) would then hide okf.check (the
-        # function) for everyone. The function is the public name; the package stays in sys.modules.
-        if name in _EXPORTS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:

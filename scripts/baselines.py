@@ -26,7 +26,7 @@ from okf.bundle import Bundle
 from okf.errors import BundleError
 from okf.eval import EvalQuestion, GoldIndex
 from okf.models import Budgets
-from okf.navigate.receipts import offer
+from okf.navigator.receipts import offer
 from okf.readers.base import Document, DraftAnswer, Evidence, Judgement, Reader, Selection, SignpostOffer
 
 _WORD = re.compile(r"[a-z0-9]+")

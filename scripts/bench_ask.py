@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from okf.ask import ask_async
+from okf.answer import ask_async
 from okf.bundle import Bundle
 from okf.models import AnswerResult
 from okf.readers import LLMReader, ReaderConfig
@@ -126,8 +126,8 @@ def compile_cuad(cache: Path) -> Bundle:
 
 async def evidence_tokens(bundle: Bundle, question: str) -> tuple[int, int]:
     """The shortlist's size and whole evidence tokens (each body as loaded), from an offline navigation."""
-    from okf.ask.evidence import estimate_tokens, load_evidence
-    from okf.navigate import navigate_async
+    from okf.answer.evidence import estimate_tokens, load_evidence
+    from okf.navigator import navigate_async
     from okf.readers import OfflineReader
 
     nav = await navigate_async(bundle, question, reader=OfflineReader(), budgets=BUDGETS)

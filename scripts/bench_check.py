@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from okf.bundle import Bundle
-from okf.check import check
+from okf.checker import check
 
 
 def generate(root: Path, concepts: int, fanout: int) -> int:

@@ -41,8 +41,8 @@ from typing import Any
 
 from okf.bundle import Bundle
 from okf.models import Budgets, NavigationResult
-from okf.navigate import navigate_async
-from okf.navigate.receipts import offer
+from okf.navigator import navigate_async
+from okf.navigator.receipts import offer
 from okf.readers import LLMReader, ReaderConfig
 from okf.readers.base import Choice, Document, Judgement, Reader, Selection, SignpostOffer, Usage, Verdict
 from okf.testing import LoopbackServer

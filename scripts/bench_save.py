@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from okf.ask import ask, save_answer
+from okf.answer import ask, save_answer
 from okf.compile import CompileOptions, compile_bundle
 
 

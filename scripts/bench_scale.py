@@ -174,7 +174,7 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     measure, root = spec["measure"], Path(spec["root"])
     if measure == "check":
         from okf.bundle import Bundle
-        from okf.check import check
+        from okf.checker import check
 
         report = check(Bundle.open(root))
         out.update(concepts=report.concepts, errors=report.error_count, warnings=report.warning_count,
@@ -186,7 +186,7 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
         if spec.get("base_url"):
             import asyncio
 
-            from okf.navigate import navigate_async
+            from okf.navigator import navigate_async
             from okf.readers import LLMReader, ReaderConfig
             from okf.readers.base import SignpostOffer
 
@@ -204,13 +204,13 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
 
             nav, out["call_s"] = asyncio.run(walk())
         elif measure == "navigate":
-            from okf.navigate import navigate
+            from okf.navigator import navigate
 
             t0 = time.perf_counter()
             nav = navigate(Bundle.open(root), spec["question"])
             out["call_s"] = time.perf_counter() - t0
         else:
-            from okf.ask import ask
+            from okf.answer import ask
 
             t0 = time.perf_counter()
             answer = ask(Bundle.open(root), spec["question"])

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 from okf.bundle import Bundle
-from okf.check import check
+from okf.checker import check
 from okf.compile import CompileOptions, compile_bundle
-from okf.navigate import navigate
+from okf.navigator import navigate
 from okf.sources import span_sha256
 
 REPO = Path(__file__).resolve().parents[1]

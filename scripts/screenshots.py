@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from baselines import BaselineRun, _documents, judge_everything, summarize_runs
 
-from okf.ask import ask
+from okf.answer import ask
 from okf.bundle import Bundle
 from okf.eval import GoldIndex, evaluate, load_questions
 from okf.models import Budgets

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from okf.bundle import Bundle  # noqa: E402
 from okf.errors import BundleError  # noqa: E402
 from okf.models import JUDGE_WINDOW_CHARS  # noqa: E402
-from okf.navigate.receipts import judged_text  # noqa: E402
+from okf.navigator.receipts import judged_text  # noqa: E402
 
 _STRUCTURAL = {"part", "chapter", "section", "sections", "article", "schedule", "annex", "appendix", "exhibit",
                "guidance", "app", "rule", "paragraph", "clause", "documents", "entries", "to", "and", "more"}

@@ -12,11 +12,11 @@ import pytest
 from builders import concept as build_concept
 from builders import write_files
 
-from okf.ask import ask, ask_async
-from okf.ask.evidence import gather_evidence
-from okf.ask.prose import append_markers, clean_prose
-from okf.ask.render import NO_SOURCE, render_answer, render_footer
-from okf.ask.validate import exceptions
+from okf.answer import ask, ask_async
+from okf.answer.evidence import gather_evidence
+from okf.answer.prose import append_markers, clean_prose
+from okf.answer.render import NO_SOURCE, render_answer, render_footer
+from okf.answer.validate import exceptions
 from okf.bundle import Bundle
 from okf.errors import ConfigError, ModelOutputError
 from okf.models import Receipt, ShortlistEntry

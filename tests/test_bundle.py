@@ -176,7 +176,7 @@ def test_lazy_listing_reads_only_the_listed_directory(tmp_path, write_bundle, mo
     from okf.bundle import documents
     read: list[str] = []
     original = documents.read_text
-    monkeypatch.setattr("okf.bundle.read_text", lambda real, rel: read.append(rel) or original(real, rel))
+    monkeypatch.setattr("okf.bundle.bundle.read_text", lambda real, rel: read.append(rel) or original(real, rel))
     b.signposts("")
     assert read == ["top.md"]  # only the unlisted root concept needed its frontmatter
 

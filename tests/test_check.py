@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from okf.bundle import CODES, Bundle
-from okf.check import check
+from okf.checker import check
 from okf.cli import main
 from okf.sources import span_sha256
 
@@ -139,7 +139,7 @@ def test_cli_bad_paths_and_options(tmp_path):
 
 
 def test_worker_processes_give_the_serial_report(tmp_path, write_bundle, monkeypatch):
-    from okf.check import parallel
+    from okf.checker import parallel
 
     monkeypatch.setattr(parallel, "_SLICE", 4)
     monkeypatch.setattr(parallel, "_DIR_SLICE", 1)  # several slices per worker: order must survive

@@ -49,7 +49,7 @@ def check_clean(out: Path) -> None:
     """Every bundle okf compiles passes okf check with zero errors."""
     try:
         from okf.bundle import Bundle
-        from okf.check import check
+        from okf.checker import check
     except ImportError:  # pragma: no cover - check lands separately
         return
     report = check(Bundle.open(out))
@@ -327,7 +327,7 @@ def test_worker_processes_write_the_same_bundle(corpus: Path, tmp_path: Path,
 
 
 def test_failed_step_removes_the_side_tree(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import okf.compile as compile_module
+    import okf.compile.api as compile_module
 
     out = tmp_path / "out"
     compile_bundle([corpus], out, options=CompileOptions(max_words=30, min_words=8))

@@ -132,7 +132,7 @@ def test_model_writes_descriptions_tags_and_group_titles(tmp_path: Path) -> None
     manifest = json.loads((out / ".okf" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["options"]["describer"].endswith(" describe.v1") and manifest["group_titles"]
     from okf.bundle import Bundle
-    from okf.check import check
+    from okf.checker import check
 
     assert not check(Bundle.open(out)).errors
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from okf.cli import main
-from okf.comply import SubjectText, comply
+from okf.compliance import SubjectText, comply
 from okf.errors import ConfigError
 from okf.readers.assessment import Applicability, ApplicabilityDecision, Assessment
 from okf.readers.base import Usage

@@ -17,11 +17,11 @@ from markdown_it import MarkdownIt
 
 from builders import write_files
 from okf.bundle import Bundle
-from okf.check import check
+from okf.checker import check
 from okf.cli import main
 from okf.compile import CompileOptions, compile_bundle
 from okf.compile.escape import escape_text
-from okf.navigate import navigate
+from okf.navigator import navigate
 from okf.sources import span_sha256
 
 T1 = datetime(2026, 3, 1, tzinfo=timezone.utc)

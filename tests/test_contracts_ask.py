@@ -14,7 +14,7 @@ import yaml
 from builders import concept, write_files
 from click.testing import CliRunner, Result
 
-from okf.ask import ask
+from okf.answer import ask
 from okf.cli import main
 from okf.errors import ContractError
 from okf.mcp.tools import BundleSet

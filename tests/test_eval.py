@@ -17,12 +17,12 @@ from okf.eval import (
     load_questions,
     overlaps,
     pick,
-    render,
     score,
     summarize,
 )
 from okf.eval.paths import normalize_source
 from okf.eval.questions import EvalQuestion
+from okf.eval.render import render
 from okf.models import NavigationResult, NavigationStats, Receipt, ShortlistEntry, TraceEvent
 from okf.readers.base import Usage
 

@@ -15,7 +15,7 @@ from builders import concept, write_files
 from okf.bundle import Bundle
 from okf.errors import BundleNotFoundError, ConfigError, NotABundleError
 from okf.models import Budgets, NavigationResult
-from okf.navigate import make_budgets, navigate, navigate_async
+from okf.navigator import make_budgets, navigate, navigate_async
 from okf.readers.base import Judgement, Selection, Usage, Verdict
 from okf.sources import span_sha256
 from okf.testing import ScriptedReader

@@ -16,7 +16,7 @@ from builders import concept, write_files
 
 from okf.bundle import Bundle, identity
 from okf.models import NavigationResult
-from okf.navigate import navigate, walk
+from okf.navigator import navigate, walk
 from okf.readers import LLMReader, ReaderConfig
 from okf.readers.base import SignpostOffer
 from okf.testing import LoopbackServer, ScriptedReader, loopback_only

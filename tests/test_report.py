@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from builders import HOSTILE_TITLE, hostile_bundle
-from okf.ask import ask
+from okf.answer import ask
 from okf.bundle import Bundle
 from okf.cli import main
 from okf.errors import BundleError

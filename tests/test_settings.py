@@ -112,7 +112,7 @@ def test_mcp_budget_arguments_are_the_budget_fields() -> None:
 
 def test_a_budget_below_its_bound_names_the_bound() -> None:
     from okf.errors import ConfigError
-    from okf.navigate import make_budgets
+    from okf.navigator import make_budgets
 
     with pytest.raises(ConfigError, match="max_bodies must be at least 1, got 0"):
         make_budgets({"max_bodies": 0})

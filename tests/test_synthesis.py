@@ -16,11 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import okf.cli.ask as ask_cli
-from okf.ask import ask
-from okf.ask.evidence import GatheredEvidence, assert_loaded, load_evidence
-from okf.ask.partition import pack, problems, repair
-from okf.ask.render import render_tree
-from okf.ask.synthesis import LEAF_ATTEMPTS, MAX_DEPTH
+from okf.answer import ask
+from okf.answer.evidence import GatheredEvidence, assert_loaded, load_evidence
+from okf.answer.partition import pack, problems, repair
+from okf.answer.render import render_tree
+from okf.answer.synthesis import LEAF_ATTEMPTS, MAX_DEPTH
 from okf.bundle import Bundle
 from okf.cli import main
 from okf.errors import BundleError, ConfigError
@@ -497,7 +497,7 @@ def test_the_tree_in_docs_is_the_tree_of_a_real_run() -> None:
 
 
 def test_python_api_takes_the_option_inside_a_loop(bundle: Path) -> None:
-    from okf.ask import ask_async
+    from okf.answer import ask_async
 
     async def inside() -> AnswerResult:
         return await ask_async(bundle, Q, reader=reader(), budgets={"max_shortlist": 50}, evidence_tokens=BUDGET,

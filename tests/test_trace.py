@@ -16,7 +16,7 @@ from builders import concept, write_files
 from okf.cli import main
 from okf.errors import BundleError
 from okf.models import TraceEvent
-from okf.navigate import navigate
+from okf.navigator import navigate
 from okf.trace import fold, load_walk, parse_walk, render_tree
 from okf.trace.load import walk_file_name
 

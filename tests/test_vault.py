@@ -10,7 +10,7 @@ from pathlib import Path
 from builders import write_files
 
 from okf.bundle import Bundle
-from okf.check import check
+from okf.checker import check
 from okf.compile import CompileOptions, compile_bundle
 from okf.sources import span_sha256
 

@@ -9,7 +9,7 @@ from builders import concept, write_files
 
 from okf.compile import CompileOptions, compile_bundle
 from okf.eval import EvalQuestion, GoldSpan, evaluate
-from okf.navigate import navigate
+from okf.navigator import navigate
 from okf.readers import OfflineReader
 from okf.testing import ScriptedReader
 

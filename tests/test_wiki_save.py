@@ -17,14 +17,14 @@ import pytest
 from builders import write_files
 from click.testing import CliRunner
 
-from okf.ask import ask, save_answer
+from okf.answer import ask, save_answer
 from okf.bundle import Bundle
-from okf.check import check
+from okf.checker import check
 from okf.cli import main
 import okf.cli.ask as ask_cli
 from okf.compile import CompileOptions, compile_bundle, write
 from okf.errors import BundleError, CompileError
-from okf.navigate import navigate
+from okf.navigator import navigate
 from okf.testing import ScriptedReader
 
 AT = "2026-01-02T00:00:00Z"
@@ -231,7 +231,7 @@ def test_a_save_killed_mid_write_leaves_the_bundle_as_it_was(bundle: Path, tmp_p
     script = textwrap.dedent(f"""
         import time
         import okf.compile.write as write
-        from okf.ask import ask, save_answer
+        from okf.answer import ask, save_answer
         real = write.write_file
         def stall(root, path, content):
             real(root, path, content)

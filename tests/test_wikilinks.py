@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from okf.bundle import Bundle
-from okf.check import check
+from okf.checker import check
 from okf.wikilinks import Note, Vault, find_wikilinks, markdown_link, rewrite_wikilinks
 
 

@@ -11,7 +11,7 @@ import importlib
 
 import click
 
-from okf import __version__
+from okf._version import __version__
 from okf.cli.common import OKFGroup
 
 COMMAND_MODULES = ("compile", "check", "navigate", "ask", "eval", "requirements", "comply", "mcp", "contract",

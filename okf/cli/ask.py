@@ -8,10 +8,10 @@ from typing import IO, Any
 
 import click
 
-from okf.ask import DEFAULT_EVIDENCE_TOKENS, ask
-from okf.ask.pipeline import SYNTHESIS_MODES
-from okf.ask.render import render_answer, render_facts, render_footer, render_saved, render_tree, total_usage
-from okf.ask.save import save_answer
+from okf.answer import DEFAULT_EVIDENCE_TOKENS, ask
+from okf.answer.pipeline import SYNTHESIS_MODES
+from okf.answer.render import render_answer, render_facts, render_footer, render_saved, render_tree, total_usage
+from okf.answer.save import save_answer
 from okf.bundle import Bundle
 from okf.cli.common import (
     LiveLine,
@@ -29,7 +29,7 @@ from okf.cli.options import budget_options, budgets_from_options, reader_from_op
 from okf.contract import load_contract
 from okf.errors import ConfigError, OKFError
 from okf.models import AnswerResult
-from okf.navigate import make_budgets
+from okf.navigator import make_budgets
 
 _POSITIVE = click.IntRange(min=1)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from okf.bundle import Bundle
-from okf.check import check
+from okf.checker import check
 from okf.cli.common import emit_json, json_option, notice, quiet_option
 from okf.limits import FANOUT
 from okf.cli.contract import run_contract_check

@@ -16,11 +16,11 @@ from okf.cli.options import (
     reader_config_from_options,
     reader_options,
 )
-from okf.comply import SubjectText, comply
-from okf.comply.pipeline import MAX_REQUIREMENTS
-from okf.comply.render import render_result
+from okf.compliance import SubjectText, comply
+from okf.compliance.pipeline import MAX_REQUIREMENTS
+from okf.compliance.render import render_result
 from okf.errors import ConfigError
-from okf.navigate import make_budgets
+from okf.navigator import make_budgets
 from okf.readers.config import make_reader
 from okf.requirements.cache import ExtractionCache
 from okf.requirements.extract import extractor_identity

@@ -19,7 +19,8 @@ from okf.cli.common import (
 )
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.errors import ConfigError
-from okf.eval import DEFAULT_SEED, EvalQuestion, QuestionResult, evaluate, render
+from okf.eval import DEFAULT_SEED, EvalQuestion, QuestionResult, evaluate
+from okf.eval.render import render
 from okf.models import NavigationResult
 from okf.trace.load import walk_file_name
 

@@ -24,8 +24,8 @@ from okf.cli.common import (
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
 from okf.errors import ConfigError
 from okf.models import NavigationResult, ShortlistEntry
-from okf.navigate import make_budgets, navigate
-from okf.navigate.trace import nothing_found_reason
+from okf.navigator import make_budgets, navigate
+from okf.navigator.trace import nothing_found_reason
 
 _POSITIVE = click.IntRange(min=1)
 _STOPS = {

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from okf import __version__
+from okf._version import __version__
 from okf.compile.state import KINDS, CompileState, SourceFile
 from okf.errors import CompileError
 from okf.sources import SourceRefused, read_regular, refusal

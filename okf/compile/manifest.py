@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from okf import __version__
+from okf._version import __version__
 from okf.compile.state import CompileState
 from okf.compile.tree import place_documents
 from okf.sources import read_head

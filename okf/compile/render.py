@@ -6,7 +6,7 @@ import json
 import re
 from datetime import datetime
 
-from okf import __version__
+from okf._version import __version__
 from okf.compile.describe import clip
 from okf.compile.source_meta import SourceMeta
 from okf.compile.state import Node

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field, computed_field
 
 from okf.bundle import Bundle
-from okf.check.rules import SourceFiles, source_citing
+from okf.checker.rules import SourceFiles, source_citing
 from okf.contract.load import ContractInput, load_contract
 from okf.contract.locate import Occurrence, Source, Span, Unlocated, extract, find_concept, read_source, scope
 from okf.contract.model import Fact

@@ -5,7 +5,6 @@ from __future__ import annotations
 from okf.eval.gold import GoldIndex, overlaps
 from okf.eval.loss import STAGES, LossStage, WalkView, attribute
 from okf.eval.questions import DEFAULT_SEED, EvalQuestion, GoldSpan, load_questions, pick
-from okf.eval.render import render
 from okf.eval.report import EvalReport, EvalSummary, IndexStats, QuestionResult, SpanOutcome, score, summarize
 from okf.eval.runner import evaluate, evaluate_async
 
@@ -28,7 +27,6 @@ __all__ = [
     "load_questions",
     "overlaps",
     "pick",
-    "render",
     "score",
     "summarize",
 ]

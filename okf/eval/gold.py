@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from okf.check.rules import source_citing
+from okf.checker.rules import source_citing
 from okf.errors import BundleError
 from okf.eval.paths import normalize_source
 from okf.eval.questions import GoldSpan

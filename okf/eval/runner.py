@@ -46,7 +46,7 @@ async def evaluate_async(
     """
     # Imported here: navigate and bundle are siblings built apart; eval's pure parts must import without them.
     from okf.bundle import Bundle
-    from okf.navigate import make_budgets
+    from okf.navigator import make_budgets
 
     if concurrency < 1:
         raise ConfigError(f"concurrency must be at least 1, got {concurrency}", fix="pass --concurrency N >= 1")
@@ -72,7 +72,7 @@ async def _evaluate(opened: Any, every: list[EvalQuestion], chosen: list[EvalQue
                     reader: Reader, budgets: Budgets, sample: int | None, seed: int, limit: int | None,
                     concurrency: int, progress: Progress | None, gold_index: GoldIndex | None,
                     on_walk: WalkSink | None, started: float) -> EvalReport:
-    from okf.navigate import navigate_async
+    from okf.navigator import navigate_async
 
     index = gold_index or GoldIndex.from_bundle(opened)
     warnings = list(index.warnings)

@@ -1,85 +1,8 @@
 """Publish a bundle for agents and people that do not speak OKF: ``llms.txt`` (+ ``llms-full.txt`` and one
-``.md`` per concept) and a static HTML site. Deterministic (the same bundle and date give byte-identical
-files) and incremental-friendly (unchanged files are not rewritten). See docs/export.md."""
+``.md`` per concept) and a static HTML site (:mod:`okf.export.api`). See docs/export.md."""
 
 from __future__ import annotations
 
-import time
-from datetime import date
-from pathlib import Path
-
-from pydantic import BaseModel, Field
-
-from okf.bundle import Bundle
-from okf.export.llms import llms_full, llms_txt
-from okf.export.reading import Collected, collect
-from okf.export.write import ExportWriter
-
-
-class ExportReport(BaseModel):
-    """What an export wrote."""
-
-    kind: str
-    bundle: str
-    output: str
-    concepts: int = Field(description="Concepts exported (current ones plus deprecated or stale ones).")
-    current: int = 0
-    optional: int = Field(default=0, description="Deprecated or stale concepts (llms.txt's Optional section).")
-    files: int = 0
-    written: int = Field(default=0, description="Files whose bytes changed (the rest were left untouched).")
-    unchanged: int = 0
-    removed: int = Field(default=0, description="Files of the previous export no longer produced.")
-    full_concepts: int | None = Field(default=None, description="Concepts inlined in llms-full.txt.")
-    seconds: float = 0.0
-    warnings: list[str] = Field(default_factory=list)
-
-
-def _open(bundle: Bundle | str | Path) -> Bundle:
-    return bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
-
-
-def _report(kind: str, opened: Bundle, out: str | Path, collected: Collected, writer: ExportWriter,
-            started: float, **extra: object) -> ExportReport:
-    current = sum(e.current for e in collected.entries)
-    return ExportReport(kind=kind, bundle=str(opened.root), output=str(out), concepts=len(collected.entries),
-                        current=current, optional=len(collected.entries) - current, files=len(writer.files),
-                        written=writer.written, unchanged=writer.unchanged, removed=writer.removed,
-                        seconds=round(time.perf_counter() - started, 3), warnings=collected.warnings,
-                        **extra)  # type: ignore[arg-type]
-
-
-def export_llms_txt(bundle: Bundle | str | Path, out: str | Path, *, base_url: str | None = None,
-                    max_bytes: int | None = None, as_of: date | None = None,
-                    title: str | None = None) -> ExportReport:
-    """Write ``llms.txt``, ``llms-full.txt`` and every concept's ``.md`` file into ``out``."""
-    started = time.perf_counter()
-    opened = _open(bundle)
-    writer = ExportWriter(out, "llms-txt")
-    source = str(opened.root)
-    collected = collect(opened, as_of=as_of, title=title, copy_to=writer.prepare(), cache=writer.cache(source))
-    writer.remember(source, collected.cache)
-    for path, written in sorted(collected.copied.items()):
-        writer.done(path, written)
-    writer.add("llms.txt", llms_txt(collected, base_url=base_url))
-    full_text, inlined = llms_full(collected, max_bytes=max_bytes)
-    writer.add("llms-full.txt", full_text)
-    writer.commit()
-    return _report("llms-txt", opened, out, collected, writer, started, full_concepts=inlined)
-
-
-def export_site(bundle: Bundle | str | Path, out: str | Path, *, as_of: date | None = None,
-                title: str | None = None) -> ExportReport:
-    """Write the static HTML site into ``out``: ``index.html`` is the root directory's page."""
-    from okf.export.site import site_pages  # Jinja2 and the HTML renderer only for a site
-
-    started = time.perf_counter()
-    opened = _open(bundle)
-    collected = collect(opened, as_of=as_of, title=title)
-    writer = ExportWriter(out, "site")
-    for path, html in site_pages(opened, collected).items():
-        writer.add(path, html)
-    writer.commit()
-    return _report("site", opened, out, collected, writer, started)
-
+from okf.export.api import ExportReport, export_llms_txt, export_site
 
 __all__ = ["ExportReport", "export_llms_txt", "export_site"]

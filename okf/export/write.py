@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from okf import __version__
+from okf._version import __version__
 from okf.errors import ConfigError
 
 MANIFEST = ".okf-export.json"

@@ -15,7 +15,7 @@ from importlib import resources
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from okf import __version__
+from okf._version import __version__
 
 
 @cache

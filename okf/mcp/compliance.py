@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from okf.comply import ComplianceResult, SubjectText, comply_async
+from okf.compliance import ComplianceResult, SubjectText, comply_async
 from okf.errors import ConfigError
 from okf.mcp.tools import BundleSet, positive
 from okf.requirements import Requirement, extract_requirements_async

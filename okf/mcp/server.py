@@ -18,8 +18,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from okf import __version__
-from okf.comply import ComplianceResult
+from okf._version import __version__
+from okf.compliance import ComplianceResult
 from okf.errors import OKFError
 from okf.mcp import compliance
 from okf.mcp.compliance import DEFAULT_MAX_RESULTS, RequirementList

@@ -18,15 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from okf.ask import ask_async
-from okf.ask.save import save_answer
+from okf.answer import ask_async
+from okf.answer.save import save_answer
 from okf.bundle import Bundle
 from okf.bundle.model import Concept, Diagnostic, Link, Signpost
-from okf.check import check
+from okf.checker import check
 from okf.contract import ContractReport, check_contract, load_contract
 from okf.errors import ConfigError
 from okf.models import AnswerResult, Budgets, NavigationResult
-from okf.navigate import navigate_async
+from okf.navigator import navigate_async
 from okf.readers.base import Reader
 
 DEFAULT_MAX_BYTES = 20_000

@@ -288,7 +288,7 @@ def decompose_payload(question: str, parts: Sequence[Part], budget_tokens: int) 
 
 def parse_split(text: str) -> list[tuple[int, int]]:
     """Groups from a decomposer reply: pairs of whole numbers. Whether they partition the slice is the
-    code's to repair (okf.ask.partition), so any pair of numbers is accepted here."""
+    code's to repair (okf.answer.partition), so any pair of numbers is accepted here."""
     obj = extract_json(text, "decomposer")
     groups = obj.get("groups")
     if not isinstance(groups, list) or not groups:
@@ -323,7 +323,7 @@ def leaf_payload(question: str, evidence: Sequence[Evidence]) -> str:
 
 def parse_leaf(text: str) -> LeafExtract:
     """Facts and checked ids from a leaf reply; types must match the format. Citations outside the slice are
-    kept here as sent: the code drops them and records it (okf.ask.synthesis)."""
+    kept here as sent: the code drops them and records it (okf.answer.synthesis)."""
     obj = extract_json(text, "leaf")
     facts, checked = obj.get("facts"), obj.get("checked")
     problems: list[str] = []

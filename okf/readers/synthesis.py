@@ -1,6 +1,6 @@
 """The synthesis roles: a decomposer that splits a slice of evidence, a leaf worker that extracts facts from one.
 
-Recursive synthesis (:mod:`okf.ask.synthesis`) reads evidence too large for one answer prompt by slices. Two
+Recursive synthesis (:mod:`okf.answer.synthesis`) reads evidence too large for one answer prompt by slices. Two
 roles serve it, kept apart from the core :class:`~okf.readers.base.Reader` protocol (select, judge, answer):
 
 - ``decompose(question, parts, budget_tokens)``: how to split a slice into groups of contiguous items. The

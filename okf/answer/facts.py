@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from okf.ask.evidence import EvidenceItem
+from okf.answer.evidence import EvidenceItem
 from okf.bundle import Bundle
 from okf.contract import ContractReport, check_contract
 from okf.contract.load import ContractInput

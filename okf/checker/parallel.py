@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from okf.bundle import Bundle, Diagnostic
-from okf.check import ListedItem, check_concepts, check_directories, merge_listed
-from okf.check.rules import SourceFiles
+from okf.checker.rules import SourceFiles
+from okf.checker.scan import ListedItem, check_concepts, check_directories, merge_listed
 
 PARALLEL_FROM = 4000  # below this, starting processes costs more than it saves
 _SLICE = 500  # concepts per task: small enough to balance load, big enough that a task is not all overhead
@@ -65,7 +65,7 @@ def _run_concepts(paths: list[str], listed: Listed) -> list[tuple[Any, ...]]:
 
 def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fanout: int, now: datetime,
                   citing: tuple[Any, ...], workers: int) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
-    """What :func:`okf.check.check_directories` and :func:`okf.check.check_concepts` give, computed by
+    """What :func:`okf.checker.scan.check_directories` and :func:`okf.checker.scan.check_concepts` give, computed by
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
     read, concept diagnostics)."""
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from okf.comply.model import ComplianceResult, Finding
+from okf.compliance.model import ComplianceResult, Finding
 from okf.text.words import clip
 
 LABELS = {"violation": "VIOLATION", "needs_review": "NEEDS REVIEW", "compliant": "COMPLIANT"}

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from okf.comply.model import VERDICTS, Finding, SubjectSpan, Verdict
-from okf.comply.subject import span_sha256
+from okf.compliance.model import VERDICTS, Finding, SubjectSpan, Verdict
+from okf.compliance.subject import span_sha256
 from okf.models import Receipt
 from okf.readers.assessment import Assessment, SubjectText
 from okf.requirements.model import Requirement

@@ -31,8 +31,8 @@ from okf.bundle.citations import bundle_path
 from okf.bundle.model import Concept, Signpost
 from okf.errors import BundleError, DeadlineExceeded, OKFError
 from okf.models import Budgets, NavigationResult, NavigationStats, ShortlistEntry, StopReason
-from okf.navigate.receipts import Offered, offer, receipt
-from okf.navigate.trace import Progress, TraceRecorder, failure_reasons, summarize_reasons
+from okf.navigator.receipts import Offered, offer, receipt
+from okf.navigator.trace import Progress, TraceRecorder, failure_reasons, summarize_reasons
 from okf.readers.base import Judgement, Reader, Selection, SignpostOffer, Usage, Verdict, deadline
 
 # Judge batches admitted at once. The reader bounds the calls really in flight; this cap keeps candidates

@@ -2,7 +2,7 @@
 
 Tokens are estimated as characters / 4 (no tokenizer dependency; the estimate is documented in docs/ask.md).
 Items are taken in shortlist order. An item that does not fit whole is cut at a line end (the one cut
-navigation uses, :func:`okf.navigate.receipts.judged_text`) and marked truncated; when less than
+navigation uses, :func:`okf.navigator.receipts.judged_text`) and marked truncated; when less than
 :data:`MIN_ITEM_CHARS` of budget is left for it, it is dropped: a dropped item is not evidence and can never
 be cited.
 
@@ -25,7 +25,7 @@ from typing import Protocol
 from okf.bundle.model import Concept
 from okf.errors import BundleError
 from okf.models import Receipt, ShortlistEntry
-from okf.navigate.receipts import judged_text
+from okf.navigator.receipts import judged_text
 from okf.readers.base import Evidence
 
 CHARS_PER_TOKEN = 4
@@ -122,7 +122,7 @@ def gather_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *,
 def load_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *, item_tokens: int) -> GatheredEvidence:
     """Every shortlisted body as evidence, in shortlist order, each cut to ``item_tokens`` on its own.
 
-    Nothing is dropped for want of room: what does not fit one prompt is read in slices (okf.ask.synthesis).
+    Nothing is dropped for want of room: what does not fit one prompt is read in slices (okf.answer.synthesis).
     An unreadable item is kept in ``unreadable``. ``evidence_tokens`` is the budget of one prompt.
     """
     out = GatheredEvidence(evidence_tokens=item_tokens)

@@ -1,6 +1,6 @@
 """``ask``: navigate, gather the shortlisted bodies as evidence, ask the reader's answerer, validate in code.
 
-Evidence larger than one prompt is read by recursive synthesis (:mod:`okf.ask.synthesis`) when ``synthesis``
+Evidence larger than one prompt is read by recursive synthesis (:mod:`okf.answer.synthesis`) when ``synthesis``
 is ``auto`` (the default) or ``recursive``; ``single`` keeps one prompt, cutting what does not fit.
 """
 
@@ -12,11 +12,11 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
-from okf.ask.evidence import EvidenceItem, GatheredEvidence, estimate_tokens, gather_evidence, load_evidence
-from okf.ask.facts import contract_fields, fact_items, preflight, preflight_failure
-from okf.ask.ledger import ledger_line, synthesis_caveats
-from okf.ask.synthesis import synthesize
-from okf.ask.validate import Validated, validate
+from okf.answer.evidence import EvidenceItem, GatheredEvidence, estimate_tokens, gather_evidence, load_evidence
+from okf.answer.facts import contract_fields, fact_items, preflight, preflight_failure
+from okf.answer.ledger import ledger_line, synthesis_caveats
+from okf.answer.synthesis import synthesize
+from okf.answer.validate import Validated, validate
 from okf.bundle import Bundle
 from okf.contract.load import ContractInput
 from okf.errors import ConfigError, OKFError
@@ -29,8 +29,8 @@ from okf.models import (
     SynthesisReport,
     TraceEvent,
 )
-from okf.navigate import make_budgets, navigate_async
-from okf.navigate.trace import Progress, failure_reasons, nothing_found_reason
+from okf.navigator import make_budgets, navigate_async
+from okf.navigator.trace import Progress, failure_reasons, nothing_found_reason
 from okf.readers.base import DraftAnswer, Reader, Usage, aclose
 from okf.readers.synthesis import Synthesizer
 from okf.text.words import clip

@@ -7,6 +7,6 @@ a receipt for every shortlisted concept and a trace of every decision. See docs/
 
 from __future__ import annotations
 
-from okf.navigate.api import make_budgets, navigate, navigate_async
+from okf.navigator.api import make_budgets, navigate, navigate_async
 
 __all__ = ["make_budgets", "navigate", "navigate_async"]

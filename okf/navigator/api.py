@@ -1,4 +1,4 @@
-"""The public entry points: check the inputs, pick the reader, run one :class:`~okf.navigate.walk.Walk`."""
+"""The public entry points: check the inputs, pick the reader, run one :class:`~okf.navigator.walk.Walk`."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pydantic import ValidationError
 from okf.bundle import Bundle
 from okf.errors import ConfigError
 from okf.models import Budgets, NavigationResult
-from okf.navigate.trace import Progress
-from okf.navigate.walk import Walk
+from okf.navigator.trace import Progress
+from okf.navigator.walk import Walk
 from okf.readers.base import Reader, aclose
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from okf.ask.evidence import EvidenceItem, estimate_tokens
+from okf.answer.evidence import EvidenceItem, estimate_tokens
 from okf.readers.base import Evidence
 from okf.readers.synthesis import Fact
 

@@ -3,19 +3,19 @@
 The method is the ``rlm`` skill's (docs/ask.md): the code holds the whole evidence and drives the recursion;
 a model is only ever called on one focused slice.
 
-1. **Load** every shortlisted item (:func:`okf.ask.evidence.load_evidence`, which asserts the load is
+1. **Load** every shortlisted item (:func:`okf.answer.evidence.load_evidence`, which asserts the load is
    complete: every delivered item held, or reported unreadable).
 2. **Decompose**: a slice that fits the budget is a leaf; a larger one goes to a fresh decomposer call, whose
-   groups are repaired in code to a valid partition (:mod:`okf.ask.partition`) and decomposed in parallel.
+   groups are repaired in code to a valid partition (:mod:`okf.answer.partition`) and decomposed in parallel.
    At :data:`MAX_DEPTH` a slice is a forced leaf, read in budget-sized calls without asking again.
 3. **Leaves**: a leaf worker extracts the question-relevant facts of its slice. Citations to ids outside the
    slice are dropped, and a fact left without one; the ids the worker accounted for (read, or cited) are
    handled. A failed call is retried once; then its items are not covered, never dropped silently.
 4. **Coverage tail**: items no leaf accounted for are dispatched to leaves again before the answer.
-5. **Fan-in** in code (:mod:`okf.ask.fanin`); while the facts are larger than the budget, leaf workers
+5. **Fan-in** in code (:mod:`okf.answer.fanin`); while the facts are larger than the budget, leaf workers
    reduce them in budget-sized groups (at most :data:`MAX_REDUCE_ROUNDS` rounds).
 6. **Answer** from the reduced facts (and any ``pinned`` items, such as a contract's grounded facts, which
-   go to the answerer as they are), validated by :func:`okf.ask.validate.validate` like any answer. Items
+   go to the answerer as they are), validated by :func:`okf.answer.validate.validate` like any answer. Items
    not covered make the answer partial and are named.
 """
 
@@ -27,14 +27,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from okf.ask import fanin
-from okf.ask.evidence import EvidenceItem, GatheredEvidence, estimate_tokens
-from okf.ask.partition import even, pack, repair
-from okf.ask.prose import one_line
-from okf.ask.validate import Validated, validate
+from okf.answer import fanin
+from okf.answer.evidence import EvidenceItem, GatheredEvidence, estimate_tokens
+from okf.answer.partition import even, pack, repair
+from okf.answer.prose import one_line
+from okf.answer.validate import Validated, validate
 from okf.errors import OKFError
 from okf.models import SynthesisNode, SynthesisReport, TraceEvent
-from okf.navigate.trace import Progress
+from okf.navigator.trace import Progress
 from okf.readers.base import DraftAnswer, Evidence, Reader, Usage
 from okf.readers.synthesis import Fact, LeafExtract, Part, Split, Synthesizer
 from okf.text.words import clip

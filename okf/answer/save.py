@@ -20,9 +20,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from okf import __version__
-from okf.ask.ledger import SYNTHESIS_TYPE
-from okf.ask.prose import one_line
+from okf._version import __version__
+from okf.answer.ledger import SYNTHESIS_TYPE
+from okf.answer.prose import one_line
 from okf.bundle import Bundle, Concept, ConceptMeta, SourceRef
 from okf.bundle.citations import cited_changes
 from okf.bundle.syntheses import ENTRY_LEAD, FOLDER, FOLDER_TITLE, REGISTRY, read_registry

@@ -5,7 +5,7 @@
 - An answer left with no valid citation is an abstention: uncited prose is never shown.
 - A partial answer (the draft says so, names what is missing, or carries ``<partial/>``) is status
   ``partial`` and its prose ends by saying what the evidence does not establish.
-- Engine markers never reach the prose (see :mod:`okf.ask.prose`).
+- Engine markers never reach the prose (see :mod:`okf.answer.prose`).
 - A rule is stated with its exceptions: an exception sentence in a cited item that bears on the answer and
   that the answer leaves out is appended to the answer, quoted verbatim and cited (see :func:`exceptions`).
 """
@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from okf.ask.evidence import GatheredEvidence
-from okf.ask.prose import PARTIAL_TAG, append_markers, clean_prose, one_line, tidy
+from okf.answer.evidence import GatheredEvidence
+from okf.answer.prose import PARTIAL_TAG, append_markers, clean_prose, one_line, tidy
 from okf.readers.base import DraftAnswer
 from okf.text.words import clip, terms
 

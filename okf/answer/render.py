@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from okf.ask.prose import one_line
+from okf.answer.prose import one_line
 from okf.models import AnswerResult, SavedSynthesis, SynthesisNode, SynthesisReport
 from okf.readers.base import Usage
 

@@ -4,7 +4,7 @@ The candidates are a requirements list (or file), or a bundle: then the navigato
 (each signpost and body decided on its own by the reader) and the shortlisted sections' rules are extracted.
 Never a similarity ranking: each candidate's applicability is then decided on its own by the reader's
 assessor (in batches), a failed decision counting as "applies" (escalation, never a silent drop), and each
-applicable requirement is judged on its own. :mod:`okf.comply.verdicts` applies the guarantees.
+applicable requirement is judged on its own. :mod:`okf.compliance.verdicts` applies the guarantees.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from okf.bundle import Bundle
-from okf.comply.model import ComplianceResult, Finding
-from okf.comply.subject import checked, load_subject, title_of
-from okf.comply.verdicts import finding, ordered, rollup
+from okf.compliance.model import ComplianceResult, Finding
+from okf.compliance.subject import checked, load_subject, title_of
+from okf.compliance.verdicts import finding, ordered, rollup
 from okf.errors import ConfigError, OKFError
 from okf.models import Budgets
-from okf.navigate import make_budgets, navigate_async
-from okf.navigate.trace import Progress
+from okf.navigator import make_budgets, navigate_async
+from okf.navigator.trace import Progress
 from okf.readers.assessment import (
     ApplicabilityDecision,
     Assessment,

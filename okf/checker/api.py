@@ -1,0 +1,121 @@
+"""``check(bundle) -> CheckReport``: OKF v0.2 conformance errors and tolerant-consumer warnings.
+
+Zero model calls. Every file is checked even after problems are found; a file okf cannot read becomes a
+diagnostic naming it, never an exception. Codes and fixes are listed in :data:`okf.bundle.codes.CODES` and
+documented in docs/check.md.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures.process import BrokenProcessPool
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field, computed_field
+
+from okf.bundle import Bundle, Diagnostic, as_datetime, diagnostic
+from okf.checker.parallel import check_in_pool, default_workers
+from okf.checker.rules import SourceFiles, source_citing
+from okf.checker.scan import check_concepts, check_directories, merge_listed
+from okf.errors import BundleError
+from okf.limits import FANOUT
+
+__all__ = ["CheckReport", "check"]
+
+
+class CheckReport(BaseModel):
+    """The outcome of ``okf check``: every diagnostic, sorted by path and line, and what was read."""
+
+    bundle: str
+    corpus_id: str | None = None
+    okf_version: str | None = None
+    concepts: int = Field(0, description="Concept files checked.")
+    files: int = Field(0, description="Markdown files checked (concepts, index.md, log.md).")
+    seconds: float = 0.0
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """The error diagnostics (OKF §11 conformance failures)."""
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The warning diagnostics."""
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def error_count(self) -> int:
+        """How many errors."""
+        return len(self.errors)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def warning_count(self) -> int:
+        """How many warnings."""
+        return len(self.warnings)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ok(self) -> bool:
+        """True when there are no errors (warnings allowed)."""
+        return not self.errors
+
+
+def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = None,
+          workers: int | None = None) -> CheckReport:
+    """Check every file of ``bundle`` and return all diagnostics. ``now`` decides staleness (default: now).
+
+    Concepts are checked in ``workers`` processes (default: one per CPU for bundles of at least
+    :data:`okf.checker.parallel.PARALLEL_FROM` concepts, else in this process); the report is the same.
+    """
+    started = time.perf_counter()
+    if not isinstance(bundle, Bundle):
+        bundle = Bundle.open(bundle)
+    now = as_datetime(now) if now is not None else datetime.now(UTC)
+    diags: list[Diagnostic] = []
+    files = 0
+
+    manifest = None
+    try:
+        manifest = bundle.manifest()
+    except BundleError as exc:
+        diags.append(diagnostic("E006", exc.path or ".okf/manifest.json", None, exc.message, exc.fix))
+    citing = source_citing(manifest)
+    sources = SourceFiles(bundle, *citing)
+
+    # Listings first: index problems, unlisted concepts, fanout; remember what each index says of a concept.
+    directories = list(bundle.iter_directories())
+    paths = list(bundle.iter_concepts())
+    count = workers if workers is not None else default_workers(len(paths))
+    result: tuple[list[Diagnostic], int, list[Diagnostic]] | None = None
+    if count > 1:
+        try:
+            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count)
+        except (BrokenProcessPool, OSError):  # no processes here (limits, a killed worker): check in this one
+            result = None
+    if result is not None:
+        found, index_files, concept_diags = result
+        diags.extend(found)
+    else:
+        found, index_files, listed_items = check_directories(bundle, directories, fanout)
+        diags.extend(found)
+        concept_diags = check_concepts(bundle, paths, merge_listed([listed_items]), now, sources)
+    diags.extend(concept_diags)
+    concepts = len(paths)
+    files += index_files + concepts
+
+    # Stable sort: equal keys keep the order they were found in, the same in one process or several.
+    diags.sort(key=lambda d: (d.path, d.line or 0, d.code))
+    # The content id is free for an okf-compiled bundle (its manifest); for any other bundle it would mean
+    # hashing every file a second time, which doubles a first check's cost, so check leaves it out there.
+    corpus_id: str | None = None
+    if manifest is not None:
+        try:
+            corpus_id = bundle.corpus_id()
+        except (OSError, BundleError):
+            corpus_id = None
+    return CheckReport(bundle=str(bundle.root), corpus_id=corpus_id, okf_version=bundle.okf_version,
+                       concepts=concepts, files=files, seconds=round(time.perf_counter() - started, 3),
+                       diagnostics=diags)

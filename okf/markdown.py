@@ -270,16 +270,19 @@ _PLAIN_CONTINUATION = re.compile(r"\n *(?![0-9]+[.)])[A-Za-z0-9]")
 _HEADING_START = re.compile(r" {0,3}#")
 
 
-def _label_text(label: str) -> str | None:
-    """The label as markdown-it's text children give it, or None when the scanner cannot be sure."""
+def _label_text(label: str, raw: str | None = None) -> str | None:
+    """The label as markdown-it's text children give it, or None when the scanner cannot be sure. ``label``
+    is the label with its backslash escapes masked (see :func:`_masked`), ``raw`` as written (escapes then
+    stand for the characters they escape)."""
     if "*" in label or "_" in label:  # emphasis inside the label
         return None
+    raw = label if raw is None else raw
     if "\n" not in label:
-        return label.strip()
+        return _unescape(raw.strip())
     if _BLANK_LINE.search(label) or len(_PLAIN_CONTINUATION.findall(label)) != label.count("\n"):
         return None
     # markdown-it drops the spaces around a line break inside a paragraph and emits a soft break (" ").
-    return _LABEL_BREAK.sub(" ", label).strip()
+    return _unescape(_LABEL_BREAK.sub(" ", raw).strip())
 
 
 # Destinations markdown-it's normalizeLink returns unchanged (no scheme, host, percent or non-ASCII).
@@ -302,32 +305,46 @@ def _stray_brackets_plain(gap: str) -> bool:
     return "](" not in gap and "]:" not in gap
 
 
+def _masked(text: str) -> str | None:
+    """``text`` with each backslash escape of punctuation replaced by two letters (same length: offsets and
+    lines kept; an escaped character is plain text, which letters are too), or None when it holds a construct
+    the link scanner leaves to markdown-it. A ``|`` declines even escaped: markdown-it finds a table's header
+    row by any ``|`` in the line."""
+    if "|" in text or _declined(text, escapes=True):
+        return None
+    return _ESCAPE.sub("aa", text) if "\\" in text else text
+
+
 def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
     """The links of ``text`` by line scan, or None when the text needs markdown-it."""
-    if _declined(text):
+    masked = _masked(text)
+    if masked is None:
         return None
-    text = _without_code(text)  # type: ignore[assignment]
-    if text is None:
+    masked = _without_code(masked)  # type: ignore[assignment]
+    if masked is None:
         return None
+    escaped = masked is not text and "\\" in text
     links: list[MdLink] = []
     pos = 0
     line = 1 + line_offset
-    for m in _LINK.finditer(text):
-        if "]" in text[pos:m.start()] and not _stray_brackets_plain(text[pos:m.start()]):
+    for m in _LINK.finditer(masked):
+        if "]" in masked[pos:m.start()] and not _stray_brackets_plain(masked[pos:m.start()]):
             return None
-        label = _label_text(m.group(1))
+        if escaped and "\\" in text[m.start(2):m.end(2)]:
+            return None  # an escape in the destination: markdown-it unescapes it before normalizing
+        label = _label_text(m.group(1), text[m.start(1):m.end(1)] if escaped else None)
         href = _href(m.group(2) or "")
         if label is None or href is None:
             return None
-        line += text.count("\n", pos, m.start())
+        line += masked.count("\n", pos, m.start())
         if "\n" in m.group(1):
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            if _HEADING_START.match(text, line_start):  # a heading ends at its line: no label continues
+            line_start = masked.rfind("\n", 0, m.start()) + 1
+            if _HEADING_START.match(masked, line_start):  # a heading ends at its line: no label continues
                 return None
         links.append(MdLink(label, href, line))
         line += m.group(0).count("\n")
         pos = m.end()
-    if "]" in text[pos:] and not _stray_brackets_plain(text[pos:]):
+    if "]" in masked[pos:] and not _stray_brackets_plain(masked[pos:]):
         return None
     return links
 
@@ -357,7 +374,7 @@ def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[Md
     quick = _fast_links(text, line_offset)
     if quick is not None:
         return quick
-    if "]:" in text or _declined(text):
+    if "]:" in text or _masked(text) is None:
         return _markdown_it_links(text, line_offset)
     chunks = _chunks(text)
     if len(chunks) == 1:

@@ -12,15 +12,15 @@ WORDS = ["alpha", "beta", "Gamma", "d2", "x", "see", "the", "42", "é", "naïve"
          "x)", "end.", "'q'", '"dq"', "a:b", "1.", "-", "--", "\u2013", ":", "#tag", "]", "\u00a0", "snake_case"]
 TARGETS = ["b.md", "../up.md", "/index.md", "dir/", "dir/index.md", "c.md#frag", "c.md?x=1", "é.md", "a%20b.md",
            "https://example.com/x?y=1", "mailto:a@b.c", "javascript:alert(1)", "file:///etc/passwd", "#top",
-           "b[1].md", 'q"t.md', "x:y", "data:text/plain,hi", "./c", "C:\\x", "~/x"]
-TITLES = ["", ' "A title"', " 'single'", ' "[br] (p)"', '  "two  spaces" ', " ", ' "un closed', " (paren title)"]
+           "b[1].md", 'q"t.md', "a\\_b.md", "x\\)", "x:y", "data:text/plain,hi", "./c", "C:\\x", "~/x"]
+TITLES = ["", ' "A title"', " 'single'", ' "t\\"q"', ' "[br] (p)"', '  "two  spaces" ', " ", ' "un closed', " (paren title)"]
 # Real-world text the scanners read themselves: bracketed redactions and references, bare ampersands, runs of
 # spaces inside lines (and, through the line prefixes below, indented lines inside paragraphs).
 REAL = ["[***]", "[1]", "[x][y]", "[]", "[a]", "&", "R&D", "A & B", "&c", "&x;", "&#1;", "a    b", "x]", "[ x",
         "]:", "](", "soft\u00adhyphen", "zero\u200bwidth", "\ufeff", "\u2003"]
-# Backslash escapes as okf's compiler writes them in index files.
+# Backslash escapes as okf's compiler writes them in index files and bodies (and two it never writes).
 ESCAPES = ["\\#3", "\\*", "\\_x\\_", "\\[y\\]", "\\&", "\\<b\\>", "\\|", "\\`", "\\~", "\\!", "\\\\", "a\\-b",
-           "\\a", "x\\"]
+           "\\a", "x\\", "a \\| b\n---", "\\- not a bullet", "5\\. no item", "\\# no heading"]
 NOISE = ["*", "_", "`", "<", "&amp;", "\\", "[", "]", "(", ")", "![i](p.png)", "    ", "\t", "> ", "|", "~~~",
          "**b**", "<http://x.y>", "[r][ref]", "[ref]: /u", "\r\n", "\x00", "=== ", "--- ", "1) ", "2. ", "* ",
          "+ ", "# ", "#"]
@@ -28,7 +28,8 @@ NOISE = ["*", "_", "`", "<", "&amp;", "\\", "[", "]", "(", ")", "![i](p.png)", "
 
 @st.composite
 def labels(draw: st.DrawFn, clean: bool = False, one_line: bool = False) -> str:
-    words = draw(st.lists(st.sampled_from(WORDS if clean else WORDS + NOISE[:6]), min_size=0, max_size=4))
+    words = draw(st.lists(st.sampled_from(WORDS + ESCAPES if clean else WORDS + ESCAPES + NOISE[:6]), min_size=0,
+                          max_size=4))
     breaks = [" ", "  "] if one_line else [" ", "  ", "\n", " \n "] if clean else [" ", "  ", "\n", " \n ", "\n\n"]
     seps = draw(st.lists(st.sampled_from(breaks), min_size=len(words),
                          max_size=len(words)))
@@ -44,7 +45,7 @@ def links(draw: st.DrawFn, clean: bool = False, one_line: bool = False) -> str:
 
 @st.composite
 def lines(draw: st.DrawFn, clean: bool = False) -> str:
-    pieces = st.one_of(st.sampled_from(WORDS), links(clean), st.sampled_from(REAL),
+    pieces = st.one_of(st.sampled_from(WORDS), links(clean), st.sampled_from(REAL), st.sampled_from(ESCAPES),
                        *([] if clean else [st.sampled_from(NOISE)]))
     parts = draw(st.lists(pieces, max_size=6))
     prefix = draw(st.sampled_from(["", "", "", "- ", "* ", "+ ", "  - ", "1. ", "# ", "## ", "> ", "   ", "  ",

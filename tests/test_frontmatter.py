@@ -120,7 +120,8 @@ SCALARS = ["Note", "a b  c", "42", "-7", "0x1F", "1_000", "3.5", ".inf", "-.5", 
            "http://x.y/a?b=c", "a:b", "é naïve", "(x)", "C#", "a, b", "[x]", "{y}", "it's", "x: y", "- x", "-x",
            "?q", "@at", "&anc", "*ref", "!tag", "|", ">", "%p", "`b`", "=", "<<", "a #c", "a\tb", "a\u2028b",
            "\ufeffx", "\x85", "", " lead", "trail ", "''", "\"", "\\", "a\\nb", "\\\"q\\\" x", "a\\\\b", "\\/",
-           "\\t\\r\\b\\f", "\\u00e9\\u2028", "\\ud83d", "\\x41", "\\N", "\\_", "\\ ", "#1", "a#b", "x \\u0000"]
+           "\\t\\r\\b\\f", "\\u00e9\\u2028", "\\ud83d", "\\x41", "\\N", "\\_", "\\ ", "#1", "a#b", "x \\u0000",
+           "0755", "08", "0", "155", "\u0663"]
 FLOW_SCALARS = [s for s in SCALARS if s and not any(c in s for c in ",[]{}")] + ["x]", "a,b"]
 KEYS = ["type", "title", "description", "tags", "sources", "generated", "k_2", "dash-key", "null", "true", "1",
         "Yes", "x y", "'q'", "a:b", "-k", "k "]
@@ -195,6 +196,8 @@ def test_fast_yaml_equals_pyyaml(text):
         kind, value = _safe_load(text)
         assert kind == "value" and quick == value
         assert [type(v) for v in quick.values()] == [type(v) for v in value.values()]
+        assert [[type(x) for x in v] for v in quick.values() if isinstance(v, list)] == \
+            [[type(x) for x in v] for v in value.values() if isinstance(v, list)]
 
 
 def test_fast_yaml_reads_typical_frontmatter_and_declines_the_rest():

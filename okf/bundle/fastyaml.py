@@ -12,6 +12,7 @@ tests/test_frontmatter.py compares both on generated documents.
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -105,8 +106,36 @@ def _flow(text: str, pos: int, close: str, mapping: bool) -> tuple[Any, int]:
         pos = _SPACES.match(text, pos + 1).end()
 
 
+def _common(text: str) -> Any:
+    """The values okf's compiler writes most, read by string operations alone: a double-quoted string and a
+    flow sequence of double-quoted strings without escapes, a flow sequence of decimal integers. ``_DECLINE``
+    for anything else (read by the scanner below)."""
+    body = text.rstrip(" ")
+    if body[:1] == '"':
+        inner = body[1:-1]
+        if len(body) > 1 and body[-1] == '"' and '"' not in inner and "\\" not in inner:
+            return inner
+    elif body[:1] == "[" and body[-1:] == "]":
+        if body[1:2] == '"':
+            if body.endswith('"]') and "\\" not in body:
+                items = body[2:-2].split('", "')
+                if not any('"' in item for item in items):
+                    return items
+        else:
+            items = body[1:-1].split(", ")
+            if all(item.isdigit() and item.isascii() for item in items):
+                return [_plain(item) for item in items]  # PyYAML's typing (a leading 0 is octal)
+    return _DECLINE
+
+
+_DECLINE = object()
+
+
 def _inline(text: str) -> Any:
     """A whole value written on its line: a scalar or a flow collection, nothing after it but spaces."""
+    value = _common(text)
+    if value is not _DECLINE:
+        return value
     if text.startswith("["):
         value, end = _flow(text, 0, "]", mapping=False)
     elif text.startswith("{"):
@@ -118,8 +147,25 @@ def _inline(text: str) -> Any:
     return value
 
 
+_IMMUTABLE = (str, int, float, bool, type(None), date, datetime)
+_entries: dict[tuple[str, int, bool], tuple[Any, Any]] = {}
+
+
 def _entry(line: str, indent: int, item: bool = False) -> tuple[Any, Any]:
-    """``key: value`` at column ``indent`` after spaces (or after ``- `` for a sequence item's first key)."""
+    """``key: value`` at column ``indent`` after spaces (or after ``- `` for a sequence item's first key).
+    Lines with a scalar value are remembered: the same line recurs across a bundle's concepts."""
+    known = _entries.get((line, indent, item))
+    if known is not None:
+        return known
+    entry = _read_entry(line, indent, item)
+    if isinstance(entry[1], _IMMUTABLE):
+        if len(_entries) >= 4096:
+            _entries.clear()
+        _entries[(line, indent, item)] = entry
+    return entry
+
+
+def _read_entry(line: str, indent: int, item: bool) -> tuple[Any, Any]:
     m = _KEY.match(line, indent)
     if not m or line[:indent - 2 if item else indent].strip(" ") or m.end() == len(line):
         raise _Decline
@@ -170,7 +216,8 @@ def fast_load(yaml_text: str) -> dict[Any, Any] | None:
             elif j > i + 1:
                 return None  # an indented line after a value: a multi-line scalar
             else:
-                out[_typed(m.group(1), True)] = _inline(line[m.end():])
+                key, value = _entry(line, 0)
+                out[key] = value
             i = j
     except (_Decline, yaml.YAMLError, ValueError, IndexError):
         return None

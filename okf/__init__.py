@@ -91,7 +91,8 @@ if TYPE_CHECKING:
     from okf.navigator.api import navigate, navigate_async
     from okf.readers.assessment import SubjectText
     from okf.readers.base import Reader, Usage
-    from okf.readers.config import ReaderConfig, make_reader
+    from okf.readers.config import ReaderConfig
+    from okf.readers.factory import make_reader
     from okf.readers.llm import LLMReader
     from okf.readers.offline import OfflineReader
     from okf.requirements.extract import extract_requirements, extract_requirements_async
@@ -181,7 +182,7 @@ _EXPORTS: dict[str, str] = {
     "LLMReader": "okf.readers.llm",
     "ReaderConfig": "okf.readers.config",
     "Usage": "okf.readers.base",
-    "make_reader": "okf.readers.config",
+    "make_reader": "okf.readers.factory",
     # errors
     "OKFError": "okf.errors",
     "BundleError": "okf.errors",

@@ -10,7 +10,14 @@ import click
 
 from okf.answer import DEFAULT_EVIDENCE_TOKENS, ask
 from okf.answer.pipeline import SYNTHESIS_MODES
-from okf.answer.render import render_answer, render_facts, render_footer, render_saved, render_tree, total_usage
+from okf.answer.render import (
+    render_answer,
+    render_facts,
+    render_footer,
+    render_saved,
+    render_tree,
+    total_usage,
+)
 from okf.answer.save import save_answer
 from okf.bundle import Bundle
 from okf.cli.common import (

@@ -7,8 +7,8 @@ import click
 from okf.bundle import Bundle
 from okf.checker import check
 from okf.cli.common import emit_json, json_option, notice, quiet_option
-from okf.limits import FANOUT
 from okf.cli.contract import run_contract_check
+from okf.limits import FANOUT
 
 
 @click.command("check")

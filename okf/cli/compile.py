@@ -143,7 +143,7 @@ def _describer(offline: bool, no_cache: bool, options: dict[str, Any]) -> tuple[
     if config.profile("describer") is None:
         return None, None
     from okf.compile.model_cache import DescriptionCache
-    from okf.readers.config import make_reader
+    from okf.readers.factory import make_reader
 
     return make_reader(config.only("describer")), None if no_cache or not config.cache else DescriptionCache()
 

@@ -21,9 +21,9 @@ from okf.compliance.pipeline import MAX_REQUIREMENTS
 from okf.compliance.render import render_result
 from okf.errors import ConfigError
 from okf.navigator import make_budgets
-from okf.readers.config import make_reader
+from okf.readers.factory import make_reader
 from okf.requirements.cache import ExtractionCache
-from okf.requirements.extract import extractor_identity
+from okf.requirements.sections import extractor_identity
 
 
 @click.command("comply")

@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 import click
 
 from okf.readers.base import Reader
-from okf.readers.config import ReaderConfig, make_reader
+from okf.readers.config import ReaderConfig
+from okf.readers.factory import make_reader
 from okf.settings import BUDGETS, COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS, Setting
 
 F = TypeVar("F", bound=Callable[..., Any])

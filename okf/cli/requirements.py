@@ -9,10 +9,10 @@ import click
 from okf.bundle import Bundle
 from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
 from okf.cli.options import extract_model_option, reader_config_from_options, reader_options
-from okf.readers.config import make_reader
+from okf.readers.factory import make_reader
 from okf.requirements import extract_requirements, write_requirements
 from okf.requirements.cache import ExtractionCache
-from okf.requirements.extract import extractor_identity
+from okf.requirements.sections import extractor_identity
 from okf.requirements.render import render_requirement, render_summary
 
 

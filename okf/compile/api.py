@@ -12,11 +12,11 @@ from okf.compile.assemble import finish, render_documents, render_indexes
 from okf.compile.discover import check_paths, discover, hash_sources, save_stat_cache
 from okf.compile.documents import build_documents
 from okf.compile.manifest import load_manifest, place, plan_changes
-from okf.compile.vault import resolve_vault
+from okf.compile.mirror import assign_mirrors, copy_assets
 from okf.compile.model_cache import DescriptionCache
 from okf.compile.model_describe import describe_concepts, start
-from okf.compile.mirror import assign_mirrors, copy_assets
 from okf.compile.state import CompileOptions, CompileReport, CompileState, SkippedFile
+from okf.compile.vault_resolve import resolve_vault
 from okf.compile.write import NO_SPACE, clean_stale, drop_side, write_bundle, write_error
 from okf.errors import ConfigError
 from okf.readers.describing import Describer

@@ -11,23 +11,28 @@ from pathlib import Path
 from typing import Any, Callable
 
 from okf.bundle.syntheses import root_entry
-from okf.compile.links import link_text, rewrite_markdown_links
-from okf.compile.parallel import SHARED, ordered_map
-from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
 from okf.compile.describe import DIRECTORY_TERMS, GROUP_DESCRIPTION_CHARS, directory_description, label
-from okf.compile.model_describe import TITLES_KEY, apply_signposts, model_bullets, title_folder_groups
-from okf.compile.vocabulary import collect_vocabulary, vocabulary_outputs
-from okf.text.keyterms import distinctive, idf_table, title_terms
-from okf.compile.render import concept_file, index_file, log_entry, log_file
-from okf.compile.survey import survey_document
-from okf.compile.vault import (
-    MAX_LISTED, apply_note, folder_signposts, link_wikilinks, unresolved_bullet, unresolved_lines,
-)
+from okf.compile.links import link_text, rewrite_markdown_links
+from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
 from okf.compile.mirror import link_asset
+from okf.compile.model_describe import TITLES_KEY, apply_signposts, model_bullets, title_folder_groups
+from okf.compile.parallel import SHARED, ordered_map
+from okf.compile.render import concept_file, index_file, log_entry, log_file
 from okf.compile.source_meta import apply_source_meta
 from okf.compile.state import CompileState, DocPlan, Node
+from okf.compile.survey import survey_document
 from okf.compile.tree import iter_concepts, iter_dirs
+from okf.compile.vault import (
+    MAX_LISTED,
+    apply_note,
+    folder_signposts,
+    link_wikilinks,
+    unresolved_bullet,
+    unresolved_lines,
+)
+from okf.compile.vocabulary import collect_vocabulary, vocabulary_outputs
 from okf.compile.write import open_side_tree, write_outputs
+from okf.text.keyterms import distinctive, idf_table, title_terms
 
 _AT = re.compile(rb"\n  at: (\S+)\n---\n")
 

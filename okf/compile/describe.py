@@ -17,8 +17,8 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from operator import mul
 from collections.abc import Iterable, Mapping
+from operator import mul
 
 from okf.compile.state import Node
 from okf.text.keyterms import caps_words, names, title_terms

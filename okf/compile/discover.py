@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from okf._version import __version__
-from okf.compile.state import KINDS, CompileState, SourceFile
+from okf.compile.state import CompileState, SourceFile
 from okf.errors import CompileError
-from okf.sources import SourceRefused, read_regular, refusal
+from okf.sources import KINDS, SourceRefused, read_regular, refusal
 
 
 def _inside(child: Path, parent: Path) -> bool:

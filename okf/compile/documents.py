@@ -7,20 +7,19 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+from okf.compile.assemble import render_plan
 from okf.compile.links import index_document
+from okf.compile.manifest import manifest_files
 from okf.compile.mirror import cited_resource, write_mirror
+from okf.compile.parallel import SHARED, ordered_map, workers
 from okf.compile.source_meta import read_source_meta
 from okf.compile.split import Sizer, plan_document
-from okf.compile.assemble import render_plan
-from okf.compile.manifest import manifest_files
-from okf.compile.parallel import SHARED, ordered_map, workers
 from okf.compile.state import CompileState, DocPlan, Node, SourceFile
 from okf.compile.structure import Section, build_tree, markdown_headings, text_headings
 from okf.compile.tree import assign_paths
 from okf.compile.vault import note_title, read_note_frontmatter
 from okf.compile.write import open_side_tree
 from okf.sources import SourceRefused, read_source_text
-
 
 LINK_ROOM = 0.1
 

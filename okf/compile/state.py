@@ -13,9 +13,6 @@ from okf.limits import FANOUT
 from okf.models import JUDGE_WINDOW_CHARS
 from okf.readers.base import Usage
 
-KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html", ".htm": "html",
-         ".pdf": "pdf"}
-
 
 class CompileOptions(BaseModel):
     """Options of one compile; recorded in the manifest (a change rebuilds every source)."""
@@ -197,7 +194,7 @@ class CompileState:
     group_terms: dict[str, dict[str, int]] = field(default_factory=dict)  # resource -> terms it opens with
     vocabulary: dict[str, dict[str, int]] = field(default_factory=dict)  # resource -> term -> concepts holding it
     reused_side: bool = False  # the side tree is the previous compile's spare tree, reconciled on write
-    vault: Any = None  # the wikilink targets (okf.wikilinks.Vault), set by okf.compile.vault.resolve_vault
+    vault: Any = None  # the wikilink targets (okf.wikilinks.Vault), set by okf.compile.vault_resolve.resolve_vault
     vault_key: str = ""  # a digest of those targets, kept in the manifest
     vault_sources: set[str] = field(default_factory=set)  # sources that became concepts (link targets)
     describer: Any = None  # okf.readers.describing.Describer writing signposts (okf.compile.model_describe)

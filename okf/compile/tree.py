@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from pathlib import PurePosixPath
-
 from collections.abc import Mapping
+from pathlib import PurePosixPath
 
 from okf.compile.state import Node
 from okf.compile.topics import topical_tree, vectors

@@ -16,8 +16,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +24,7 @@ from okf.bundle import frontmatter
 from okf.compile.state import CompileState, DocPlan, Node
 from okf.compile.structure import anchor_slug
 from okf.errors import BundleError
-from okf.wikilinks import Note, Vault, WikiLink, markdown_link, rewrite_wikilinks
+from okf.wikilinks import Vault, WikiLink, markdown_link, rewrite_wikilinks
 
 FOLDER_NOTE_STEMS = ("_index",)  # besides the folder's own name
 # The frontmatter block is looked for in a note's first lines only: a "---" further down is a rule.
@@ -105,47 +103,6 @@ def read_note_frontmatter(lines: list[str], resource: str) -> tuple[int, NoteMet
         tags=[t for t in tags if t],
         description=" ".join(description.split()) or None if isinstance(description, str) else None,
     ), []
-
-
-def _note_of(state: CompileState, resource: str) -> tuple[str | None, list[str]]:
-    plan = state.plans.get(resource)
-    if plan is not None:
-        note = plan.note or NoteMeta()
-        return plan.title, note.aliases
-    entry = state.doc_entries.get(resource) or {}
-    note_record = entry.get("note") or {}
-    return entry.get("title"), list(note_record.get("aliases", []))
-
-
-def resolve_vault(state: CompileState) -> None:
-    """Index every compiled source as a wikilink target; rebuild the documents holding wikilinks when the
-    index changed since the last compile."""
-    notes: list[Note] = []
-    for source in state.files:
-        if source.resource not in state.plans and source.resource not in state.doc_entries:
-            continue  # skipped (empty or unreadable): nothing to link to
-        title, aliases = _note_of(state, source.resource)
-        notes.append(Note(source.resource, title, tuple(aliases)))
-    state.vault = Vault(notes)
-    state.vault_sources = {n.path for n in notes}
-    key = hashlib.sha256(json.dumps([[n.path, n.title, list(n.aliases)] for n in notes]).encode()).hexdigest()
-    state.vault_key = key[:16]
-    previous = (state.previous or {}).get("vault")
-    if previous is None or previous == state.vault_key:
-        return
-    extra = [s for s in state.files if s.resource not in state.plans
-             and (state.doc_entries.get(s.resource) or {}).get("wikilinks")]
-    if not extra:
-        return
-    from okf.compile.documents import build_documents  # the documents step plans them like any rebuild
-
-    planned, jobs = state.rebuild, state.jobs
-    state.rebuild = extra
-    try:
-        build_documents(state)
-    finally:
-        state.rebuild, state.jobs = planned + extra, max(jobs, state.jobs)
-    state.report.documents_rebuilt += len(extra)
 
 
 def link_wikilinks(body: str, plan: DocPlan, vault: Vault | None, compiled: set[str], first_line: int) -> str:
@@ -251,4 +208,4 @@ def folder_signposts(tree: Node, entries: dict[str, dict[str, Any]]) -> None:
 
 
 __all__ = ["NoteMeta", "apply_note", "folder_signposts", "link_wikilinks", "read_note_frontmatter",
-           "resolve_vault", "unresolved_bullet", "unresolved_lines"]
+           "unresolved_bullet", "unresolved_lines"]

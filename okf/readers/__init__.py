@@ -25,14 +25,15 @@ from okf.readers.base import (
 from okf.readers.offline import OfflineReader
 
 if TYPE_CHECKING:
-    from okf.readers.config import Profile, ReaderConfig, make_reader
+    from okf.readers.config import Profile, ReaderConfig
+    from okf.readers.factory import make_reader
     from okf.readers.llm import LLMReader
 
 _LAZY = {
     "LLMReader": "okf.readers.llm",
     "ReaderConfig": "okf.readers.config",
     "Profile": "okf.readers.config",
-    "make_reader": "okf.readers.config",
+    "make_reader": "okf.readers.factory",
 }
 
 __all__ = [

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from okf.errors import ConfigError
-from okf.readers.base import Reader, Role
+from okf.readers.base import Role
 
 ROLES: tuple[Role, ...] = ("selector", "judge", "answerer", "extractor", "assessor", "describer")
 # The roles navigate and ask use; a reader's name lists the others only when they have a model.
@@ -214,15 +214,3 @@ def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:
         else:
             flat[key] = value
     return flat
-
-
-def make_reader(config: ReaderConfig | None = None) -> Reader:
-    """The reader a configuration asks for: an ``LLMReader``, or the offline reader when no model is set."""
-    config = ReaderConfig.load() if config is None else config
-    if not config.configured:
-        from okf.readers.offline import OfflineReader
-
-        return OfflineReader()
-    from okf.readers.llm import LLMReader  # imported here: only configured models pull in openai
-
-    return LLMReader(config)

@@ -148,7 +148,7 @@ def write_eval_report(paths: list[str | Path], out: str | Path, *, baselines: st
                       walks_dir: str | Path | None = None, bundle: str | None = None) -> dict[str, Any]:
     """Write the evaluation page to ``out`` and, with ``walks_dir``, one page per missed question's walk into
     ``<out stem>-walks/``. Returns what was written: ``{"report": path, "walks": [paths], "bytes": n}``."""
-    from okf.report import write_html  # the package's writer; imported late to avoid an import cycle
+    from okf.report.files import write_html
     from okf.report.walk import walk_page
 
     reports = [load_eval(p) for p in paths]

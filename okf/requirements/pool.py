@@ -17,6 +17,7 @@ from typing import Any
 
 from okf.bundle import Bundle
 from okf.readers.offline import OfflineReader
+from okf.requirements.sections import FILL_BATCH, SectionRun
 
 PARALLEL_FROM = 1500  # sections; below this, starting processes costs more than it saves
 _SLICE = 250
@@ -38,9 +39,7 @@ def applies(reader: object, sections: int) -> bool:
 
 
 def _start(root: str, mode: str, dense_chars: int) -> None:
-    from okf.requirements.extract import FILL_BATCH, _Run
-
-    _state["run"] = _Run(Bundle.open(root), OfflineReader(), None, mode, dense_chars, FILL_BATCH)  # type: ignore[arg-type]
+    _state["run"] = SectionRun(Bundle.open(root), OfflineReader(), None, mode, dense_chars, FILL_BATCH)  # type: ignore[arg-type]
 
 
 def _slice(paths: list[str]) -> list[Any]:

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from okf.text.keyterms import acronyms, count_terms, names, word_forms
 from okf.text.vocabulary import Vocabulary
@@ -159,3 +161,21 @@ def test_vocabulary_missing_or_unusable_is_none(tmp_path: Path) -> None:
     assert Vocabulary.load(tmp_path) is None
     (tmp_path / ".okf" / "vocabulary.json").write_text(json.dumps({"terms": [1, 2]}))
     assert Vocabulary.load(tmp_path) is None
+
+
+_CHUNK_CHARS = "aZq_.,;:()[]'\"-/&*#<>!?5\u201c\u201d\u00e9\ufb01"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_CHUNK_CHARS, min_size=1, max_size=12))
+def test_learned_chunks_equal_the_regex_reading(chunk: str) -> None:
+    """The fast path for a word with punctuation around it reads a chunk exactly as the tokenizer does."""
+    from okf.text import keyterms
+
+    keyterms._FIRST.pop(chunk, None)
+    keyterms._learn([chunk])
+    assert keyterms._PAIRS[chunk] == keyterms._chunk_pairs(chunk)
+    for chunk in ("(Agreement),", "“Licensee”", "[a](b)", "http://x.y", "word_", "x.y", "--Term--", "FINAL."):
+        keyterms._FIRST.pop(chunk, None)
+        keyterms._learn([chunk])
+        assert keyterms._PAIRS[chunk] == keyterms._chunk_pairs(chunk)

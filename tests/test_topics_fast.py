@@ -28,3 +28,73 @@ def test_indexed_similarities_equal_dot_exactly(items, centroids):
 def test_partition_covers_every_item_once(items, k):
     groups = partition(items, k)
     assert sorted(i for g in groups for i in g) == list(range(len(items)))
+
+
+def _partition_reference(items, k):
+    """The partition as first written (full sorts, one scan of the assignment per group): the fast one must
+    give exactly its groups."""
+    import math
+
+    from okf.compile.topics import CENTROID_TERMS, ROUNDS, _seeds
+
+    def centroid(members):
+        total = {}
+        for vector in members:
+            for t, w in vector.items():
+                total[t] = total.get(t, 0.0) + w
+        top = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:CENTROID_TERMS]
+        norm = math.sqrt(sum(w * w for _, w in top)) or 1.0
+        return {t: w / norm for t, w in top}
+
+    n = len(items)
+    if k <= 1 or n <= k:
+        return [list(range(n))] if k <= 1 else [[i] for i in range(n)]
+    capacity = math.ceil(n / k)
+    centroids = [dict(items[i]) for i in _seeds(items, k)]
+    while len(centroids) < k:
+        centroids.append({})
+    assignment = [-1] * n
+    for _ in range(ROUNDS):
+        sims = [[_dot(v, c) for c in centroids] for v in items]
+
+        def margin(i):
+            best = sorted(sims[i], reverse=True)
+            return (-(best[0] - (best[1] if len(best) > 1 else 0.0)), i)
+
+        sizes = [0] * k
+        new = [-1] * n
+        for i in sorted(range(n), key=margin):
+            for g in sorted(range(k), key=lambda g: (-sims[i][g], g)):
+                if sizes[g] < capacity:
+                    new[i] = g
+                    sizes[g] += 1
+                    break
+        if new == assignment:
+            break
+        assignment = new
+        centroids = [centroid([items[i] for i in range(n) if assignment[i] == g]) for g in range(k)]
+    groups = [[i for i in range(n) if assignment[i] == g] for g in range(k)]
+    return [g for g in groups if g]
+
+
+_few_terms = st.sampled_from([f"t{i}" for i in range(5)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(_vectors, st.dictionaries(_few_terms, st.sampled_from([0.25, 0.5, 1.0]), max_size=3)),
+                min_size=3, max_size=40), st.integers(min_value=2, max_value=6))
+def test_partition_equals_reference(items, k):
+    """Same groups as the straightforward partition, ties included (repeated weights, identical vectors)."""
+    assert partition(items, k) == _partition_reference(items, k)
+
+
+def test_centroid_keeps_heaviest_terms_in_order():
+    from okf.compile.topics import CENTROID_TERMS, _centroid
+
+    members = [{f"w{i:04d}": 1.0 / (1 + i % 7) for i in range(j, j + 300)} for j in range(0, 90, 30)]
+    total = {}
+    for vector in members:
+        for t, w in vector.items():
+            total[t] = total.get(t, 0.0) + w
+    top = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:CENTROID_TERMS]
+    assert list(_centroid(members)) == [t for t, _ in top]

@@ -12,13 +12,30 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 
 # Characters that may start inline markup; each match is decided on its own (one C-level scan per body).
-_INLINE = re.compile(r"\\(?=[!-/:-@\[-`{-~]|\n|$)|`|\](?=[(:])|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]{1,32};)|\*+|_+|~+")
+# Written as one character class first and the alternatives after it (told apart by a look-behind): a pattern
+# opening with a class lets the regex engine skip to the next candidate character, where an alternation
+# ("\\(?=...)|`|...|\*+|_+|~+", the same matches) is tried at every offset (8x slower on CUAD's 26 MB).
+_INLINE = re.compile(r"[\\`\]<&*_~](?:(?<=\\)(?=[!-/:-@\[-`{-~]|\n|$)|(?<=`)|(?<=\])(?=[(:])|(?<=<)(?=[A-Za-z/!?])|"
+                     r"(?<=&)(?=#?[A-Za-z0-9]{1,32};)|(?<=\*)\**|(?<=_)_*|(?<=~)~*)")
 # A line that can open a block with up to 3 spaces of indentation (indented code is handled apart).
-_LINE = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|>|~{3,}|[-+*](?=[ \t]|$)|(\d{1,9})[.)](?=[ \t]|$)|[-_*=][-_*= \t]*$|"
-                   r"\[\^?[^\]\n]*\]:|\|?[ \t]*:?-+:?[ \t]*\|[-|: \t]*$|\|[ \t]*:?-+:?[ \t]*$)", re.MULTILINE)
+_LINE_BODY = (r"( {0,3})(#{1,6}(?=[ \t]|$)|>|~{3,}|[-+*](?=[ \t]|$)|(\d{1,9})[.)](?=[ \t]|$)|[-_*=][-_*= \t]*$|"
+              r"\[\^?[^\]\n]*\]:|\|?[ \t]*:?-+:?[ \t]*\|[-|: \t]*$|\|[ \t]*:?-+:?[ \t]*$)")
+_LINE = re.compile("^" + _LINE_BODY, re.MULTILINE)
+# The same after a newline: a literal first character the engine can search for, where "^" in MULTILINE
+# mode is tried at every offset. No alternative matches a newline, so matches never overlap the next "\n".
+_LINE_AFTER_NL = re.compile("\n" + _LINE_BODY, re.MULTILINE)
 _INDENTED = re.compile(r"^(?: {4}| {0,3}\t).*\S.*$", re.MULTILINE)
+
+
+def _line_starts(text: str) -> Iterator[re.Match[str]]:
+    """``_LINE.finditer(text)``, found faster; each match's group 1 starts where its line does."""
+    first = _LINE.match(text)
+    if first is not None:
+        yield first
+    yield from _LINE_AFTER_NL.finditer(text)
 
 
 def _prev_blank(text: str, start: int) -> bool:
@@ -33,6 +50,8 @@ def code_lines(text: str) -> list[tuple[int, int]]:
     """Offsets (start, end) of lines that render as an indented code block: indented by 4 spaces (or a tab)
     after a blank line or another such line. Their text is shown literally."""
     out: list[tuple[int, int]] = []
+    if "    " not in text and "\t" not in text:  # no line can be indented enough
+        return out
     for m in _INDENTED.finditer(text):
         if _prev_blank(text, m.start()) or (out and out[-1][1] + 1 == m.start()):
             out.append((m.start(), m.end()))
@@ -79,13 +98,13 @@ def escapes(text: str) -> list[int]:
                 marks.extend(range(at, m.end()))
         else:
             marks.append(at)
-    for m in _LINE.finditer(text):
+    for m in _line_starts(text):
         at = m.start(2)
         if code and in_code(at):
             continue
         token = m.group(2)
         if m.group(3) is not None:  # "5. " opens an ordered list after a blank line; "1. " anywhere
-            if not (_prev_blank(text, m.start()) or int(m.group(3)) == 1):
+            if not (_prev_blank(text, m.start(1)) or int(m.group(3)) == 1):
                 continue
             marks.append(at + len(m.group(3)))
         elif token.startswith("["):  # a reference definition "[x]: ...": its "]"

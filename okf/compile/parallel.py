@@ -14,14 +14,15 @@ R = TypeVar("R")
 # Shared read-only inputs of the current parallel step; forked workers inherit it instead of receiving a copy
 # with every task (a document's text and the bundle-wide anchor maps would otherwise be pickled per task).
 SHARED: dict[str, Any] = {}
-MIN_BYTES = 2_000_000  # below this much source text, starting workers costs more than it saves
+MIN_BYTES = 2_000_000  # below this much source text, starting workers costs more than it saves...
+MIN_FILES = 200  # ...unless there are this many files: each costs milliseconds of statistics and writes
 
 
-def workers(total_bytes: int) -> int:
+def workers(total_bytes: int, files: int = 0) -> int:
     """How many processes to use: one per CPU (at most 2 unless OKF_COMPILE_JOBS says), 1 for small jobs."""
     env = os.environ.get("OKF_COMPILE_JOBS", "")
     wanted = int(env) if env.isdigit() and int(env) > 0 else min(2, os.cpu_count() or 1)
-    if total_bytes < MIN_BYTES or sys.platform != "linux":  # fork keeps SHARED without pickling it
+    if (total_bytes < MIN_BYTES and files < MIN_FILES) or sys.platform != "linux":  # fork keeps SHARED unpickled
         return 1
     return wanted
 

@@ -18,6 +18,9 @@ _BARE_NUMBER = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})*\.|\d{1,3}(?:\.\d{1,3})+)\
 _MEANS = re.compile(r"\s*,?\s*(?:shall\s+mean|means|mean|shall\s+have\s+the\s+meaning|has\s+the\s+meaning)\b")
 # A markdown heading opening with an identifier: "2.", "2.1.3", "1.1.3.Guidance.1.", "APP 4.25.", "9.7.4.(3).(a)",
 # "1.2 Installing", "2.6.Suspending Securities"; ``rest`` is empty when the heading is only the identifier.
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{1,60})[\"\u201d]")
+_CLAUSE_END = re.compile(r"(?<=[.:;])\s")
+_CAPS_WORD = re.compile(r"[A-Z][A-Z&,'\-]*")
 _ID_HEADING = re.compile(r"^(?P<id>(?:[A-Z]{2,10}\s)?\d[\w()\-]*(?:\.[\w()\-]+)*)\.?(?:\s+(?P<rest>\S.*))?$")
 
 
@@ -60,18 +63,18 @@ def anchor_slug(text: str) -> str:
 def _title(rest: str) -> str:
     """A short title from the text after a number: the rest when short, else its first phrase."""
     rest = rest.strip().strip("-\u2013\u2014:").strip()
-    quoted = re.match(r"[\"\u201c]([^\"\u201d]{1,60})[\"\u201d]", rest)
+    quoted = _QUOTED.match(rest)
     if quoted and (len(rest.split()) > 12 or _MEANS.match(rest, quoted.end())):
         return quoted.group(1)  # a definition clause: its term is its title
     words = rest.split()
     if len(words) <= 12 and len(rest) <= 100:
         return rest.rstrip(".:;").strip()
-    sentence = re.split(r"(?<=[.:;])\s", rest, maxsplit=1)[0]
+    sentence = _CLAUSE_END.split(rest, maxsplit=1)[0]
     if len(sentence.split()) <= 10:
         return sentence.rstrip(".:;").strip()
     caps = []
     for word in words:
-        if not re.fullmatch(r"[A-Z][A-Z&,'\-]*", word):
+        if not _CAPS_WORD.fullmatch(word):
             break
         caps.append(word)
     if 0 < len(caps) <= 10:

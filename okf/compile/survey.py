@@ -28,6 +28,7 @@ class DocumentSurvey:
     weights: dict[str, float] = field(default_factory=dict)  # term -> idf over the document's concepts
     scores_of: dict[str, dict[str, float]] = field(default_factory=dict)  # path -> key-term candidates, scored
     dir_terms: dict[str, list[str]] = field(default_factory=dict)  # directory path -> its key terms
+    _summary: list[str] | None = None
 
     @property
     def total(self) -> int:
@@ -41,9 +42,12 @@ class DocumentSurvey:
         return [self.forms.get(t, t) for t in found]
 
     def summary_terms(self) -> list[str]:
-        """The document's most weighty terms (most concepts holding them, rare ones favoured)."""
-        scored = [(-n * (1.0 + w / 4), t) for t, n in self.df.items() if (w := self.weights.get(t)) is not None]
-        return [t for _, t in heapq.nsmallest(SUMMARY_TERMS, scored)]
+        """The document's most weighty terms (most concepts holding them, rare ones favoured); computed once."""
+        if self._summary is None:
+            weights = self.weights
+            scored = [(-n * (1.0 + w / 4), t) for t, n in self.df.items() if (w := weights.get(t)) is not None]
+            self._summary = [t for _, t in heapq.nsmallest(SUMMARY_TERMS, scored)]
+        return self._summary
 
     def summary(self) -> dict[str, list[int | str]]:
         """The document's most weighty terms: term -> [concepts holding it, word as written]."""

@@ -12,6 +12,7 @@ key terms, and every reader reads them the same way. Nothing here depends on a q
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -75,10 +76,14 @@ def _similarities(items: Sequence[Vector], centroids: Sequence[Vector]) -> list[
 
 def _centroid(members: Sequence[Vector]) -> Vector:
     total: dict[str, float] = {}
+    get = total.get
     for vector in members:
         for t, w in vector.items():
-            total[t] = total.get(t, 0.0) + w
-    top = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:CENTROID_TERMS]
+            total[t] = get(t, 0.0) + w
+    if len(total) > CENTROID_TERMS:  # the heaviest terms (ties by term): a partial sort of (-w, t) pairs
+        top = [(t, -w) for w, t in heapq.nsmallest(CENTROID_TERMS, [(-w, t) for t, w in total.items()])]
+    else:
+        top = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
     norm = math.sqrt(sum(w * w for _, w in top)) or 1.0
     return {t: w / norm for t, w in top}
 
@@ -125,27 +130,36 @@ def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
     while len(centroids) < k:  # fewer distinct seeds than groups (identical documents): pad deterministically
         centroids.append({})
     assignment: list[int] = [-1] * n
+    groups_ = range(k)
     for _ in range(ROUNDS):
         sims = _similarities(items, centroids)
         # Most decided items first: a wide margin between best and second best group.
-        def margin(i: int) -> tuple[float, int]:
-            best = sorted(sims[i], reverse=True)
-            return (-(best[0] - (best[1] if len(best) > 1 else 0.0)), i)
-
+        margins = []
+        for i, row in enumerate(sims):
+            best, second = heapq.nlargest(2, row) if k > 1 else (row[0], 0.0)
+            margins.append((-(best - second), i))
+        margins.sort()
         sizes = [0] * k
         new: list[int] = [-1] * n
-        for i in sorted(range(n), key=margin):
-            for g in sorted(range(k), key=lambda g: (-sims[i][g], g)):
-                if sizes[g] < capacity:
-                    new[i] = g
-                    sizes[g] += 1
-                    break
+        for _m, i in margins:
+            row = sims[i]
+            # The most similar group with room (ties to the earlier group): the argmax first, as it mostly has room.
+            g = max(groups_, key=row.__getitem__)
+            if sizes[g] >= capacity:
+                g = min((g for g in groups_ if sizes[g] < capacity), key=lambda g: (-row[g], g))
+            new[i] = g
+            sizes[g] += 1
         if new == assignment:
             break
         assignment = new
-        centroids = [_centroid([items[i] for i in range(n) if assignment[i] == g]) for g in range(k)]
-    groups = [[i for i in range(n) if assignment[i] == g] for g in range(k)]
-    return [g for g in groups if g]
+        buckets: list[list[Vector]] = [[] for _ in groups_]
+        for i, g in enumerate(assignment):
+            buckets[g].append(items[i])
+        centroids = [_centroid(bucket) for bucket in buckets]
+    members: list[list[int]] = [[] for _ in groups_]
+    for i, g in enumerate(assignment):
+        members[g].append(i)
+    return [g for g in members if g]
 
 
 def topical_tree(count: int, vectors_: Sequence[Vector], fanout: int) -> list[list[int] | list]:  # type: ignore[type-arg]

@@ -48,6 +48,8 @@ _MORE: dict[str, tuple[str, ...]] = {}
 _PAIRS: dict[str, tuple[tuple[str, str], ...]] = {}
 _ELIGIBLE: set[str] = set()
 _CHUNK_MEMORY = 1_500_000
+# ASCII punctuation but "_" (which joins a token's parts): around a word, never part of its token.
+_AROUND = "".join(ch for ch in map(chr, range(33, 127)) if not ch.isalnum() and ch != "_")
 
 
 def _plain(text: str) -> str:
@@ -56,14 +58,25 @@ def _plain(text: str) -> str:
     return _ADDRESS.sub("]", plain) if "](" in plain or "://" in plain else plain
 
 
+def _chunk_pairs(chunk: str) -> tuple[tuple[str, str], ...]:
+    """``(term, word)`` for every term of a whitespace-free chunk, in order (the word casefolded)."""
+    return tuple((term, token.casefold()) for token in _TOKEN.findall(_plain(chunk)) for term in _raw_terms(token))
+
+
 def _learn(chunks: Iterable[str]) -> None:
     if len(_FIRST) > _CHUNK_MEMORY:
         _FIRST.clear()
         _MORE.clear()
         _PAIRS.clear()
     for chunk in chunks:
-        pairs = tuple((term, token.casefold()) for token in _TOKEN.findall(_plain(chunk))
-                      for term in _raw_terms(token))
+        # Most chunks are one ASCII word, perhaps with punctuation around it ("Agreement,", "(b)"): their one
+        # token is the word itself, found without the normalizing and the regex.
+        core = chunk.strip(_AROUND)
+        if core.isalpha() and core.isascii() and "](" not in chunk and "://" not in chunk:
+            low = core.lower()
+            pairs = tuple([(term, low) for term in _raw_terms(core)])
+        else:
+            pairs = _chunk_pairs(chunk)
         _FIRST[chunk] = pairs[0][0] if pairs else None
         _PAIRS[chunk] = pairs
         if len(pairs) > 1:

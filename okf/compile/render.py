@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from json.encoder import c_encode_basestring, py_encode_basestring  # type: ignore[attr-defined]
 from datetime import datetime
 
 from okf._version import __version__
@@ -15,13 +16,14 @@ from okf.limits import MAX_TITLE_CHARS
 PRODUCER = f"okf/{__version__}"
 _NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\u2028\u2029\ufeff\ufffe\uffff\x85]")
 _INDEX_ESCAPE = re.compile(r"([\\`*_\[\]<>&!~|#])")
+_QUOTE = c_encode_basestring or py_encode_basestring  # what JSONEncoder(ensure_ascii=False) writes for a str
 _LOG_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9\"\u201c(\[])")
 
 
 def yaml_str(text: str) -> str:
     """A YAML double-quoted scalar (JSON string syntax is valid YAML once non-printables are escaped)."""
-    quoted = json.dumps(text, ensure_ascii=False)
+    quoted = _QUOTE(text)  # json.dumps(text, ensure_ascii=False) without building an encoder per call
     return _NOT_PRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 

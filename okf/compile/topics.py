@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
+from itertools import compress
 from collections.abc import Mapping, Sequence
 
 from okf.text.keyterms import idf_table
@@ -59,15 +60,21 @@ def _similarities(items: Sequence[Vector], centroids: Sequence[Vector]) -> list[
     for g, centroid in enumerate(centroids):
         for t, w in centroid.items():
             postings.setdefault(t, []).append((g, w))
-    sizes = [len(c) for c in centroids]
+    # Centroids smaller than some vector (rare: an emptied group) are the only ones _dot reads from their side.
+    longest = max(map(len, items), default=0)
+    small = [(g, len(c)) for g, c in enumerate(centroids) if len(c) < longest]
+    get = postings.get
+    k = len(centroids)
     out: list[list[float]] = []
     for v in items:
-        row = [0.0] * len(centroids)
+        row = [0.0] * k
         for t, w in v.items():
-            for g, cw in postings.get(t, ()):
-                row[g] += w * cw
+            found = get(t)
+            if found is not None:
+                for g, cw in found:
+                    row[g] += w * cw
         size = len(v)
-        for g, centroid_size in enumerate(sizes):
+        for g, centroid_size in small:
             if size > centroid_size:
                 row[g] = _dot(v, centroids[g])
         out.append(row)
@@ -96,10 +103,8 @@ def _dots_with(items: Sequence[Vector], postings: Mapping[str, list[tuple[int, f
     for t, w in seed.items():
         for i, iw in postings.get(t, ()):
             row[i] += w * iw
-    size = len(seed)
-    for i, v in enumerate(items):
-        if len(v) < size:
-            row[i] = _dot(seed, v)
+    for i in compress(range(len(items)), map(len(seed).__gt__, map(len, items))):  # items smaller than the seed
+        row[i] = _dot(seed, items[i])
     return row
 
 
@@ -112,7 +117,7 @@ def _seeds(items: Sequence[Vector], k: int) -> list[int]:
     seeds = [0]
     nearest = _dots_with(items, postings, items[0])
     while len(seeds) < k:
-        candidate = min(range(len(items)), key=lambda i: (nearest[i], i))
+        candidate = min(range(len(items)), key=nearest.__getitem__)  # the first of equals
         if candidate in seeds:
             break
         seeds.append(candidate)
@@ -136,8 +141,8 @@ def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
         # Most decided items first: a wide margin between best and second best group.
         margins = []
         for i, row in enumerate(sims):
-            best, second = heapq.nlargest(2, row) if k > 1 else (row[0], 0.0)
-            margins.append((-(best - second), i))
+            ranked = sorted(row)  # k > 1 here
+            margins.append((-(ranked[-1] - ranked[-2]), i))
         margins.sort()
         sizes = [0] * k
         new: list[int] = [-1] * n

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,29 @@ def test_learned_chunks_equal_the_regex_reading(chunk: str) -> None:
         keyterms._FIRST.pop(chunk, None)
         keyterms._learn([chunk])
         assert keyterms._PAIRS[chunk] == keyterms._chunk_pairs(chunk)
+
+
+_PLAIN_NAME = re.compile(r"\b[A-Z](?:[\w'’&-]|\.(?=\w))*[a-z](?:[\w'’&-]|\.(?=\w))*"
+                         r"(?:[ \t]+(?:(?:of|and|for|the|de|la|du|von|van|der)[ \t]+)?[A-Z](?:[\w'’&-]|\.(?=\w))*){1,4}")
+_PLAIN_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]{1,7}s?\b")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="AbCdZ Ée.'’&-_\t\n5of", max_size=60))
+def test_name_and_acronym_patterns_match_the_plain_ones(text: str) -> None:
+    """The patterns written for speed find exactly the spans of the plain ones."""
+    from okf.text.keyterms import _ACRONYM, _NAME, caps_words
+
+    assert [m.span() for m in _NAME.finditer(text)] == [m.span() for m in _PLAIN_NAME.finditer(text)]
+    assert [m.span() for m in _ACRONYM.finditer(text)] == [m.span() for m in _PLAIN_ACRONYM.finditer(text)]
+    from okf.text.keyterms import _ROMAN, STOP_WORDS
+
+    found: Counter[str] = Counter()  # caps_words as first written: lower case found character by character
+    for line in text.splitlines():
+        if not any(ch.islower() for ch in line):
+            continue
+        for m in _PLAIN_ACRONYM.finditer(line):
+            word = m.group().rstrip("s") if m.group().endswith("s") else m.group()
+            if len(word) >= 2 and not _ROMAN.match(word) and word.casefold() not in STOP_WORDS and not word.isdigit():
+                found[word] += 1
+    assert caps_words(text) == found

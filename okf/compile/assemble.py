@@ -241,7 +241,7 @@ def render_indexes(state: CompileState) -> None:
         total: dict[str, list[Any]] = {}
         if node.type == "Document":
             entry = state.doc_entries.get(node.anchors[0]) or {}
-            total = {t: list(v) for t, v in entry.get("terms", {}).items()}
+            total = entry.get("terms", {})  # read only: a group sums into lists of its own
         else:
             for child in node.children:
                 for term, (n, word) in summary_of(child).items():

@@ -1,0 +1,115 @@
+"""Full offline compile, this tree against another okf tree, side by side: time, CPU, and byte-identical output.
+
+Usage: python scripts/bench_compile_speed.py --before PATH [--corpus DIR ...] [--runs N] [--json]
+
+PATH is another checkout of okf (for example ``git worktree add --detach /tmp/okf-before <commit>``). Each
+corpus (default: CUAD and hotpotqa-dev from ../shared/corpora) is compiled ``--runs`` times with each tree,
+alternating before/after, every compile in a fresh process (``python -m okf compile``, so imports count) into
+a fresh output folder with a fixed SOURCE_DATE_EPOCH. CPU is user + system of the process and its workers.
+The two trees' outputs are compared file by file (``.okf/stat-cache.json`` aside: it holds this machine's
+stat data); any difference is printed. The 1-minute load average is printed before and after: the machine
+is shared, so compare the ratio of a pair, not absolute times across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared() -> Path:
+    env = os.environ.get("OKF_SHARED")
+    return Path(env) if env else ROOT.parent / "shared"
+
+
+def compile_once(tree: Path, corpus: Path, out: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(tree), "SOURCE_DATE_EPOCH": "1700000000"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "okf", "compile", str(corpus), "-o", str(out), "--quiet"], check=True,
+                   env=env, cwd=tree, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": wall, "cpu_s": cpu}
+
+
+def differences(a: Path, b: Path) -> list[str]:
+    """Files that differ between two bundles (the stat cache aside)."""
+    out: list[str] = []
+    cmp = filecmp.dircmp(a, b, ignore=["stat-cache.json"])
+    stack = [(cmp, "")]
+    while stack:
+        node, prefix = stack.pop()
+        out += [f"only in one: {prefix}{n}" for n in node.left_only + node.right_only]
+        _, mismatch, errors = filecmp.cmpfiles(node.left, node.right, node.common_files, shallow=False)
+        out += [f"differs: {prefix}{n}" for n in mismatch + errors]
+        stack += [(sub, f"{prefix}{name}/") for name, sub in node.subdirs.items()]
+    return out
+
+
+def size_mb(corpus: Path) -> float:
+    return sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file()) / 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", type=Path, required=True, help="another okf checkout to compare against")
+    parser.add_argument("--corpus", type=Path, action="append")
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    corpora = args.corpus or [shared() / "corpora" / "cuad" / "sources", shared() / "corpora" / "hotpotqa-dev" / "sources"]
+    results = []
+    for corpus in corpora:
+        mb, files = size_mb(corpus), sum(1 for p in corpus.rglob("*") if p.is_file())
+        runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+        load = [os.getloadavg()[0]]
+        diff: list[str] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for i in range(args.runs):
+                for side, tree in (("before", args.before), ("after", ROOT)) if i % 2 == 0 else \
+                        (("after", ROOT), ("before", args.before)):
+                    out = Path(tmp) / side / str(i) / corpus.parent.name
+                    runs[side].append(compile_once(tree.resolve(), corpus.resolve(), out))
+                if i == 0:
+                    diff = differences(Path(tmp) / "before" / "0" / corpus.parent.name,
+                                       Path(tmp) / "after" / "0" / corpus.parent.name)
+                for side in runs:
+                    shutil.rmtree(Path(tmp) / side / str(i), ignore_errors=True)
+        load.append(os.getloadavg()[0])
+        row = {"corpus": str(corpus), "mb": round(mb, 2), "files": files, "load_avg_1min": [round(x, 2) for x in load],
+               "identical": not diff, "differences": diff[:20]}
+        for side, found in runs.items():
+            best = min(found, key=lambda r: r["wall_s"])
+            row[side] = {"wall_s": [round(r["wall_s"], 2) for r in found], "cpu_s": [round(r["cpu_s"], 2) for r in found],
+                         "best_mb_per_s": round(mb / best["wall_s"], 2),
+                         "cpu_ms_per_file": round(1000 * min(r["cpu_s"] for r in found) / files, 2)}
+        row["wall_ratio"] = round(min(r["wall_s"] for r in runs["before"]) / min(r["wall_s"] for r in runs["after"]), 2)
+        row["cpu_ratio"] = round(min(r["cpu_s"] for r in runs["before"]) / min(r["cpu_s"] for r in runs["after"]), 2)
+        results.append(row)
+        if not args.json:
+            print(f"{corpus.parent.name}: {mb:.1f} MB, {files} files, load {row['load_avg_1min']}, "
+                  f"output {'identical' if not diff else 'DIFFERS: ' + '; '.join(diff[:5])}")
+            for side in ("before", "after"):
+                r = row[side]
+                print(f"  {side:6s} wall {r['wall_s']} s, cpu {r['cpu_s']} s, best {r['best_mb_per_s']} MB/s, "
+                      f"{r['cpu_ms_per_file']} ms CPU per file")
+            print(f"  before/after: wall x{row['wall_ratio']}, cpu x{row['cpu_ratio']}")
+    if args.json:
+        print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,11 +1,13 @@
 """Full offline compile, this tree against another okf tree, side by side: time, CPU, and byte-identical output.
 
-Usage: python scripts/bench_compile_speed.py --before PATH [--corpus DIR ...] [--runs N] [--json]
+Usage: python scripts/bench_compile_speed.py --before PATH [--corpus DIR ...] [--runs N] [--arg=OPTION ...] [--json]
 
 PATH is another checkout of okf (for example ``git worktree add --detach /tmp/okf-before <commit>``). Each
 corpus (default: CUAD and hotpotqa-dev from ../shared/corpora) is compiled ``--runs`` times with each tree,
 alternating before/after, every compile in a fresh process (``python -m okf compile``, so imports count) into
-a fresh output folder with a fixed SOURCE_DATE_EPOCH. CPU is user + system of the process and its workers.
+a fresh output folder with a fixed SOURCE_DATE_EPOCH. CPU is user + system of the process and its workers,
+also shown apart: system time swings with the disk (on ext4 without a journal, creating inodes right after a
+large deletion is slow; see docs/benchmarks.md), user time is the compile's own work.
 The two trees' outputs are compared file by file (``.okf/stat-cache.json`` aside: it holds this machine's
 stat data); any difference is printed. The 1-minute load average is printed before and after: the machine
 is shared, so compare the ratio of a pair, not absolute times across runs.
@@ -33,16 +35,16 @@ def shared() -> Path:
     return Path(env) if env else ROOT.parent / "shared"
 
 
-def compile_once(tree: Path, corpus: Path, out: Path) -> dict[str, float]:
+def compile_once(tree: Path, corpus: Path, out: Path, extra: list[str]) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(tree), "SOURCE_DATE_EPOCH": "1700000000"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "okf", "compile", str(corpus), "-o", str(out), "--quiet"], check=True,
+    subprocess.run([sys.executable, "-m", "okf", "compile", str(corpus), "-o", str(out), "--quiet", *extra], check=True,
                    env=env, cwd=tree, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": wall, "cpu_s": cpu}
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+    return {"wall_s": wall, "cpu_s": user + system, "user_s": user, "sys_s": system}
 
 
 def differences(a: Path, b: Path) -> list[str]:
@@ -69,6 +71,8 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, action="append")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--arg", action="append", default=[], help="an okf compile option for both sides "
+                        "(repeat; e.g. --arg=--no-copy-sources)")
     args = parser.parse_args()
     corpora = args.corpus or [shared() / "corpora" / "cuad" / "sources", shared() / "corpora" / "hotpotqa-dev" / "sources"]
     results = []
@@ -82,7 +86,7 @@ def main() -> None:
                 for side, tree in (("before", args.before), ("after", ROOT)) if i % 2 == 0 else \
                         (("after", ROOT), ("before", args.before)):
                     out = Path(tmp) / side / str(i) / corpus.parent.name
-                    runs[side].append(compile_once(tree.resolve(), corpus.resolve(), out))
+                    runs[side].append(compile_once(tree.resolve(), corpus.resolve(), out, args.arg))
                 if i == 0:
                     diff = differences(Path(tmp) / "before" / "0" / corpus.parent.name,
                                        Path(tmp) / "after" / "0" / corpus.parent.name)
@@ -94,19 +98,21 @@ def main() -> None:
         for side, found in runs.items():
             best = min(found, key=lambda r: r["wall_s"])
             row[side] = {"wall_s": [round(r["wall_s"], 2) for r in found], "cpu_s": [round(r["cpu_s"], 2) for r in found],
+                         "user_s": [round(r["user_s"], 2) for r in found], "sys_s": [round(r["sys_s"], 2) for r in found],
                          "best_mb_per_s": round(mb / best["wall_s"], 2),
                          "cpu_ms_per_file": round(1000 * min(r["cpu_s"] for r in found) / files, 2)}
         row["wall_ratio"] = round(min(r["wall_s"] for r in runs["before"]) / min(r["wall_s"] for r in runs["after"]), 2)
         row["cpu_ratio"] = round(min(r["cpu_s"] for r in runs["before"]) / min(r["cpu_s"] for r in runs["after"]), 2)
+        row["user_ratio"] = round(min(r["user_s"] for r in runs["before"]) / min(r["user_s"] for r in runs["after"]), 2)
         results.append(row)
         if not args.json:
             print(f"{corpus.parent.name}: {mb:.1f} MB, {files} files, load {row['load_avg_1min']}, "
                   f"output {'identical' if not diff else 'DIFFERS: ' + '; '.join(diff[:5])}")
             for side in ("before", "after"):
                 r = row[side]
-                print(f"  {side:6s} wall {r['wall_s']} s, cpu {r['cpu_s']} s, best {r['best_mb_per_s']} MB/s, "
+                print(f"  {side:6s} wall {r['wall_s']} s, user {r['user_s']} s, sys {r['sys_s']} s, best {r['best_mb_per_s']} MB/s, "
                       f"{r['cpu_ms_per_file']} ms CPU per file")
-            print(f"  before/after: wall x{row['wall_ratio']}, cpu x{row['cpu_ratio']}")
+            print(f"  before/after: wall x{row['wall_ratio']}, cpu x{row['cpu_ratio']}, user cpu x{row['user_ratio']}")
     if args.json:
         print(json.dumps(results, indent=1))
 

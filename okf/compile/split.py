@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import accumulate
 
 from okf.compile.state import Node
 from okf.compile.structure import Section
@@ -14,19 +15,12 @@ class Sizer:
 
     def __init__(self, lines: list[str], block_starts: list[int] | None) -> None:
         self.lines = lines
-        prefix = [0]
-        chars = [0]
-        for line in lines:
-            prefix.append(prefix[-1] + len(line.split()))
-            chars.append(chars[-1] + len(line) + 1)
-        self.prefix = prefix
-        self.char_prefix = chars
+        # Running sums at C speed: words and characters (plus the newline) of lines 1..n.
+        self.prefix = [0, *accumulate(map(len, map(str.split, lines)))]
+        self.char_prefix = [0, *accumulate(map((1).__add__, map(len, lines)))]
         if block_starts is None:  # plain text: a paragraph starts after a blank line
-            starts, blank = [], True
-            for number, line in enumerate(lines, 1):
-                if line.strip() and blank:
-                    starts.append(number)
-                blank = not line.strip()
+            filled = [bool(line.strip()) for line in lines]
+            starts = [n for n, (full, before) in enumerate(zip(filled, [False, *filled]), 1) if full and not before]
             self.text = True
         else:
             starts, self.text = sorted(set(block_starts)), False

@@ -49,25 +49,34 @@ def _dot(a: Vector, b: Vector) -> float:
     return sum(w * b.get(t, 0.0) for t, w in a.items())
 
 
-def _similarities(items: Sequence[Vector], centroids: Sequence[Vector]) -> list[list[float]]:
+def _similarities(items: Sequence[Vector], centroids: Sequence[Vector], previous: list[list[float]] | None = None,
+                  changed: Sequence[int] | None = None) -> list[list[float]]:
     """``[[_dot(v, c) for c in centroids] for v in items]``, through an index of the centroids' terms.
 
     Exactly ``_dot``'s values: where a vector is the smaller side, its terms are taken in its own order and
     only the ones a centroid carries are added (``_dot`` adds 0.0 for the others, which changes no sum); the
-    rare pair whose centroid is smaller than the vector goes through ``_dot`` itself.
+    rare pair whose centroid is smaller than the vector goes through ``_dot`` itself. With ``previous`` (the
+    rows for the last centroids), only the ``changed`` centroids' columns are computed: a column depends on
+    its own centroid alone, so the others are the same numbers.
     """
+    k = len(centroids)
+    columns = range(k) if previous is None or changed is None else changed
     postings: dict[str, list[tuple[int, float]]] = {}
-    for g, centroid in enumerate(centroids):
-        for t, w in centroid.items():
+    for g in columns:
+        for t, w in centroids[g].items():
             postings.setdefault(t, []).append((g, w))
     # Centroids smaller than some vector (rare: an emptied group) are the only ones _dot reads from their side.
     longest = max(map(len, items), default=0)
-    small = [(g, len(c)) for g, c in enumerate(centroids) if len(c) < longest]
+    small = [(g, len(centroids[g])) for g in columns if len(centroids[g]) < longest]
     get = postings.get
-    k = len(centroids)
     out: list[list[float]] = []
-    for v in items:
-        row = [0.0] * k
+    for index, v in enumerate(items):
+        if previous is None or changed is None:
+            row = [0.0] * k
+        else:
+            row = previous[index].copy()
+            for g in columns:
+                row[g] = 0.0
         for t, w in v.items():
             found = get(t)
             if found is not None:
@@ -136,8 +145,11 @@ def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
         centroids.append({})
     assignment: list[int] = [-1] * n
     groups_ = range(k)
+    sims: list[list[float]] | None = None
+    changed: list[int] = list(groups_)
+    held: list[list[int]] = [[] for _ in groups_]  # each centroid's members (none for a seed)
     for _ in range(ROUNDS):
-        sims = _similarities(items, centroids)
+        sims = _similarities(items, centroids, sims, changed)
         # Most decided items first: a wide margin between best and second best group.
         margins = []
         for i, row in enumerate(sims):
@@ -157,10 +169,14 @@ def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
         if new == assignment:
             break
         assignment = new
-        buckets: list[list[Vector]] = [[] for _ in groups_]
+        buckets: list[list[int]] = [[] for _ in groups_]
         for i, g in enumerate(assignment):
-            buckets[g].append(items[i])
-        centroids = [_centroid(bucket) for bucket in buckets]
+            buckets[g].append(i)
+        # A group with the same members (in the same order) has the same centroid: only the others change.
+        changed = [g for g in groups_ if buckets[g] != held[g] or not held[g]]
+        for g in changed:
+            centroids[g] = _centroid([items[i] for i in buckets[g]])
+        held = buckets
     members: list[list[int]] = [[] for _ in groups_]
     for i, g in enumerate(assignment):
         members[g].append(i)

@@ -8,6 +8,11 @@ markdown-it (checking a bundle reads every concept). It accepts only text whose 
 exactly (plain ``[label](target "title")`` links, ATX headings, ``*``/``-``/``+`` bullets) and declines
 anything else (backticks, HTML, escapes, entities, reference links, indented code, emphasis in labels...),
 which then goes to markdown-it. tests/test_markdown.py checks both give identical results.
+
+The line helpers at the end (:data:`FENCE`, :func:`fenced_lines`, :func:`atx_heading`,
+:data:`LEADING_MARKERS`, :data:`LINK_OR_IMAGE`, :func:`link_text`) serve modules that read markdown a line
+at a time without a full parse (receipts, wikilinks, the offline reader's layout, compile's term survey and
+descriptions, answer validation): the markdown syntax okf reads is spelled here, once.
 """
 
 from __future__ import annotations
@@ -247,14 +252,7 @@ def _without_code(text: str) -> str | None:
             content_column = max(content_column, lead)
         previous = line
     return "\n".join(lines) if blanked else text
-    if _INDENTED_AFTER_MARKER.search(text):
-        return False
-    previous = ""
-    for line in text.split("\n"):
-        if line.startswith("    ") and line.strip(" ") and not _paragraph_text(previous):
-            return False
-        previous = line
-    return True
+
 
 # A link markdown-it reads the same way: label without brackets, a destination without spaces, parentheses
 # or angle brackets, an optional quoted title after a space. A title needs a destination before it: in
@@ -587,3 +585,93 @@ def tables(text: str, line_offset: int = 0) -> list[Table]:
             i += 1
         out.append(Table(tok.map[0] + 1 + line_offset, tok.map[1] + line_offset, header, tuple(rows)))
     return out
+
+
+# -- line helpers: markdown read a line at a time, for callers that need no full parse --------------------
+
+# A code fence's marker run: three or more backticks or tildes after at most three spaces (CommonMark 4.5).
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+# Leading block markers of a line, however nested: headings, bullets (with a task box), ordered items, quotes.
+LEADING_MARKERS = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)+")
+# An inline link or image, its label in group 1 (labels without brackets, destinations without parentheses).
+LINK_OR_IMAGE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# One leading block marker (a heading's, a quote's, a bullet's or an ordered item's).
+LEADING_MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)")
+# Inline markup read as text: emphasis and code marks (group 1 empty) or a link or image (its label in group 1);
+# ``..._KEEP_UNDERSCORE`` leaves single underscores (snake_case words) alone.
+INLINE_MARKUP = re.compile(r"[*_`]{1,3}|" + LINK_OR_IMAGE.pattern)
+INLINE_MARKUP_KEEP_UNDERSCORE = re.compile(r"\*{1,3}|_{2,3}|`|" + LINK_OR_IMAGE.pattern)
+# Emphasis and code marks, and HTML tags.
+MARKS_AND_TAGS = re.compile(r"[`*_]{1,3}|<[^>]+>")
+# An inline link's destination, to rewrite it: ``](`` (group 1), the destination (2), an optional title and ``)`` (3).
+LINK_DESTINATION = re.compile(r"(\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
+# The same, the destination possibly empty, in one group-less pattern (to drop addresses from text).
+LINK_ADDRESS = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*")
+_ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
+
+
+def fenced_lines(lines: list[str]) -> list[bool]:
+    """For each line, whether it is a code fence or inside a fenced code block (an unclosed fence runs to the
+    end). A fence closes on a run of the same character at least as long, with nothing after it but spaces
+    (CommonMark 4.5); fences are recognised at the top level (a fence inside a list item indented four or
+    more spaces is left to the full parser)."""
+    out: list[bool] = []
+    fence: str | None = None
+    for line in lines:
+        opened = FENCE.match(line)
+        if fence is None:
+            if opened and not (opened.group(1)[0] == "`" and "`" in line[opened.end():]):
+                fence = opened.group(1)
+            out.append(fence is not None)
+            continue
+        out.append(True)
+        if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+                and not line[opened.end():].strip(" \t"):
+            fence = None
+    return out
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """``(level, text)`` when ``line`` is an ATX heading (``## Title``, optional closing ``#`` run), else None.
+    ``text`` is the heading's raw inline source, stripped (escapes and emphasis left as written)."""
+    m = _ATX.fullmatch(line)
+    if m is None:
+        return None
+    text = m.group(2) or ""
+    if text.endswith("#"):
+        closing = _ATX_CLOSING.search(text)
+        if closing:
+            text = text[:closing.start()]
+    return len(m.group(1)), text.strip(" \t")
+
+
+def code_spans(body: str) -> list[tuple[int, int]]:
+    """Offsets of fenced code blocks and inline code spans in markdown ``body`` (their text is literal)."""
+    if "`" not in body and "~~~" not in body:
+        return []
+    spans: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    for m in FENCE.finditer(body):
+        marker = m.group(1)
+        if opened is None:
+            opened = (m.start(), marker)
+        elif marker[0] == opened[1][0] and len(marker) >= len(opened[1]) and not body[m.end():].split("\n", 1)[0].strip():
+            spans.append((opened[0], m.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened[0], len(body)))
+    if "`" in body:
+        pos = 0
+        for start, end in spans + [(len(body), len(body))]:
+            for m in _CODE_SPAN.finditer(body, pos, start):
+                if "\n\n" not in m.group(0):
+                    spans.append((m.start(), m.end()))
+            pos = end
+    return sorted(spans)
+
+
+def link_text(line: str) -> str:
+    """``line`` with each inline link or image replaced by its label."""
+    return LINK_OR_IMAGE.sub(r"\1", line) if "[" in line else line

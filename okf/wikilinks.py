@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from okf.markdown import FENCE
+
 _LINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TICKS = re.compile(r"`+")
 _LABEL_ESCAPE = re.compile(r"([\[\]\\])")
 
@@ -63,7 +64,7 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
     fence_start = 0
     for line in text.split("\n"):
         end = offset + len(line)
-        opened = _FENCE.match(line)
+        opened = FENCE.match(line)
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
                 ranges.append((fence_start, end))

@@ -29,6 +29,7 @@ from okf.bundle.syntheses import ENTRY_LEAD, FOLDER, FOLDER_TITLE, REGISTRY, rea
 from okf.compile.render import PRODUCER, index_escape, iso, log_file, yaml_str
 from okf.compile.write import replace_files
 from okf.errors import BundleError
+from okf.markdown import INLINE_MARKUP
 from okf.models import AnswerResult, SavedSynthesis
 
 FOLDER_PROSE = "Answers filed back into this bundle by okf ask --save; each cites the concepts it rests on."
@@ -43,7 +44,6 @@ _LOCK = threading.Lock()
 
 DESCRIPTION_CHARS = 200
 ENTRY_CHARS = 1000
-_MARKUP = re.compile(r"[`*_]{1,3}|!?\[([^\]]*)\]\([^)]*\)")
 
 
 def _clip(text: str, limit: int = DESCRIPTION_CHARS) -> str:
@@ -125,7 +125,7 @@ def _target(existing: list[_Existing], question: str) -> tuple[str, bool]:
 
 def _description(result: AnswerResult) -> str:
     first = next((line for line in result.answer.split("\n") if line.strip()), "")
-    text = _MARKUP.sub(lambda m: m.group(1) or "", _CITE.sub("", one_line(first)))
+    text = INLINE_MARKUP.sub(lambda m: m.group(1) or "", _CITE.sub("", one_line(first)))
     return _clip(text) if len(text.split()) >= 3 else _clip(one_line(result.question))
 
 

@@ -18,6 +18,7 @@ from typing import Literal
 
 from okf.answer.evidence import GatheredEvidence
 from okf.answer.prose import PARTIAL_TAG, append_markers, clean_prose, one_line, tidy
+from okf.markdown import INLINE_MARKUP_KEEP_UNDERSCORE, LEADING_MARKERS
 from okf.readers.base import DraftAnswer
 from okf.text.words import clip, terms
 
@@ -31,8 +32,6 @@ COVERED_SHARE = 0.6
 MAX_EXCEPTIONS = 3
 _CUE_TERMS = frozenset(terms("except exception exceptions excepting unless provided providing apply applies "
                              "applicable excluding excluded other notwithstanding carve out outs"))
-_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)+")
-_INLINE = re.compile(r"\*{1,3}|_{2,3}|`|\[([^\]]*)\]\([^)]*\)")
 _QUOTE = re.compile(r"[\"“]([^\"“”\n]{12,})[\"”]")
 # "This does not apply to X." qualifies the sentence before it: read the two together.
 _ANAPHOR = re.compile(r"(?:this|these|that|those|it|such|the\s+(?:above|same|foregoing|preceding))\b", re.IGNORECASE)
@@ -67,7 +66,7 @@ def _sentences(text: str) -> list[str]:
             continue
         if in_fence or not line or set(line) <= set("-=|:* "):
             continue
-        line = _INLINE.sub(lambda m: m.group(1) or "", _MARKUP.sub("", line))
+        line = INLINE_MARKUP_KEEP_UNDERSCORE.sub(lambda m: m.group(1) or "", LEADING_MARKERS.sub("", line))
         line = " ".join(cell.strip() for cell in line.strip("|").split("|") if cell.strip())
         out.extend(part for part in _split(line) if part)
     return out

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from operator import mul
 
 from okf.compile.state import Node
+from okf.markdown import LEADING_MARKER, LINK_OR_IMAGE, MARKS_AND_TAGS
 from okf.text.keyterms import caps_words, names, title_terms
 
 DESCRIPTION_CHARS = 240
@@ -34,9 +35,6 @@ STEM_MARK = "\x00"
 NAME_CHARS = 800
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9\"“(\[])")
-_MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"[`*_]{1,3}|<[^>]+>")
 _RULE = re.compile(r"\s*\|?[\s:|-]*")
 # Structural words of identifiers: "Part 1.Chapter 2", "Section 93", "APP1.A1.1.Guidance.3.", "Schedule B".
 _STRUCTURAL = frozenset({"part", "chapter", "section", "sections", "article", "articles", "schedule", "annex",
@@ -53,11 +51,11 @@ _META_CUE = re.compile(r"\b(?:section|revision|version|owner|owners|effective|up
 
 def plain(line: str) -> str:
     """A line of markdown as plain prose: markers, link syntax, emphasis and code ticks dropped."""
-    line = _MARKER.sub("", line[:2000])
+    line = LEADING_MARKER.sub("", line[:2000])
     if "[" in line:
-        line = _LINK.sub(r"\1", line)
+        line = LINK_OR_IMAGE.sub(r"\1", line)
     if "`" in line or "*" in line or "_" in line or "<" in line:
-        line = _EMPHASIS.sub(" ", line)
+        line = MARKS_AND_TAGS.sub(" ", line)
     return " ".join(line.split())
 
 

@@ -11,8 +11,8 @@ from urllib.parse import quote, unquote
 from okf.compile.escape import code_lines, escapes
 from okf.compile.state import DocPlan, Node
 from okf.compile.structure import Section, roman
+from okf.markdown import LINK_DESTINATION, code_spans
 
-_MD_LINK = re.compile(r"(\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
 # No leading \b: a pattern that opens with literals lets the regex engine jump from one S, A or E to the next
 # (4x faster on contracts); the word boundary before a match is checked in link_text. Skipping a match that
 # fails that check never hides another: none can start inside it (its number part cannot open a keyword).
@@ -71,35 +71,6 @@ def index_document(plan: DocPlan, sections: list[Section]) -> list[Node]:
     return concepts
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
-
-
-def code_spans(body: str) -> list[tuple[int, int]]:
-    """Offsets of fenced code blocks and inline code spans in markdown ``body`` (their text is literal)."""
-    if "`" not in body and "~~~" not in body:
-        return []
-    spans: list[tuple[int, int]] = []
-    opened: tuple[int, str] | None = None
-    for m in _FENCE.finditer(body):
-        marker = m.group(1)
-        if opened is None:
-            opened = (m.start(), marker)
-        elif marker[0] == opened[1][0] and len(marker) >= len(opened[1]) and not body[m.end():].split("\n", 1)[0].strip():
-            spans.append((opened[0], m.end()))
-            opened = None
-    if opened is not None:
-        spans.append((opened[0], len(body)))
-    if "`" in body:
-        pos = 0
-        for start, end in spans + [(len(body), len(body))]:
-            for m in _CODE_SPAN.finditer(body, pos, start):
-                if "\n\n" not in m.group(0):
-                    spans.append((m.start(), m.end()))
-            pos = end
-    return sorted(spans)
-
-
 def rewrite_markdown_links(body: str, plan: DocPlan, resolve: Callable[[str, str], str | None],
                            asset: Callable[[str], str | None] | None = None) -> str:
     """Relative links to other source files (or to this one's anchors) become absolute concept links; links
@@ -131,7 +102,7 @@ def rewrite_markdown_links(body: str, plan: DocPlan, resolve: Callable[[str, str
                 return f"{m.group(1)}{quote(copy)}{'#' + anchor if anchor else ''}{m.group(3)}"
         return m.group(0)
 
-    return _MD_LINK.sub(sub, body)
+    return LINK_DESTINATION.sub(sub, body)
 
 
 def link_text(body: str, plan: DocPlan, path: str, first_line: int, room: int | None = None,

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 
 from okf.errors import ConfigError
+from okf.markdown import atx_heading
 from okf.readers.assessment import SubjectText
 from okf.sources import read_source_text, span_text
 
 # A subject longer than this (characters) is refused: every judgment shows the model the whole subject.
 SUBJECT_CHARS = 200_000
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
 
 def load_subject(path: str | os.PathLike[str]) -> SubjectText:
@@ -44,9 +43,9 @@ def title_of(subject: SubjectText) -> str:
     """The subject's first heading, else its first line (clipped), else its name."""
     lines = [line for line in subject.lines if line.strip()]
     for line in lines[:40]:
-        heading = _HEADING.match(line)
-        if heading:
-            return heading.group(1)
+        heading = atx_heading(line)
+        if heading and heading[1]:
+            return heading[1]
     first = lines[0].strip() if lines else subject.name
     return first if len(first) <= 120 else first[:119].rsplit(" ", 1)[0] + "…"
 

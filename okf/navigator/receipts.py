@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 
 from okf.bundle.model import Concept
+from okf.markdown import atx_heading, fenced_lines
 from okf.models import Receipt
 from okf.readers.base import Document
 
 LONG_LINE = 2
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def heading_titles(text: str) -> list[str]:
@@ -22,20 +20,13 @@ def heading_titles(text: str) -> list[str]:
     markdown parse of every judged body cost more than the rest of the walk put together.
     """
     titles: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        opened = _FENCE.match(line)
-        if opened:
-            marker = opened.group(1)
-            if fence is None:
-                fence = marker[0] * len(marker)
-            elif marker.startswith(fence):
-                fence = None
-            continue
-        if fence is None and line.lstrip(" ").startswith("#"):
-            match = _ATX.match(line)
-            if match:
-                titles.append(match.group(2).strip())
+    lines = text.split("\n")
+    fenced = fenced_lines(lines) if "```" in text or "~~~" in text else None
+    for n, line in enumerate(lines):
+        if line.lstrip(" ").startswith("#") and not (fenced and fenced[n]):
+            heading = atx_heading(line)
+            if heading and heading[1]:
+                titles.append(heading[1])
     return titles
 
 

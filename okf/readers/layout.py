@@ -13,8 +13,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+from okf.markdown import FENCE, LINK_OR_IMAGE, atx_heading
+
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _MARKER = re.compile(
     r"^(?P<indent>\s*)(?P<marker>[-*+•]|\d{1,3}[.)]|\((?:[a-z]{1,2}|[ivxlc]{1,6}|\d{1,3}[A-Za-z]?|[A-Z])\)"
@@ -28,7 +28,6 @@ _ABBREVIATIONS = frozenset(
 TITLE_WORDS = 8  # a line this short, unpunctuated, before a capitalised line is a title
 _ROMAN = re.compile(r"^\(?[ivxlc]{1,6}\)$")
 # Inline markup read as its text: links as their text, emphasis and code marks dropped, escapes undone.
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`+)(?=\S)(.+?)(?<=\S)\1")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|&$])")
 
@@ -36,7 +35,7 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|&$])")
 def plain(line: str) -> str:
     """A markdown line as read: link text for links, emphasis and code marks dropped, escapes undone."""
     if "[" in line:
-        line = _LINK.sub(r"\1", line)
+        line = LINK_OR_IMAGE.sub(r"\1", line)
     if "*" in line or "_" in line or "`" in line:
         line = _EMPHASIS.sub(r"\2", line)
     return _ESCAPE.sub(r"\1", line) if "\\" in line else line
@@ -137,7 +136,7 @@ def units(text: str, first_line: int = 1) -> list[Unit]:
         current = None
 
     for number, raw in enumerate(text.split("\n"), first_line):
-        opened = _FENCE.match(raw)
+        opened = FENCE.match(raw)
         if opened or fence:
             if opened and fence is None:
                 fence = opened.group(1)[0] * 3
@@ -147,7 +146,7 @@ def units(text: str, first_line: int = 1) -> list[Unit]:
             continue
         line = plain(raw)
         stripped = line.strip()
-        if not stripped or _HEADING.match(line):
+        if not stripped or atx_heading(line) is not None:
             flush()
             continue
         if stripped.startswith("|"):

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from itertools import compress, filterfalse
 
+from okf.markdown import LINK_ADDRESS
 from okf.text.words import _TOKEN, STOP_WORDS, _raw_terms, stem, terms
 
 # A title-case name of two to five words, small joining words allowed inside ("Bank of England").
@@ -42,7 +43,7 @@ _LEADING = frozenset({"The", "This", "That", "These", "Those", "A", "An", "Any",
                       "Between", "Until", "Since", "While", "Although", "However", "Our", "Your", "Their", "His",
                       "Her", "Please", "See", "Note", "Also"})
 # Link targets and bare URLs: words of addresses are not words of the text.
-_ADDRESS = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)|https?://\S+")
+_ADDRESS = re.compile(LINK_ADDRESS.pattern + r"|https?://\S+")
 
 
 # Whitespace-separated chunk -> its first term (None when it has none), and chunk -> its further terms when

@@ -16,11 +16,11 @@ from importlib import resources
 
 import snowballstemmer
 
+from okf.markdown import INLINE_MARKUP, LEADING_MARKERS
+
 # Letters/digits, optionally joined by "." or "_" (5.2, v1.2, max_tokens, os.path); hyphens split words.
 _TOKEN = re.compile(r"[^\W_]+(?:[._][^\W_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)+")
-_INLINE = re.compile(r"[*_`]{1,3}|\[([^\]]*)\]\([^)]*\)")
 # camelCase / PascalCase boundaries: "StarredDropdown" -> "Starred", "Dropdown"; "RHDHConfig" -> "RHDH", "Config".
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPACER = re.compile(r"[^-=|:* ]")  # a line made only of these is a rule or a table separator
@@ -156,9 +156,9 @@ def sentences(text: str) -> list[str]:
             continue
         # The regexes only where their characters occur: most lines are plain prose.
         if line[0] in _MARKUP_START:
-            line = _MARKUP.sub("", line)
+            line = LEADING_MARKERS.sub("", line)
         if _INLINE_CHARS.search(line):
-            line = _INLINE.sub(lambda m: m.group(1) or "", line)
+            line = INLINE_MARKUP.sub(lambda m: m.group(1) or "", line)
         if "|" in line:
             line = " ".join(cell.strip() for cell in line.strip("|").split("|") if cell.strip())
         if _SENTENCE_CUE.search(line):

@@ -210,9 +210,9 @@ def test_repeat_export_reuses_unchanged_concepts_without_parsing(tmp_path: Path,
     # A changed concept is parsed again; a hand-edited copy is rewritten; the rest still come from the cache.
     parsed: list[str] = []
 
-    def counting(bundle_: object, path: str, now: object) -> object:
+    def counting(bundle_: object, path: str, now: object, **options: object) -> object:
         parsed.append(path)
-        return real_entry(bundle_, path, now)
+        return real_entry(bundle_, path, now, **options)
 
     monkeypatch.setattr(reading, "_entry", counting)
     (bundle / "people" / "leave.md").write_text(concept("Leave", "Employees get 25 days of leave."), encoding="utf-8")

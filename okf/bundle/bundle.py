@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from okf.bundle import identity
 from okf.bundle.codes import CODES, diagnostic
@@ -38,7 +38,7 @@ from okf.bundle.model import (
     TrustTier,
     as_datetime,
 )
-from okf.bundle.paths import RESERVED, ensure_inside, is_external, normalize, split_target
+from okf.bundle.paths import RESERVED, ensure_inside, is_external, normalize, plain_target, split_target
 from okf.bundle.syntheses import REGISTRY as SYNTHESES_REGISTRY
 from okf.errors import (
     BundleError,
@@ -248,6 +248,24 @@ class Bundle:
         except PathEscapeError:
             return False
 
+    def plain_entry(self, rel: str) -> tuple[Literal["concept", "directory"], str] | None:
+        """For a normalized ``rel`` (``a/b.md`` or ``a/b/``): ("concept", path) or ("directory", path + "/")
+        when the scans show it is one (its directories real, itself no symlink), else None (ask the long way).
+        What :meth:`resolve` then :meth:`is_dir` and :meth:`is_concept_path` would conclude, without path work."""
+        slash = rel.endswith("/")
+        bare = rel[:-1] if slash else rel
+        parent, _, name = bare.rpartition("/")
+        if not name or name == "index.md" or not self.is_dir(parent):
+            return None
+        scan = self._scan(parent + "/" if parent else "")
+        if scan is None or name in scan.symlinks:
+            return None
+        if name in scan.dir_set:
+            return "directory", bare + "/"
+        if not slash and name in scan.file_set and name.endswith(".md") and name not in RESERVED:
+            return "concept", bare
+        return None
+
     def real_path(self, rel: str) -> str:
         """The filesystem path of bundle-relative ``rel``; PathEscapeError when it leads outside."""
         # Fast path, no system call: a normalized path whose directories are all scanned real (non-symlink)
@@ -349,6 +367,10 @@ class Bundle:
                 for md in find_images(concept.body, concept.body_start_line - 1)]
 
     def _resolve_link(self, text: str, target: str, line: int, base: str, own: str) -> Link:
+        if plain_target(target):  # the usual link: found in the scans, no path work
+            known = self.plain_entry(target[1:] if target.startswith("/") else f"{base}/{target}" if base else target)
+            if known is not None:
+                return _link(text=text, target=target, line=line, path=known[1], exists=True)
         if is_external(target):
             return _link(text=text, target=target, line=line, external=True)
         ref = split_target(target)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from okf.bundle.codes import diagnostic
 from okf.bundle.documents import CodedBundleError, load_frontmatter, read_text
 from okf.bundle.model import Diagnostic
-from okf.bundle.paths import is_external, is_hidden, normalize, split_target
+from okf.bundle.paths import RESERVED, is_external, is_hidden, normalize, plain_target, split_target
 from okf.errors import BundleError, PathEscapeError
 from okf.markdown import IndexEntry, parse_index
 
@@ -42,6 +42,10 @@ class IndexFile:
 
 
 def _classify(bundle: Bundle, target: str, directory: str) -> tuple[EntryKind, str | None]:
+    if plain_target(target):  # the usual entry, "name.md" or "sub/": found in the scans, no path work
+        known = bundle.plain_entry(target[1:] if target.startswith("/") else directory + target)
+        if known is not None and known[1].rstrip("/") != directory.rstrip("/"):
+            return known
     if is_external(target):
         return "external", None
     ref = split_target(target)

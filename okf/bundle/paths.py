@@ -12,6 +12,16 @@ from okf.errors import PathEscapeError
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 RESERVED = frozenset({"index.md", "log.md"})
+# A link target that needs no decoding or normalizing: an optional leading "/", then names without "#", "?",
+# "%", backslashes, colons, whitespace or NUL, none starting with "." or "~", joined by single "/" (a trailing
+# "/" allowed). As a bundle path it is itself (or ``base`` joined with it).
+_PLAIN = re.compile(r"/?(?:[^/.~#?%\\:\s\x00][^/#?%\\:\s\x00]*/)*(?:[^/.~#?%\\:\s\x00][^/#?%\\:\s\x00]*)?")
+
+
+def plain_target(target: str) -> bool:
+    """True when ``target`` is a plain relative or ``/``-rooted path (see ``_PLAIN``): :func:`split_target` and
+    :func:`normalize` leave it as it is, joined to its base."""
+    return _PLAIN.fullmatch(target) is not None and target not in ("", "/")
 
 
 def is_external(target: str) -> bool:

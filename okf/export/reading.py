@@ -115,8 +115,9 @@ def intro(text: str) -> tuple[str, str]:
     return title, " ".join(" ".join(paragraph).split()) if not description else " ".join(description.split())
 
 
-def _entry(bundle: Bundle, path: str, now: datetime) -> tuple[Entry, str]:
-    """The entry of the concept at ``path`` and its file text (read once: parsing and copying share it)."""
+def _entry(bundle: Bundle, path: str, now: datetime, *, frontmatter: bool = True) -> tuple[Entry, str]:
+    """The entry of the concept at ``path`` and its file text (read once: parsing and copying share it);
+    ``frontmatter=False`` leaves the raw mapping out (llms.txt does not show it, as cached entries do not)."""
     text, diagnostics = read_text(bundle.real_path(path), path)
     concept = parse_concept(path, text, diagnostics)
     meta = concept.meta
@@ -124,7 +125,7 @@ def _entry(bundle: Bundle, path: str, now: datetime) -> tuple[Entry, str]:
                for ref in meta.sources if ref.resource]
     return Entry(path=concept.path, id=concept.id, title=concept.title, description=(meta.description or "").strip(),
                  body=concept.body, body_start_line=concept.body_start_line, end_line=concept.end_line,
-                 sources_given=sources, frontmatter=dict(concept.frontmatter), stale_after=meta.stale_after,
+                 sources_given=sources, frontmatter=dict(concept.frontmatter) if frontmatter else {}, stale_after=meta.stale_after,
                  deprecated=meta.status.value == "deprecated", stale=meta.is_stale(now)), text
 
 
@@ -142,7 +143,12 @@ def _row(entry: Entry, stat: os.stat_result, copied: os.stat_result) -> CacheRow
 
 def _cached(path: str, text: str, row: CacheRow, now: datetime) -> Entry | None:
     """The entry from a cache row, or None when the file's body is not where the row says it is."""
-    body = "\n".join(text.split("\n")[row[4] - 1:])
+    start = 0
+    for _ in range(row[4] - 1):  # the body starts after body_start_line - 1 line breaks
+        start = text.find("\n", start) + 1
+        if not start:
+            return None
+    body = text[start:]
     if len(body) != row[9]:
         return None
     stale_after = datetime.fromisoformat(row[8]) if row[8] else None
@@ -168,6 +174,7 @@ def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy
     bundle = Bundle.open(root)
     part = _Part()
     recent = time.time_ns() - RACY_NS
+    made: set[str] = set()  # export folders known to exist
     for directory, paths in work:
         try:
             listing = bundle.listing(directory)
@@ -190,21 +197,27 @@ def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy
                 stat = os.stat(real)
                 row = (cache or {}).get(path)
                 entry: Entry | None = None
-                if row is not None and row[:2] == (stat.st_size, stat.st_mtime_ns):
+                copy: os.stat_result | None = None
+                if row is not None:
                     try:
                         copy = os.stat(target)
-                        if (copy.st_size, copy.st_mtime_ns) == row[10:]:
-                            entry = _cached(path, read_text(real, path)[0], row, now)
                     except OSError:
                         pass
+                    if copy is not None and row[:2] == (stat.st_size, stat.st_mtime_ns) \
+                            and (copy.st_size, copy.st_mtime_ns) == row[10:]:
+                        entry = _cached(path, read_text(real, path)[0], row, now)
                 if entry is not None:
                     part.copied[path] = False
                 else:
-                    entry, text = _entry(bundle, path, now)
-                    part.copied[path] = write_if_changed(Path(target), text.encode("utf-8"))
+                    entry, text = _entry(bundle, path, now, frontmatter=False)
+                    written = write_if_changed(target, text.encode("utf-8"), made=made,
+                                               size=None if row is None else copy.st_size if copy else -1)
+                    part.copied[path] = written
+                    if written or copy is None:
+                        copy = os.stat(target)
                 part.entries[path] = entry
                 if stat.st_mtime_ns < recent:
-                    part.cache[path] = _row(entry, stat, os.stat(target))
+                    part.cache[path] = _row(entry, stat, copy)
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")
             except OSError as exc:

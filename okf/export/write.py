@@ -5,6 +5,7 @@ last export wrote, so files of concepts that disappeared are removed and nothing
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +15,32 @@ from okf.errors import ConfigError
 MANIFEST = ".okf-export.json"
 
 
-def write_if_changed(target: Path, data: bytes) -> bool:
-    """Write ``data`` to ``target`` unless it already holds exactly these bytes; whether it wrote."""
-    try:
-        if target.stat().st_size == len(data) and target.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+def write_if_changed(target: str | Path, data: bytes, *, made: set[str] | None = None,
+                     size: int | None = None) -> bool:
+    """Write ``data`` to ``target`` unless it already holds exactly these bytes; whether it wrote.
+
+    ``made``: directories known to exist (created here once, then remembered); ``size``: the size of the file
+    already at ``target`` (-1 for none) when the caller has just stat-ed it."""
+    target = os.fspath(target)
+    if size is None:
+        try:
+            size = os.stat(target).st_size
+        except OSError:
+            size = -1
+    if size == len(data):
+        try:
+            with open(target, "rb") as handle:
+                if handle.read() == data:
+                    return False
+        except OSError:
+            pass
+    parent = os.path.dirname(target)
+    if made is None or parent not in made:
+        os.makedirs(parent, exist_ok=True)
+        if made is not None:
+            made.add(parent)
+    with open(target, "wb") as handle:
+        handle.write(data)
     return True
 
 
@@ -37,6 +55,7 @@ class ExportWriter:
         self.unchanged = 0
         self.removed = 0
         self._cache: dict[str, Any] = {}
+        self._read: dict[str, Any] | None = None
 
     def add(self, rel: str, text: str | bytes) -> None:
         """Queue ``rel`` (a POSIX path inside the folder) with its content."""
@@ -61,12 +80,14 @@ class ExportWriter:
             self.unchanged += 1
 
     def _manifest(self) -> dict[str, Any]:
-        try:
-            data = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        ok = isinstance(data, dict) and data.get("kind") == self.kind and isinstance(data.get("files"), list)
-        return data if ok else {}
+        if self._read is None:  # read once: it holds a row per concept
+            try:
+                data = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            ok = isinstance(data, dict) and data.get("kind") == self.kind and isinstance(data.get("files"), list)
+            self._read = data if ok else {}
+        return self._read
 
     def _previous(self) -> set[str]:
         files = self._manifest().get("files", [])

@@ -210,3 +210,25 @@ def test_fast_yaml_reads_typical_frontmatter_and_declines_the_rest():
     for declined in ["a: &x 1\nb: *x\n", "a: |\n  block\n", "a: b\n  continued\n", "a: 1 # comment\n",
                      "- a\n", "a: !!str 1\n", "\"q\": 1\n", "", "a: [1,\n  2]\n", "a:\n  b:\n    c: 1\n"]:
         assert fast_load(declined) is None, declined
+
+
+_source_values = st.one_of(_scalars, st.sampled_from(["2026-01-01T00:00:00Z", "3-9", [1, 2], [2, 1], "2026-02-30"]))
+_source_items = st.dictionaries(st.sampled_from(["resource", "id", "title", "author", "sha256", "lines",
+                                                 "last_modified", "usage_count", "note"]), _source_values, max_size=5)
+_actors = st.dictionaries(st.sampled_from(["by", "at", "note"]), _source_values, max_size=3)
+
+
+@given(st.lists(_source_items, max_size=3), _actors, st.lists(_actors, max_size=2))
+@settings(max_examples=150, deadline=None)
+def test_meta_models_built_without_validation_equal_validated_ones(sources, generated, verified):
+    # build_meta builds SourceRef and Actor without validating again when it typed every value itself.
+    from okf.bundle.meta import build_meta
+    from okf.bundle.model import Actor, SourceRef
+    meta, _ = build_meta({"type": "T", "sources": sources, "generated": generated, "verified": verified})
+    for source in meta.sources:
+        again = SourceRef.model_validate(source.model_dump())
+        assert again == source and again.model_dump() == source.model_dump()
+    for actor in [meta.generated, *meta.verified]:
+        if actor is not None:
+            again = Actor.model_validate(actor.model_dump())
+            assert again == actor and again.model_dump() == actor.model_dump()

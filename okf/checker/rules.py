@@ -231,6 +231,7 @@ class SourceFiles:
         self.originals = originals or {}
         self._texts: OrderedDict[str, tuple[str, list[int]] | None] = OrderedDict()  # text, line starts
         self._located: dict[str, tuple[str | None, bool]] = {}
+        self._followable: dict[str, bool | None] = {}
 
     def _locate(self, resource: str) -> tuple[str | None, bool]:
         """The real path to read for ``resource`` and whether it is the original source (not the bundle's copy)."""
@@ -266,7 +267,15 @@ class SourceFiles:
 
     def followable(self, resource: str) -> bool | None:
         """Whether a ``sources[].resource`` names a file that exists: None when it is no path (a URL, a scope
-        descriptor, a concept of the bundle, which links and W151 cover)."""
+        descriptor, a concept of the bundle, which links and W151 cover). Asked once per resource: the
+        concepts of one source all cite it."""
+        if resource not in self._followable:
+            if len(self._followable) >= 4096:
+                self._followable.clear()
+            self._followable[resource] = self._follow(resource)
+        return self._followable[resource]
+
+    def _follow(self, resource: str) -> bool | None:
         if is_external(resource) or resource.startswith("//"):
             return None
         target = resource.split("#", 1)[0]

@@ -64,7 +64,8 @@ def to_html(text: str, rewrite: Callable[[str], str] | None = None) -> str:
                 target = child.attrGet(name) if name else None
                 if name and isinstance(target, str):
                     child.attrSet(name, rewrite(target))
-    return parser.renderer.render(tokens, parser.options, {})
+    html: str = parser.renderer.render(tokens, parser.options, {})
+    return html
 
 
 @dataclass(frozen=True)
@@ -318,7 +319,7 @@ def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
     masked = _masked(text)
     if masked is None:
         return None
-    masked = _without_code(masked)  # type: ignore[assignment]
+    masked = _without_code(masked)
     if masked is None:
         return None
     escaped = masked is not text and "\\" in text

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -287,7 +288,7 @@ def median(values: list[float]) -> float:
 def growth(rows: list[tuple[int, float]]) -> list[str]:
     """The growth factor per decade between consecutive sizes: (t2 / t1) ** (1 / log10(n2 / n1))."""
     out = []
-    for (n1, t1), (n2, t2) in zip(rows, rows[1:]):
+    for (n1, t1), (n2, t2) in itertools.pairwise(rows):
         if t1 > 0 and t2 > 0:
             out.append(f"{n1:,}->{n2:,}: x{(t2 / t1) ** (1 / math.log10(n2 / n1)):.2f}")
     return out

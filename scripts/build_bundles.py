@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import shutil
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from okf.compile import CompileOptions, compile_bundle
 
 REPO = Path(__file__).resolve().parents[1]
 # A fixed timestamp: rebuilding unchanged sources reproduces the same bytes (generated.at, log.md dates).
-TIMESTAMP = datetime(2026, 1, 1, tzinfo=timezone.utc)
+TIMESTAMP = datetime(2026, 1, 1, tzinfo=UTC)
 BUNDLES = {
     "okf-docs": (REPO / "docs", "okf documentation"),
     "harborview": (REPO / "bundles" / "sources" / "harborview", "Harborview"),

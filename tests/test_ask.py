@@ -60,7 +60,7 @@ Answer = DraftAnswer | Callable[[str, Sequence[Evidence]], DraftAnswer]
 def reader(answer: Answer, relevant: Sequence[str] = ("hr/leave",), **kw: Any) -> ScriptedReader:
     """An adversarial scripted reader: the selector keeps every directory, the judge marks ``relevant``."""
     return ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                          judge={ident: True for ident in relevant}, answer=answer, **kw)
+                          judge=dict.fromkeys(relevant, True), answer=answer, **kw)
 
 
 Q = "How many paid time off days do new employees get?"

@@ -50,7 +50,7 @@ def _no_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
 
 def use(monkeypatch: pytest.MonkeyPatch, answer: Any, relevant: tuple[str, ...] = ("people/vacation",)) -> None:
     reader = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                            judge={i: True for i in relevant}, answer=answer)
+                            judge=dict.fromkeys(relevant, True), answer=answer)
     monkeypatch.setattr(ask_cli, "reader_from_options", lambda **kw: reader)
 
 

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from builders import HOSTILE_TITLE, hostile_bundle, write_files
 from click.testing import CliRunner
 
-from builders import HOSTILE_TITLE, hostile_bundle, write_files
 from okf.cli import main
 from okf.eval.loss import STAGES
 

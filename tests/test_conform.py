@@ -8,14 +8,13 @@ import os
 import random
 import re
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
+from builders import write_files
 from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
-from builders import write_files
 from okf.bundle import Bundle
 from okf.checker import check
 from okf.cli import main
@@ -24,8 +23,8 @@ from okf.compile.escape import escape_text
 from okf.navigator import navigate
 from okf.sources import span_sha256
 
-T1 = datetime(2026, 3, 1, tzinfo=timezone.utc)
-T0 = datetime(2026, 2, 1, tzinfo=timezone.utc)
+T1 = datetime(2026, 3, 1, tzinfo=UTC)
+T0 = datetime(2026, 2, 1, tzinfo=UTC)
 CONTRACT = ("MASTER AGREEMENT\n\n1. Definitions\n\n1.1 \"Assignment\" means a transfer of rights. See "
             "[Assignment](\"Assignment\") and *all* of Section 1.2 & co &amp; <b>bold</b>.\n\n"
             "1.2 \"Party\" means a signatory of this Agreement, named in the preamble and bound by it.\n\n"

@@ -294,7 +294,7 @@ def test_every_problem_is_listed_and_files_are_read_as_yaml_or_json(tmp_path: Pa
     assert len(caught.value.problems) == 3 and "used twice" in str(caught.value)
     version = tmp_path / "v.json"
     version.write_text(json.dumps({"version": 2, "facts": [fact("a", literal="x")]}))
-    with pytest.raises(ContractError, match="unsupported contract version 2.*version: 1"):
+    with pytest.raises(ContractError, match=r"unsupported contract version 2.*version: 1"):
         load_contract(version)
     broken = tmp_path / "c.yaml"
     broken.write_text("version: 1\nfacts:\n  - name: [a\n")

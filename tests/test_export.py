@@ -15,9 +15,9 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from builders import HOSTILE_TITLE, concept, hostile_bundle, write_files
 from click.testing import CliRunner
 
-from builders import HOSTILE_TITLE, concept, hostile_bundle, write_files
 from okf.cli import main
 from okf.errors import ConfigError
 from okf.export import export_llms_txt, export_site

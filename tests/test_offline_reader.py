@@ -16,9 +16,9 @@ from okf.readers.extractive import answer_from
 from okf.readers.judging import judge_all, judge_one
 from okf.readers.matching import Question, read_body
 from okf.readers.selection import select_offer
+from okf.testing import ScriptedReader
 from okf.text.vocabulary import Vocabulary
 from okf.text.words import stem
-from okf.testing import ScriptedReader
 
 QUESTION = "How many vacation days do new hires get?"
 

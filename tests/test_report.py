@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 
 import pytest
+from builders import HOSTILE_TITLE, hostile_bundle
 from click.testing import CliRunner
 
-from builders import HOSTILE_TITLE, hostile_bundle
 from okf.answer import ask
 from okf.bundle import Bundle
 from okf.cli import main

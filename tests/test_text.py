@@ -15,7 +15,6 @@ from okf.text.keyterms import acronyms, count_terms, names, word_forms
 from okf.text.vocabulary import Vocabulary
 from okf.text.words import clip, compact, sentences, stem, terms
 
-
 # --- words ---
 
 

@@ -58,7 +58,7 @@ def _partition_reference(items, k):
         sims = [[_dot(v, c) for c in centroids] for v in items]
 
         def margin(i):
-            best = sorted(sims[i], reverse=True)
+            best = sorted(sims[i], reverse=True)  # noqa: B023 - used within this round only
             return (-(best[0] - (best[1] if len(best) > 1 else 0.0)), i)
 
         sizes = [0] * k

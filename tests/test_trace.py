@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 
 import pytest
+from builders import concept, write_files
 from click.testing import CliRunner
 
-from builders import concept, write_files
 from okf.cli import main
 from okf.errors import BundleError
 from okf.models import TraceEvent

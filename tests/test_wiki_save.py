@@ -17,11 +17,11 @@ import pytest
 from builders import write_files
 from click.testing import CliRunner
 
+import okf.cli.ask as ask_cli
 from okf.answer import ask, save_answer
 from okf.bundle import Bundle
 from okf.checker import check
 from okf.cli import main
-import okf.cli.ask as ask_cli
 from okf.compile import CompileOptions, compile_bundle, write
 from okf.errors import BundleError, CompileError
 from okf.navigator import navigate
@@ -148,7 +148,7 @@ def test_saving_the_same_question_again_updates_it_in_place(bundle: Path) -> Non
                   reader=ScriptedReader(answer="The vice president of the department approves it."))
     assert save_answer(bundle, changed).action == "updated"  # the synthesis changes under the answer
     before = tree(bundle)
-    with pytest.raises(BundleError, match="changed since the answer cited lines .*nothing was saved"):
+    with pytest.raises(BundleError, match=r"changed since the answer cited lines .*nothing was saved"):
         save_answer(bundle, result.model_copy(update={"question": "Who approves travel abroad?"}))
     assert tree(bundle) == before
 
@@ -213,7 +213,7 @@ def test_a_save_that_fails_mid_write_leaves_the_bundle_as_it_was(bundle: Path,
         real(root, path, content)
 
     monkeypatch.setattr(write, "write_file", fail_second)
-    with pytest.raises(CompileError, match="No space left on device.*unchanged"):
+    with pytest.raises(CompileError, match=r"No space left on device.*unchanged"):
         save_answer(bundle, result)
     assert tree(bundle) == before and not list(bundle.parent.glob("bundle.okf-tmp-*"))
 

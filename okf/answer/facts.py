@@ -19,6 +19,7 @@ from okf.models import AnswerResult, ShortlistEntry
 from okf.readers.base import Evidence
 from okf.sources import span_sha256, span_text
 
+
 def preflight(bundle: Bundle, contract: ContractInput) -> ContractReport:
     """The contract checked against the bundle, with zero model calls (ContractError when malformed)."""
     return check_contract(bundle, contract)

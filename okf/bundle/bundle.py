@@ -21,22 +21,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from okf.bundle import identity
-from okf.bundle.codes import CODES, diagnostic
+from okf.bundle.codes import diagnostic
 from okf.bundle.documents import parse_concept, read_text
 from okf.bundle.identity import Hasher
-from okf.bundle.listing import IndexFile, ResolvedEntry, read_index
+from okf.bundle.listing import IndexFile, read_index
 from okf.bundle.model import (
-    Actor,
     Concept,
-    ConceptMeta,
-    Diagnostic,
     Link,
     Listing,
     Signpost,
-    SourceRef,
-    Status,
-    TrustTier,
-    as_datetime,
 )
 from okf.bundle.paths import RESERVED, ensure_inside, is_external, normalize, plain_target, split_target
 from okf.bundle.syntheses import REGISTRY as SYNTHESES_REGISTRY
@@ -111,7 +104,7 @@ class Bundle:
         self._is_dir: dict[str, bool] = {}
         self._corpus_id: str | None = None
         self._unreadable: dict[str, str] = {}  # directory -> why it could not be listed
-        self._vocabulary: Vocabulary | None | bool = False  # False: not read yet
+        self._vocabulary: Vocabulary | bool | None = False  # False: not read yet
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Bundle:

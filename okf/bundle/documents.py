@@ -10,6 +10,7 @@ from okf.bundle.codes import diagnostic
 from okf.bundle.meta import build_meta
 from okf.bundle.model import Concept, ConceptMeta, Diagnostic
 from okf.errors import BundleError
+from okf.limits import MAX_FILE_BYTES
 from okf.sources import decode
 
 
@@ -25,7 +26,7 @@ class CodedBundleError(BundleError):
 def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
     """A bundle file's text (CRLF as LF, bad bytes replaced, a byte order mark dropped) and its diagnostics:
     E007 when bytes were not UTF-8 (OKF §4: concepts are UTF-8), W143 for a byte order mark."""
-    limit = frontmatter.MAX_FILE_BYTES
+    limit = MAX_FILE_BYTES
     try:
         # One open, one fstat, usually one read: checking a bundle reads every file, so syscalls count.
         fd = os.open(real_path, os.O_RDONLY)
@@ -44,7 +45,7 @@ def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
     except OSError as exc:
         raise CodedBundleError("E006", f"cannot read file: {exc.strerror or exc}", path=rel,
                                fix="check the file's permissions and that it is a regular file") from None
-    if len(data) > frontmatter.MAX_FILE_BYTES:  # grew while we looked
+    if len(data) > MAX_FILE_BYTES:  # grew while we looked
         raise CodedBundleError("E005", "file is over the size limit", path=rel, fix="split it")
     diags: list[Diagnostic] = []
     if data.startswith(b"\xef\xbb\xbf"):

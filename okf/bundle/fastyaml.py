@@ -12,9 +12,10 @@ tests/test_frontmatter.py compares both on generated documents.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -37,6 +38,8 @@ def _unescape(match: re.Match[str]) -> str:
 _SINGLE = re.compile(r"'((?:[^']|'')*)'")
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +|$)")
 _SPACES = re.compile(r" *")
+# " *" matches at every position: typed as never None (no check on this hot path).
+_spaces_at = cast("Callable[[str, int], re.Match[str]]", _SPACES.match)
 _resolver = Resolver()
 _constructor = SafeConstructor()
 _RESOLVED_FIRST = frozenset(k for k in Resolver.yaml_implicit_resolvers if k)
@@ -55,7 +58,7 @@ def _typed(value: str, plain: bool) -> Any:
 @lru_cache(maxsize=8192)
 def _plain(value: str) -> Any:
     """A plain scalar typed as PyYAML types it (the values are immutable, so caching them is safe)."""
-    tag = _resolver.resolve(ScalarNode, value, (True, False))
+    tag = _resolver.resolve(ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
     if tag == _STR:
         return value
     build = SafeConstructor.yaml_constructors.get(tag)
@@ -85,7 +88,7 @@ def _scalar(text: str, pos: int, plain: re.Pattern[str]) -> tuple[Any, int]:
 def _flow(text: str, pos: int, close: str, mapping: bool) -> tuple[Any, int]:
     items: list[Any] = []
     pairs: dict[Any, Any] = {}
-    pos = _SPACES.match(text, pos + 1).end()
+    pos = _spaces_at(text, pos + 1).end()
     if text.startswith(close, pos):
         return (pairs if mapping else items), pos + 1
     while True:
@@ -94,16 +97,16 @@ def _flow(text: str, pos: int, close: str, mapping: bool) -> tuple[Any, int]:
             if not text.startswith(": ", pos):
                 raise _Decline
             key = value
-            value, pos = _scalar(text, _SPACES.match(text, pos + 1).end(), _PLAIN_FLOW)
+            value, pos = _scalar(text, _spaces_at(text, pos + 1).end(), _PLAIN_FLOW)
             pairs[key] = value
         else:
             items.append(value)
-        pos = _SPACES.match(text, pos).end()
+        pos = _spaces_at(text, pos).end()
         if text.startswith(close, pos):
             return (pairs if mapping else items), pos + 1
         if not text.startswith(",", pos):
             raise _Decline
-        pos = _SPACES.match(text, pos + 1).end()
+        pos = _spaces_at(text, pos + 1).end()
 
 
 def _common(text: str) -> Any:

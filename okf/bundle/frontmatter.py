@@ -15,7 +15,7 @@ import yaml
 
 from okf.bundle.fastyaml import fast_load
 from okf.errors import BundleError
-from okf.limits import MAX_FILE_BYTES, MAX_FRONTMATTER_BYTES  # noqa: F401 (MAX_FILE_BYTES: read from here)
+from okf.limits import MAX_FRONTMATTER_BYTES
 
 MAX_ALIASES = 100
 MAX_NODES = 100_000
@@ -28,7 +28,7 @@ class _CountingLoader(yaml.SafeLoader):
 
     aliases = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+    def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             self.aliases += 1
             if self.aliases > MAX_ALIASES:

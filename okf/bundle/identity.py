@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from okf.bundle.frontmatter import MAX_FILE_BYTES
+from okf.limits import MAX_FILE_BYTES
 
 FileHash = tuple[str, int, int, str]  # bundle path, size, mtime_ns, hash
 Hasher = Callable[[str, list[str]], list[FileHash]]
@@ -205,7 +205,7 @@ def corpus_id(root_real: str, files: Iterable[tuple[str, Stat | None]] | None = 
     id_hash.update("".join(material).encode("utf-8", "surrogateescape"))
     if lines + len(misses) > 2 * max(len(files), 1):
         # More stale lines than live ones (files changed or removed): write only the live ones.
-        live = [fresh[rel] if rel in fresh else (rel, st[0], st[1], digest)
+        live = [fresh[rel] if rel in fresh or st is None else (rel, st[0], st[1], digest)
                 for (rel, st), digest in zip(files, digests, strict=True) if st is not None or rel in fresh]
         _rewrite(cache_path, live)  # type: ignore[arg-type]
     elif misses:

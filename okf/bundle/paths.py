@@ -47,10 +47,10 @@ def normalize(ref: str, base: str = "") -> str:
     if "\x00" in ref or "\x00" in base:
         raise PathEscapeError("path contains a NUL byte", path=repr(ref), fix="pass a plain relative path")
     ref = ref.replace("\\", "/")
-    if _DRIVE.match(ref) or ref.startswith("~") or ref.startswith("//"):
+    if _DRIVE.match(ref) or ref.startswith(("~", "//")):
         raise PathEscapeError(f"path {ref!r} is not inside the bundle", path=ref,
                               fix="use a path relative to the bundle root")
-    trailing = ref.endswith("/") or ref.endswith("/.") or ref in (".", "..")
+    trailing = ref.endswith(("/", "/.")) or ref in (".", "..")
     segments = ref.split("/") if ref.startswith("/") else base.replace("\\", "/").split("/") + ref.split("/")
     parts: list[str] = []
     for part in segments:

@@ -12,8 +12,8 @@ from okf.cli.options import extract_model_option, reader_config_from_options, re
 from okf.readers.factory import make_reader
 from okf.requirements import extract_requirements, write_requirements
 from okf.requirements.cache import ExtractionCache
-from okf.requirements.sections import extractor_identity
 from okf.requirements.render import render_requirement, render_summary
+from okf.requirements.sections import extractor_identity
 
 
 class _Progress:

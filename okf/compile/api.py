@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Sequence
 
 from okf.compile.assemble import finish, render_documents, render_indexes
 from okf.compile.discover import check_paths, discover, hash_sources, save_stat_cache
@@ -51,15 +51,15 @@ def compile_time(options: CompileOptions) -> datetime:
     """``generated.at`` of this compile: the option, else SOURCE_DATE_EPOCH (reproducible builds), else now."""
     if options.timestamp is not None:
         at = options.timestamp
-        return (at if at.tzinfo else at.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        return (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(UTC)
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch:
         try:
-            return datetime.fromtimestamp(int(epoch), timezone.utc)
+            return datetime.fromtimestamp(int(epoch), UTC)
         except ValueError as exc:
             raise ConfigError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds",
                               fix="unset it or set it to a Unix time like 1700000000") from exc
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 def compile_bundle(sources: Sequence[str | Path] | str | Path, output: str | Path, *,

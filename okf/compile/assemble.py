@@ -6,9 +6,10 @@ import hashlib
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from okf.bundle.syntheses import root_entry
 from okf.compile.describe import DIRECTORY_TERMS, GROUP_DESCRIPTION_CHARS, directory_description, label
@@ -138,7 +139,7 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
             keep.append(path)
         else:
             outputs[path] = content
-    entry = {
+    entry: dict[str, Any] = {
         "sha256": plan.source.sha256, "dir": plan.node.path, "title": plan.title,
         "description": plan.node.description, "indexes": indexes,
         "concepts": [n.path for n in concepts], "anchors": plan.anchors,

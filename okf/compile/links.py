@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import quote, unquote
 
 from okf.compile.escape import code_lines, escapes
@@ -39,8 +39,8 @@ def index_document(plan: DocPlan, sections: list[Section]) -> list[Node]:
     concepts = []
     stack = [plan.node]
     while stack:  # collect concepts (order fixed by sorting on their first line below)
-        node = stack.pop()
-        for child in node.children:
+        folder = stack.pop()
+        for child in folder.children:
             (stack.append(child) if child.is_dir else concepts.append(child))
     concepts.sort(key=lambda n: n.lines[0] if n.lines else 0)
     starts = [n.lines[0] for n in concepts if n.lines]

@@ -94,7 +94,7 @@ def plan_changes(state: CompileState) -> None:
         old = old_sources.get(source.resource)
         if source.resource in changed or changed & set((old or {}).get("links_to", [])):
             rebuild.append(source)
-        else:
+        elif old is not None:  # unchanged and not linked to a change: it was compiled before
             state.doc_entries[source.resource] = old
     state.rebuild = rebuild
     state.report.documents_rebuilt = len(rebuild)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
-from json.encoder import c_encode_basestring, py_encode_basestring  # type: ignore[attr-defined]
 from datetime import datetime
+from json.encoder import c_encode_basestring, py_encode_basestring  # type: ignore[attr-defined]
 
 from okf._version import __version__
 from okf.compile.describe import clip

@@ -138,7 +138,7 @@ def read_source_meta(lines: list[str], path: str) -> tuple[SourceMeta | None, li
     meta.description, meta.resource = _text(raw.get("description")), _text(raw.get("resource"))
     tags = raw.get("tags")
     if isinstance(tags, str):
-        tags = [t for t in tags.split(",")]
+        tags = list(tags.split(","))
     if isinstance(tags, list):
         meta.tags = [t for t in (_text(t) for t in tags) if t]
     generated = raw.get("generated")

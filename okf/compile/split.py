@@ -126,13 +126,11 @@ class Planner:
             prev = nodes[i - 1] if i > 0 else None
             nxt = nodes[i + 1] if i + 1 < len(nodes) else None
             assert node.lines is not None
-            if prev is not None and not prev.is_dir and self.sizer.fits(prev.lines[0], node.lines[1], self.max_words,
-                                                                         self.max_chars):
-                assert prev.lines is not None
+            if prev is not None and prev.lines is not None and not prev.is_dir \
+                    and self.sizer.fits(prev.lines[0], node.lines[1], self.max_words, self.max_chars):
                 prev.lines, prev.words = (prev.lines[0], node.lines[1]), prev.words + node.words
-            elif nxt is not None and not nxt.is_dir and self.sizer.fits(node.lines[0], nxt.lines[1], self.max_words,
-                                                                        self.max_chars):
-                assert nxt.lines is not None
+            elif nxt is not None and nxt.lines is not None and not nxt.is_dir \
+                    and self.sizer.fits(node.lines[0], nxt.lines[1], self.max_words, self.max_chars):
                 nxt.lines, nxt.words = (node.lines[0], nxt.lines[1]), nxt.words + node.words
             elif nxt is not None and nxt.is_dir and (leaf := _first_leaf(nxt)) is not None and leaf.lines \
                     and self.sizer.fits(node.lines[0], leaf.lines[1], self.max_words, self.max_chars):

@@ -101,7 +101,7 @@ def _opens_title(rest: str) -> bool:
 
 def text_heading(line: str) -> Section | None:
     """A heading recognised on one line of plain text, or None."""
-    if not line or line[0] in " \t" and not line.strip():
+    if not line or (line[0] in " \t" and not line.strip()):
         return None
     m = _SCHEDULE.match(line)
     if m and _opens_title(m.group(3)) and len(line.split()) <= 14:

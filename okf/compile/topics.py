@@ -15,8 +15,8 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from itertools import compress
 from collections.abc import Mapping, Sequence
+from itertools import compress
 
 from okf.text.keyterms import idf_table
 
@@ -183,14 +183,14 @@ def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
     return [g for g in members if g]
 
 
-def topical_tree(count: int, vectors_: Sequence[Vector], fanout: int) -> list[list[int] | list]:  # type: ignore[type-arg]
+def topical_tree(count: int, vectors_: Sequence[Vector], fanout: int) -> list[list[int] | list]:
     """Nested groups of document indices, each level at most ``fanout`` wide.
 
     Returns a list whose entries are either ints (documents) at the leaves or lists (groups).
     """
     indices = list(range(count))
 
-    def build(members: list[int]) -> list:  # type: ignore[type-arg]
+    def build(members: list[int]) -> list:
         if len(members) <= fanout:
             return members
         levels = math.ceil(math.log(len(members)) / math.log(fanout))

@@ -95,7 +95,7 @@ def topical_groups(nodes: list[Node], vectors_: list[dict[str, float]], fanout: 
     """
     tree = topical_tree(len(nodes), vectors_, fanout)
 
-    def make(branch: list) -> list[Node]:  # type: ignore[type-arg]
+    def make(branch: list) -> list[Node]:
         out: list[Node] = []
         for part in branch:
             if isinstance(part, int):
@@ -112,7 +112,7 @@ def topical_groups(nodes: list[Node], vectors_: list[dict[str, float]], fanout: 
     return make(tree) if isinstance(tree[0], list) else nodes
 
 
-def _leaf_indices(branch: list) -> list[int]:  # type: ignore[type-arg]
+def _leaf_indices(branch: list) -> list[int]:
     out: list[int] = []
     for part in branch:
         out.extend([part] if isinstance(part, int) else _leaf_indices(part))
@@ -172,7 +172,7 @@ def place_documents(resources: list[str], fanout: int,
     return root, placement
 
 
-def iter_dirs(node: Node):  # type: ignore[no-untyped-def]
+def iter_dirs(node: Node):
     """Every directory node below and including ``node``, parents first."""
     yield node
     for child in node.children:
@@ -180,7 +180,7 @@ def iter_dirs(node: Node):  # type: ignore[no-untyped-def]
             yield from iter_dirs(child)
 
 
-def iter_concepts(node: Node):  # type: ignore[no-untyped-def]
+def iter_concepts(node: Node):
     """Every concept node below ``node``, in document order."""
     for child in node.children:
         if child.is_dir:

@@ -10,6 +10,7 @@ import posixpath
 import shutil
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from okf.bundle.syntheses import filed_files
@@ -172,7 +173,7 @@ def write_file(root: str, path: str, content: bytes) -> None:
         os.close(fd)
 
 
-def make_folders(root: str, paths: list[str] | set[str]) -> None:
+def make_folders(root: str, paths: Iterable[str]) -> None:
     """Create the folders holding ``paths`` under ``root``, each once, parents first; existing ones are fine
     (worker processes share the folders above their documents)."""
     folders = {posixpath.dirname(p) for p in paths} - {""}

@@ -189,7 +189,7 @@ def _source_drift(fact: Fact, result: FactResult, sources: dict[str, Source | Un
     if not isinstance(source, Source):
         return result
     drifted = raw.drift(source.concept)
-    if not drifted:
+    if not drifted or result.receipt is None:
         return result
     return _failed(fact, "source_drift", f"{drifted[0].message}, so {result.receipt.path} may no longer say what "
                    "its source says", "recompile the bundle with okf compile, then check again", result.receipt,

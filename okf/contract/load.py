@@ -124,9 +124,9 @@ def _validated(data: Any, origin: str, digest: str) -> Contract:
     try:
         contract = Contract.model_validate(data)
     except ValidationError as exc:
-        problems = [_schema_problem(data, error) for error in exc.errors()]
-        raise ContractError(f"the contract is not valid against its schema ({len(problems)} problem(s))",
-                            path=origin, problems=problems) from None
+        invalid = [_schema_problem(data, error) for error in exc.errors()]
+        raise ContractError(f"the contract is not valid against its schema ({len(invalid)} problem(s))",
+                            path=origin, problems=invalid) from None
     problems: list[str] = []
     seen: set[str] = set()
     for fact in contract.facts:

@@ -101,7 +101,7 @@ class GoldIndex:
                 continue
             for ref in concept.meta.sources:
                 resource = originals.get(ref.resource, ref.resource)
-                records.append((path, resource, tuple(ref.lines) if ref.lines else None))
+                records.append((path, resource, (ref.lines[0], ref.lines[1]) if ref.lines else None))
         index = cls.from_records(r for r in records if r[1])
         index.concepts = len({r[0] for r in records})
         index.warnings = warnings

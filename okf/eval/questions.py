@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import BaseModel, Field
 
@@ -52,7 +52,7 @@ def _fail(path: str, line: int, message: str, fix: str) -> ConfigError:
     return ConfigError(f"{path}:{line}: {message}", fix=fix)
 
 
-def _positive_int(value: Any) -> bool:
+def _positive_int(value: Any) -> TypeGuard[int]:
     # bool is an int subclass; true/false is never a line number.
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 

@@ -15,7 +15,7 @@ from okf.errors import ConfigError
 from okf.export.reading import Collected, Entry
 
 # Markdown specials get a backslash; control characters become spaces (then whitespace is collapsed).
-_ESCAPES = {**{ord(c): "\\" + c for c in "\\`*_[]<>#|!{}"}, **{n: " " for n in (*range(32), 127)}}
+_ESCAPES = {**{ord(c): "\\" + c for c in "\\`*_[]<>#|!{}"}, **dict.fromkeys((*range(32), 127), " ")}
 
 
 def escape(text: str) -> str:

@@ -52,7 +52,7 @@ def _target_page(bundle: Bundle, target: str, base: str) -> str | None:
     return None
 
 
-def rewriter(bundle: Bundle, concept_path: str):  # type: ignore[no-untyped-def]
+def rewriter(bundle: Bundle, concept_path: str):
     """Map a concept body's link targets to site pages; external links and in-page anchors stay as they are."""
     page = page_of(concept_path)
     base = concept_path.rpartition("/")[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
@@ -46,9 +46,14 @@ StartLine = Annotated[int | None, Field(description="File line to start the body
                                                     "previous call); default: the body's first line.")]
 # The budget arguments are generated from okf.models.Budgets (okf.settings): one default, bound and help text.
 _BUDGET = {setting.name: setting for setting in BUDGETS}
-MaxBodies = argument_type(_BUDGET["max_bodies"])
-MaxShortlist = argument_type(_BUDGET["max_shortlist"])
-DeadlineS = argument_type(_BUDGET["deadline_s"])
+if TYPE_CHECKING:  # made at run time (schema: default, bound, help); to a type checker, the field's type
+    MaxBodies = int
+    MaxShortlist = int
+    DeadlineS = float
+else:
+    MaxBodies = argument_type(_BUDGET["max_bodies"])
+    MaxShortlist = argument_type(_BUDGET["max_shortlist"])
+    DeadlineS = argument_type(_BUDGET["deadline_s"])
 IncludeTrace = Annotated[bool, Field(description="Include every step of the walk (large).")]
 EvidenceTokens = Annotated[int | None, Field(description="Token budget for the evidence shown to the answerer "
                                                          "(default 12000).")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time
 from enum import Enum
 from pathlib import Path
@@ -214,23 +214,23 @@ class BundleSet:
         c = b.concept(concept)
         return concept_view(bundle, c, b.links(c), max_bytes, start_line)
 
-    def check_input(self, bundle: str, question: str, budgets: dict[str, float | None]) -> tuple[Bundle, Budgets]:
+    def check_input(self, bundle: str, question: str, budgets: Mapping[str, float | None]) -> tuple[Bundle, Budgets]:
         """The bundle and budgets for navigate and ask; ConfigError for an empty question or a bad budget."""
         b = self.get(bundle)
         if not question.strip():
             raise ConfigError("question is empty", fix="pass the question in plain words")
         for key, value in budgets.items():
             positive(key, value)
-        return b, Budgets(**{k: v for k, v in budgets.items() if v is not None})
+        return b, Budgets.model_validate({k: v for k, v in budgets.items() if v is not None})
 
-    async def navigate(self, bundle: str, question: str, budgets: dict[str, float | None],
+    async def navigate(self, bundle: str, question: str, budgets: Mapping[str, float | None],
                        include_trace: bool = False) -> NavigationResult:
         """Navigate one bundle for ``question``: the shortlist with receipts (trace only when asked)."""
         b, limits = self.check_input(bundle, question, budgets)
         result = await navigate_async(b, question.strip(), reader=self.reader, budgets=limits)
         return result if include_trace else result.model_copy(update={"trace": []})
 
-    async def ask(self, bundle: str, question: str, budgets: dict[str, float | None],
+    async def ask(self, bundle: str, question: str, budgets: Mapping[str, float | None],
                   evidence_tokens: int | None = None, contract: dict[str, Any] | None = None,
                   synthesis: str = "auto", save: bool = False) -> AnswerResult:
         """Answer ``question`` from one bundle with citations (the navigation and synthesis trace left out);

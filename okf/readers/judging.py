@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from okf.readers.base import Document, Verdict
+from okf.readers.base import Document, Grade, Verdict
 from okf.readers.matching import Body, Field, Question, Unit, read_body
 from okf.text.words import clip
 
@@ -61,6 +61,7 @@ def judge_one(question: Question, document: Document, body: Body | None = None) 
     coverage = sum(u.weight * (1.0 if u in headed else BODY_CREDIT) for u in said) / total
     best, best_units = _best_passage(body, [u for u in said if u not in headed])
     together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
+    grade: Grade
     if coverage >= RELEVANT_COVERAGE and together >= RELEVANT_TOGETHER:
         grade = "relevant"
     elif coverage >= PARTIAL_COVERAGE:

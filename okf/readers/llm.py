@@ -539,7 +539,7 @@ class LLMReader(LLMRoles):
         Plain-http endpoints (local servers) follow no redirects, so no TLS can happen and loading the CA
         store (a fifth of a second per event loop) is skipped; https endpoints get the SDK's defaults.
         """
-        hooks = {"request": [self._on_request], "response": [self._on_response]}
+        hooks: dict[str, list[Callable[..., Any]]] = {"request": [self._on_request], "response": [self._on_response]}
         if (profile.base_url or "").startswith("http://"):
             return openai.DefaultAsyncHttpxClient(verify=False, follow_redirects=False, event_hooks=hooks)
         return openai.DefaultAsyncHttpxClient(event_hooks=hooks)

@@ -81,7 +81,7 @@ class Question:
         plain = unicodedata.normalize("NFKC", text)
         words = {t: w for t, w in term_words(plain).items()
                  if t in (w, stem(w)) or any(ch in w for ch in "._-") or len(t) >= CAMEL_PART_MIN}
-        joined = {term: word for term, word in _hyphen_joins(plain)}
+        joined = dict(_hyphen_joins(plain))
         names: set[str] = set()
         runs: list[str] = []
         run_terms: dict[str, tuple[str, ...]] = {}

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
 from okf.errors import ModelOutputError
-from okf.readers.base import Choice, Document, DraftAnswer, Evidence, SignpostOffer, Verdict
+from okf.readers.base import Choice, Document, DraftAnswer, Evidence, Grade, SignpostOffer, Verdict
 from okf.readers.synthesis import MAX_GROUPS, Fact, LeafExtract, Part
 
 PROMPT_FILES = {
@@ -31,7 +31,8 @@ PROMPT_FILES = {
     "leaf": "leaf.v1.md",
 }
 REASON_CHARS = 300
-GRADES = ("relevant", "partial", "no")
+GRADES: tuple[Grade, ...] = ("relevant", "partial", "no")
+_GRADE_OF: dict[str, Grade] = {grade: grade for grade in GRADES}
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,8 @@ def parse_selection(text: str, signposts: Sequence[SignpostOffer]) -> list[Choic
             continue
         reason = _reason(item.get("reason")) if isinstance(item, dict) else ""
         # A missing or unknown grade is read as strong: a kept signpost is never silently demoted.
-        grade = "weak" if isinstance(item, dict) and str(item.get("grade", "")).strip().lower() == "weak" else "strong"
+        weak = isinstance(item, dict) and str(item.get("grade", "")).strip().lower() == "weak"
+        grade: Literal["strong", "weak"] = "weak" if weak else "strong"
         choices.setdefault(index, Choice(index=index, reason=reason, grade=grade))  # duplicates: first one wins
     if bad:
         valid = f"{min(offered)}..{max(offered)}" if offered else "none"
@@ -207,10 +209,12 @@ def parse_verdicts(text: str, documents: Sequence[Document]) -> list[Verdict]:
         if index in found:
             problems.append(f"two verdicts for index {index}")
             continue
-        grade = item.get("grade")
+        given = item.get("grade")
         relevant = item.get("relevant")
-        if isinstance(grade, str) and grade.strip().lower() in GRADES:
-            grade = grade.strip().lower()
+        named = _GRADE_OF.get(given.strip().lower()) if isinstance(given, str) else None
+        grade: Grade
+        if named is not None:
+            grade = named
             relevant = grade != "no"
         elif isinstance(relevant, bool):  # a reply in the v1 shape ("relevant": true/false) is still read
             grade = "relevant" if relevant else "no"
@@ -257,6 +261,7 @@ def parse_answer(text: str, evidence: Sequence[Evidence]) -> DraftAnswer:
             )
     if problems:
         raise ModelOutputError("; ".join(problems), raw=text, role="answerer")
+    assert isinstance(answer, str) and isinstance(missing, str)  # the checks above raised otherwise
     return DraftAnswer(
         text=answer.strip(), cited=list(dict.fromkeys(cited)), partial=partial, missing=missing.strip()
     )

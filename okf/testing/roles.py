@@ -41,7 +41,7 @@ class ScriptedRoleReader(ScriptedReader):
                  applies: Script = None, assess: Script = None, **scripts: Any) -> None:
         super().__init__(**scripts)
         self._roles = {"extract": extract, "outline": outline, "fill": fill, "applies": applies, "assess": assess}
-        self.calls.update({name: 0 for name in ROLE_OPERATIONS})
+        self.calls.update(dict.fromkeys(ROLE_OPERATIONS, 0))
 
     async def _role(self, name: str, *args: Any) -> Any:
         self.calls[name] += 1

@@ -66,7 +66,7 @@ class ScriptedReader:
         self._latency = latency
         self._tokens = tokens_per_call
         self._offline = OfflineReader()
-        self.calls: dict[str, int] = {role: 0 for role in self._scripts}
+        self.calls: dict[str, int] = dict.fromkeys(self._scripts, 0)
         self.requests: list[tuple[str, str, list[Any]]] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -137,7 +137,7 @@ class ScriptedReader:
                 item, grade = item
             index = by_path[item] if isinstance(item, str) else int(item)
             if index not in {c.index for c in choices}:
-                choices.append(Choice(index=index, reason="scripted", grade=grade))
+                choices.append(Choice.model_validate({"index": index, "reason": "scripted", "grade": grade}))
         return Selection(choices=choices, usage=self._usage())
 
     async def judge(self, question: str, documents: Sequence[Document]) -> Judgement:
@@ -191,7 +191,8 @@ def _verdict(document: Document, relevant: bool | str | None) -> Verdict:
     if relevant is None:
         return Verdict(id=document.id, relevant=None, failed=True, error="scripted failure")
     if isinstance(relevant, str):  # a grade: "relevant", "partial" or "no"
-        return Verdict(id=document.id, relevant=relevant != "no", grade=relevant, reason="scripted")
+        return Verdict.model_validate({"id": document.id, "relevant": relevant != "no", "grade": relevant,
+                                       "reason": "scripted"})
     return Verdict(id=document.id, relevant=bool(relevant), reason="scripted")
 
 

@@ -314,15 +314,16 @@ class _Handler(BaseHTTPRequestHandler):
             wait = server.latency + reply.delay
             if wait and server._stopping.wait(wait):
                 return  # stopping: drop the connection
-            kind = {"content_type": reply.content_type, "drip": reply.drip_interval}
             if reply.body is not None:
-                self._send(reply.status, reply.body, reply.headers, **kind)
+                self._send(reply.status, reply.body, reply.headers, content_type=reply.content_type,
+                           drip=reply.drip_interval)
             else:
                 content = reply.content or ""
                 if reply.echoes_key:
                     token = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
                     content = content.replace("{api_key}", token)
-                self._send(reply.status, _completion(body, content, server.model), reply.headers, **kind)
+                self._send(reply.status, _completion(body, content, server.model), reply.headers,
+                           content_type=reply.content_type, drip=reply.drip_interval)
         finally:
             server._leave()
 
@@ -511,8 +512,8 @@ def loopback_only() -> Iterator[None]:
         _check(address)
         return original_ex(self, address)
 
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    socket.socket.connect = connect  # type: ignore[method-assign, assignment]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign, assignment]
     try:
         yield
     finally:

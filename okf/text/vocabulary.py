@@ -47,7 +47,9 @@ class Vocabulary:
         if not isinstance(data, dict) or not isinstance(data.get("terms"), dict):
             return None
         terms = {str(t): int(n) for t, n in data["terms"].items() if isinstance(n, int) and n > 0}
-        acronyms = data.get("acronyms") if isinstance(data.get("acronyms"), dict) else {}
+        acronyms = data.get("acronyms")
+        if not isinstance(acronyms, dict):
+            acronyms = {}
         concepts = data.get("concepts")
         total = concepts if isinstance(concepts, int) and concepts > 0 else max(terms.values(), default=1)
         return cls(total, terms, {str(k): str(v) for k, v in acronyms.items()})

@@ -52,7 +52,8 @@ def stem(word: str) -> str:
         return word
     if word.isascii():
         word = _BRITISH_ISE.sub(r"iz\1", word)
-    return _STEMMER.stemWord(word)
+    stemmed: str = _STEMMER.stemWord(word)
+    return stemmed
 
 
 def normalize(text: str) -> str:

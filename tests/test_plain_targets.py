@@ -4,7 +4,6 @@ gives exactly what the long way (decode, normalize, real path, directory and con
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings

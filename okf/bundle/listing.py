@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from okf.bundle.codes import diagnostic
 from okf.bundle.documents import CodedBundleError, load_frontmatter, read_text
 from okf.bundle.model import Diagnostic
-from okf.bundle.paths import RESERVED, is_external, is_hidden, normalize, plain_target, split_target
+from okf.bundle.paths import is_external, is_hidden, normalize, plain_target, split_target
 from okf.errors import BundleError, PathEscapeError
 from okf.markdown import IndexEntry, parse_index
 

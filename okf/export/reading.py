@@ -216,7 +216,7 @@ def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy
                     if written or copy is None:
                         copy = os.stat(target)
                 part.entries[path] = entry
-                if stat.st_mtime_ns < recent:
+                if stat.st_mtime_ns < recent and copy is not None:  # copy is set on every path above
                     part.cache[path] = _row(entry, stat, copy)
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")

@@ -1,3 +1,5 @@
+"""``python -m okf``: the okf command line."""
+
 from okf.cli import main
 
 main()

@@ -7,8 +7,8 @@ The tree::
      │    ├── BundleNotFoundError the path does not exist
      │    ├── NotABundleError     the path is not a bundle (a file, no markdown, ...)
      │    ├── PathEscapeError     a path from an index, link, caller or model leaves the bundle root
-     │    └── ConceptNotFoundError  an id or path names no concept in the bundle
-     ├── CompileError             a compile cannot run; carries path and line
+     │    ├── ConceptNotFoundError  an id or path names no concept in the bundle
+     │    └── CompileError        a compile cannot run; carries path and line
      ├── ConfigError              bad configuration or arguments; says how to fix it
      │    └── ContractError       a contract file is malformed; lists every problem, each naming its fact
      ├── ProviderError            a model endpoint failed; keeps the HTTP status (None for network errors)
@@ -16,7 +16,7 @@ The tree::
      └── ModelOutputError         a model reply failed validation after its repair retry; keeps the raw text
 
 The CLI turns any ``OKFError`` into ``Error: ...`` on stderr and exit status 1 (``ConfigError`` raised for bad
-command-line arguments exits 2).
+command-line arguments exits 2). tests/test_architecture.py holds this tree against the classes.
 """
 
 from __future__ import annotations

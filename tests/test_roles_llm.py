@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -19,6 +19,7 @@ from okf.testing import LoopbackServer, Reply, loopback_only, roles_rule
 SECTION = Section(id="rules/records", title="Records", first_line=5, sha256="c" * 64,
                   text="# Records\n\nA firm must keep records for six years.\n\nA firm may destroy copies.")
 SUBJECT = SubjectText(name="contract.md", text="# Contract\n\nThe Supplier shall keep records for six years.")
+T = TypeVar("T")
 OFFER = RequirementOffer(index=0, id="req-1", requirement_text="A firm must keep records for six years.",
                          deontic_type="obligation", actor="firm")
 
@@ -26,15 +27,34 @@ OFFER = RequirementOffer(index=0, id="req-1", requirement_text="A firm must keep
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.setenv("OKF_CACHE_DIR", str(tmp_path / "cache"))
+    _READERS.clear()
     with loopback_only():
         yield
+
+
+_READERS: list[LLMReader] = []
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run one call in its own event loop and close the connections the test's readers opened there."""
+
+    async def closing() -> T:
+        try:
+            return await coro
+        finally:
+            for made in _READERS:
+                await made.aclose()
+
+    return asyncio.run(closing())
 
 
 def reader(server: LoopbackServer, **overrides: Any) -> LLMReader:
     settings: dict[str, Any] = {"model": "test-model", "base_url": server.base_url, "timeout": 2.0,
                                 "max_retries": 1, "cache": False}
     settings.update(overrides)
-    return LLMReader(ReaderConfig(**settings))
+    made = LLMReader(ReaderConfig(**settings))
+    _READERS.append(made)
+    return made
 
 
 def payload(server: LoopbackServer, n: int = 0) -> dict[str, Any]:
@@ -46,9 +66,9 @@ def payload(server: LoopbackServer, n: int = 0) -> dict[str, Any]:
 def test_extract_outline_fill_with_valid_replies() -> None:
     with LoopbackServer(rule=roles_rule()) as server:
         llm = reader(server)
-        extraction = asyncio.run(llm.extract(SECTION))
-        outline = asyncio.run(llm.outline(SECTION))
-        filled = asyncio.run(llm.fill(SECTION, outline.stubs))
+        extraction = run(llm.extract(SECTION))
+        outline = run(llm.outline(SECTION))
+        filled = run(llm.fill(SECTION, outline.stubs))
     assert [(r.deontic_type, r.start_line) for r in extraction.rules] == [("obligation", 7), ("permission", 9)]
     assert not extraction.failed and extraction.usage.calls == 1
     assert [s.start_line for s in outline.stubs] == [7, 9]
@@ -65,7 +85,7 @@ def test_off_vocabulary_deontic_types_are_kept_for_code_to_close_not_repaired() 
     reply = {"requirements": [{"requirement_text": "Firms keep records.", "deontic_type": "duty",
                                "lines": [7, 7], "applicability": "jurisdiction: ADGM"}]}
     with LoopbackServer([reply]) as server:
-        extraction = asyncio.run(reader(server).extract(SECTION))
+        extraction = run(reader(server).extract(SECTION))
     rule = extraction.rules[0]
     assert (rule.deontic_type, rule.applicability, len(server.completions)) == ("duty", ["jurisdiction: ADGM"], 1)
 
@@ -87,12 +107,12 @@ def test_each_malformed_extract_reply_gets_one_repair_then_is_a_failure(case: st
     good = {"requirements": [{"requirement_text": "A firm must keep records.", "deontic_type": "obligation",
                               "lines": [7, 7]}]}
     with LoopbackServer([bad, good]) as server:
-        repaired = asyncio.run(reader(server).extract(SECTION))
+        repaired = run(reader(server).extract(SECTION))
         repair = server.completions[1].body["messages"][-1]["content"]  # type: ignore[index]
     assert not repaired.failed and repaired.rules[0].start_line == 7 and repaired.usage.retries == 1
     assert "could not be used" in repair
     with LoopbackServer([bad, bad]) as server:
-        failed = asyncio.run(reader(server).extract(SECTION))
+        failed = run(reader(server).extract(SECTION))
     assert failed.failed and failed.rules == [] and "invalid extractor reply" in (failed.error or "")
     assert failed.usage.failures == 1 and len(server.completions) == 2
 
@@ -105,23 +125,23 @@ def test_malformed_outline_and_fill_replies_fail_after_a_repair() -> None:
     with LoopbackServer([{"rules": [{"requirement_text": "a", "lines": [99, 99]}]}] * 2 + [wrong_count,
                         unknown_index]) as server:
         llm = reader(server)
-        outline = asyncio.run(llm.outline(SECTION))
-        filled = asyncio.run(llm.fill(SECTION, stubs))
+        outline = run(llm.outline(SECTION))
+        filled = run(llm.fill(SECTION, stubs))
     assert outline.failed and "not within the lines shown (5..9)" in (outline.error or "")
     assert filled.failed and "names no offered index: 7" in (filled.error or "")
 
 
 def test_server_errors_are_failures_with_their_status() -> None:
     with LoopbackServer([Reply.server_error(503)] * 2) as server:
-        failed = asyncio.run(reader(server).extract(SECTION))
+        failed = run(reader(server).extract(SECTION))
     assert failed.failed and "503" in (failed.error or "")
 
 
 def test_applies_and_assess_with_valid_replies() -> None:
     with LoopbackServer(rule=roles_rule()) as server:
         llm = reader(server)
-        decisions = asyncio.run(llm.applies(SUBJECT, "records?", [OFFER]))
-        assessment = asyncio.run(llm.assess(SUBJECT, OFFER))
+        decisions = run(llm.applies(SUBJECT, "records?", [OFFER]))
+        assessment = run(llm.assess(SUBJECT, OFFER))
     assert [(d.id, d.applies) for d in decisions.decisions] == [("req-1", True)]
     assert (assessment.verdict, assessment.start_line, assessment.confidence) == ("compliant", 3, 0.5)
     assert payload(server)["question"] == "records?" and payload(server, 1)["requirement"]["id"] == "req-1"
@@ -131,8 +151,8 @@ def test_applies_and_assess_with_valid_replies() -> None:
 def test_an_off_vocabulary_or_missing_verdict_is_returned_as_given_not_repaired() -> None:
     with LoopbackServer([{"verdict": "NON-COMPLIANT", "confidence": 3}, {"rationale": "unclear"}]) as server:
         llm = reader(server)
-        odd = asyncio.run(llm.assess(SUBJECT, OFFER))
-        missing = asyncio.run(llm.assess(SUBJECT, OFFER))
+        odd = run(llm.assess(SUBJECT, OFFER))
+        missing = run(llm.assess(SUBJECT, OFFER))
     assert (odd.verdict, odd.confidence, odd.failed) == ("NON-COMPLIANT", 1.0, False)
     assert (missing.verdict, missing.failed) == (None, False) and len(server.completions) == 2
 
@@ -148,10 +168,10 @@ MALFORMED_ASSESS = {
 def test_each_malformed_assess_reply_gets_one_repair_then_is_a_failure(case: str) -> None:
     bad = MALFORMED_ASSESS[case]
     with LoopbackServer([bad, {"verdict": "violation", "rationale": "r", "lines": [3, 3]}]) as server:
-        repaired = asyncio.run(reader(server).assess(SUBJECT, OFFER))
+        repaired = run(reader(server).assess(SUBJECT, OFFER))
     assert (repaired.verdict, repaired.start_line, repaired.usage.retries) == ("violation", 3, 1)
     with LoopbackServer([bad, bad]) as server:
-        failed = asyncio.run(reader(server).assess(SUBJECT, OFFER))
+        failed = run(reader(server).assess(SUBJECT, OFFER))
     assert failed.failed and failed.verdict is None and "invalid assessor reply" in (failed.error or "")
 
 
@@ -160,7 +180,7 @@ def test_malformed_applies_replies_fail_every_decision_of_the_batch() -> None:
     missing_one = {"decisions": [{"index": 0, "applies": True}]}
     not_bool = {"decisions": [{"index": 0, "applies": "yes"}, {"index": 1, "applies": False}]}
     with LoopbackServer([missing_one, not_bool]) as server:
-        result = asyncio.run(reader(server).applies(SUBJECT, "", offers))
+        result = run(reader(server).applies(SUBJECT, "", offers))
     assert [(d.id, d.applies, d.failed) for d in result.decisions] == [("req-1", None, True), ("req-2", None, True)]
     assert '"applies" must be true or false' in (result.decisions[0].error or "")
 
@@ -168,7 +188,7 @@ def test_malformed_applies_replies_fail_every_decision_of_the_batch() -> None:
 def test_roles_without_a_model_read_offline_and_the_name_lists_configured_roles_only() -> None:
     with LoopbackServer(rule=roles_rule()) as server:
         judge_only = reader(server, model=None, judge={"model": "j"})
-        extraction = asyncio.run(judge_only.extract(SECTION))
+        extraction = run(judge_only.extract(SECTION))
         assert len(server.completions) == 0 and len(extraction.rules) == 2
         assert judge_only.name.endswith("answerer=offline") and "extractor" not in judge_only.name
         mixed = reader(server, model=None, judge={"model": "j"}, extractor={"model": "x"})

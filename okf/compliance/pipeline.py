@@ -29,7 +29,7 @@ from okf.readers.assessment import (
     RequirementOffer,
     SubjectText,
 )
-from okf.readers.base import Reader, Usage
+from okf.readers.base import Reader, Usage, closing
 from okf.readers.extraction import RuleReader
 from okf.requirements.cache import ExtractionCache
 from okf.requirements.extract import extract_requirements_async
@@ -111,7 +111,10 @@ async def comply_async(
     if reader is None:
         from okf.readers import make_reader  # lazy: a configured model pulls in its client
 
-        reader = make_reader()
+        own = make_reader()  # made here, so closed here
+        return await closing(own, comply_async(
+            text, requirements=requirements, bundle=bundle, question=question, reader=own, budgets=budgets,
+            max_requirements=max_requirements, cache=cache, progress=progress))
     if not isinstance(reader, ComplianceReader):
         raise ConfigError(f"reader {getattr(reader, 'name', reader)!r} cannot judge compliance",
                           fix="pass an OfflineReader, an LLMReader or another okf.readers.assessment.ComplianceReader")
@@ -198,7 +201,7 @@ def comply(subject: SubjectText | str | Path, **options: Any) -> ComplianceResul
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(comply_async(subject, **options))
+        return asyncio.run(closing(options.get("reader"), comply_async(subject, **options)))
     raise ConfigError("comply() was called inside a running event loop",
                       fix="use `await okf.comply_async(...)` there")
 

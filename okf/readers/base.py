@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -195,8 +195,20 @@ def time_left() -> float | None:
     return None if at is None else at - time.monotonic()
 
 
+T = TypeVar("T")
+
+
 async def aclose(reader: object) -> None:
     """Close ``reader``'s connections in the running event loop, if it has any to close."""
     close = getattr(reader, "aclose", None)
     if close is not None:
         await close()
+
+
+async def closing(reader: object, work: Awaitable[T]) -> T:
+    """Await ``work``, then close what ``reader`` opened in this event loop (a sync call's loop ends with it)."""
+    try:
+        return await work
+    finally:
+        if reader is not None:
+            await aclose(reader)

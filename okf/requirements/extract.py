@@ -19,7 +19,7 @@ from typing import Any
 
 from okf.bundle import Bundle
 from okf.errors import BundleError, ConfigError
-from okf.readers.base import Usage
+from okf.readers.base import Usage, closing
 from okf.readers.extraction import RuleReader
 from okf.requirements.cache import ExtractionCache
 from okf.requirements.model import ExtractionStats, RequirementsResult
@@ -95,7 +95,10 @@ async def extract_requirements_async(
     if reader is None:
         from okf.readers import make_reader  # lazy: a configured model pulls in its client
 
-        reader = make_reader()  # type: ignore[assignment]
+        own = make_reader()  # made here, so closed here
+        return await closing(own, extract_requirements_async(
+            opened, under=under, concepts=concepts, reader=own, cache=cache,  # type: ignore[arg-type]
+            mode=mode, dense_chars=dense_chars, fill_batch=fill_batch, progress=progress))
     if not isinstance(reader, RuleReader):
         raise ConfigError(f"reader {getattr(reader, 'name', reader)!r} cannot extract requirements",
                           fix="pass an OfflineReader, an LLMReader or another okf.readers.extraction.RuleReader")
@@ -136,7 +139,7 @@ def extract_requirements(bundle: Bundle | str | Path, **options: Any) -> Require
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(extract_requirements_async(bundle, **options))
+        return asyncio.run(closing(options.get("reader"), extract_requirements_async(bundle, **options)))
     raise ConfigError("extract_requirements() was called inside a running event loop",
                       fix="use `await okf.extract_requirements_async(...)` there")
 

@@ -206,3 +206,21 @@ def test_name_and_acronym_patterns_match_the_plain_ones(text: str) -> None:
             if len(word) >= 2 and not _ROMAN.match(word) and word.casefold() not in STOP_WORDS and not word.isdigit():
                 found[word] += 1
     assert caps_words(text) == found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Data", "data", "data,", "DATA", "data/data", "datas", "non-data", "Party", "party.",
+                                 "parties", "(a)", "x_data"]), max_size=30))
+def test_word_forms_equal_the_counting_by_hand(words: list[str]) -> None:
+    """Each wanted term shown as the word written in the most distinct chunks (ties: alphabetically first)."""
+    from okf.text import keyterms
+
+    chunks = set(words)
+    keyterms._known(chunks)
+    wanted = {t for c in chunks for t, _ in keyterms._PAIRS[c]}
+    seen: dict[str, Counter[str]] = {}
+    for chunk in chunks:
+        for term, word in keyterms._PAIRS[chunk]:
+            seen.setdefault(term, Counter())[word] += 1
+    expected = {t: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for t, c in seen.items()}
+    assert word_forms(chunks, wanted) == expected

@@ -45,11 +45,6 @@ def _old_bytes(state: CompileState, path: str) -> bytes | None:
         return None
 
 
-def _span_sha256(lines: list[str], start: int, end: int) -> str:
-    """Same value as okf.sources.span_sha256 on the joined text, without re-splitting it per concept."""
-    return hashlib.sha256("\n".join(lines[start - 1:end]).encode("utf-8")).hexdigest()
-
-
 def describe_dirs(node: Node, terms_of: Callable[[Node], list[str]], titled: dict[str, str] | None = None) -> None:
     """Directory descriptions from their content, bottom-up: members by what they are about, then the key
     terms of the subtree (``terms_of``). A fan-out group's title adds its main key terms to its range, or
@@ -118,8 +113,8 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
     apply_note(plan, concepts)  # a note's own frontmatter wins over the model's and the extractive text
     if plan.meta is not None:
         apply_source_meta(plan.meta, concepts)
-    for node in concepts:
-        path, content = _render_concept(output, plan, node, resolve, at, old_files)
+    for node, text in zip(concepts, survey.texts):
+        path, content = _render_concept(output, plan, node, resolve, at, old_files, text)
         (outputs.__setitem__(path, content) if content is not None else keep.append(path))
     describe_dirs(plan.node, survey.terms_of, SHARED.get("titled"))
     outline = [(label(c), survey.terms_of(c) if c.is_dir else list(c.tags)) for c in plan.node.children if c.title]
@@ -195,10 +190,12 @@ def warn_missing(state: CompileState, resource: str, entry: dict[str, Any]) -> N
 
 
 def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: datetime,
-                    old_files: set[str]) -> tuple[str, bytes | None]:
-    """A concept's path and new content, or None as content when the file on disk is already the same."""
+                    old_files: set[str], text: str | None = None) -> tuple[str, bytes | None]:
+    """A concept's path and new content, or None as content when the file on disk is already the same.
+    ``text`` is the concept's lines joined (as the survey joined them), when already at hand."""
     assert node.lines is not None
-    body = "\n".join(plan.lines[node.lines[0] - 1:node.lines[1]])
+    text = "\n".join(plan.lines[node.lines[0] - 1:node.lines[1]]) if text is None else text
+    body = text
     if plan.source.kind == "markdown":
         body = link_wikilinks(body, plan, SHARED.get("vault"), SHARED.get("vault_sources", set()), node.lines[0])
     if plan.source.kind in ("markdown", "html"):
@@ -206,7 +203,7 @@ def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: d
     else:  # plain text: escaped, so markdown shows exactly its text (and the links compile adds)
         body = link_text(body, plan, node.path, node.lines[0], room=max(0, SHARED["max_chars"] - len(body)),
                          escape=True)
-    sha = _span_sha256(plan.lines, *node.lines)
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()  # okf.sources.span_sha256 of the concept's lines
     old = _read_old(output, node.path, old_files)
     if old is not None and (m := _AT.search(old)):
         # Content unchanged keeps its generated.at: it marks the last meaningful change (OKF §5.2).

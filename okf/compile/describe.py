@@ -86,8 +86,10 @@ def _meta_line(text: str, title: str) -> bool:
     words = text.split()
     if len(words) > 24:
         return False
+    if not _META_CUE.search(text):  # the cheap test first: most lines name no section, version or owner
+        return False
     capital = sum(1 for w in words if w[:1].isupper() or any(ch.isdigit() for ch in w))
-    return bool(_META_CUE.search(text)) and capital >= 0.6 * len(words)
+    return capital >= 0.6 * len(words)
 
 
 def lead_sentence(lines: list[str], start: int, end: int, skip: set[int], title: str,
@@ -192,7 +194,10 @@ def candidate_scores(counts: Mapping[str, int], weights: Mapping[str, float]) ->
     adds to a directory. Computed with C-level maps: it runs once per concept of every compile."""
     keys = list(filter(weights.__contains__, counts))
     scores = map(mul, map(_tf, map(counts.__getitem__, keys)), map(weights.__getitem__, keys))
-    return {t: score for score, t in heapq.nlargest(CANDIDATES, zip(scores, keys))}
+    pairs = zip(scores, keys)
+    # The same list either way (ties broken by the term): a C sort is faster than heapq's loop for short ones.
+    best = sorted(pairs, reverse=True)[:CANDIDATES] if len(keys) < 1000 else heapq.nlargest(CANDIDATES, pairs)
+    return {t: score for score, t in best}
 
 
 _TF = [0.0] + [1.0 + math.log(n) for n in range(1, 64)]

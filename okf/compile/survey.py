@@ -28,6 +28,7 @@ class DocumentSurvey:
     weights: dict[str, float] = field(default_factory=dict)  # term -> idf over the document's concepts
     scores_of: dict[str, dict[str, float]] = field(default_factory=dict)  # path -> key-term candidates, scored
     dir_terms: dict[str, list[str]] = field(default_factory=dict)  # directory path -> its key terms
+    texts: list[str] = field(default_factory=list)  # each concept's lines joined, in concept order
     _summary: list[str] | None = None
 
     @property
@@ -61,7 +62,7 @@ class DocumentSurvey:
 def survey_document(plan: DocPlan, concepts: list[Node]) -> DocumentSurvey:
     """Count every concept's terms; set each concept's description and tags from them."""
     survey = DocumentSurvey()
-    texts = []
+    texts = survey.texts
     chunks: set[str] = set()
     for node in concepts:
         assert node.lines is not None

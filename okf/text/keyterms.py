@@ -16,7 +16,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from itertools import compress, filterfalse
+from itertools import chain, compress, filterfalse
 
 from okf.markdown import LINK_ADDRESS
 from okf.text.words import _TOKEN, STOP_WORDS, _raw_terms, stem, terms
@@ -52,6 +52,7 @@ _ADDRESS = re.compile(LINK_ADDRESS.pattern + r"|https?://\S+")
 _FIRST: dict[str, str | None] = {}
 _MORE: dict[str, tuple[str, ...]] = {}
 _PAIRS: dict[str, tuple[tuple[str, str], ...]] = {}
+_ALL: dict[str, tuple[str, ...]] = {}  # chunk -> all its terms, in order
 _ELIGIBLE: set[str] = set()
 _CHUNK_MEMORY = 1_500_000
 # ASCII punctuation but "_" (which joins a token's parts): around a word, never part of its token.
@@ -76,6 +77,7 @@ def _learn(chunks: Iterable[str]) -> bool:
         _FIRST.clear()
         _MORE.clear()
         _PAIRS.clear()
+        _ALL.clear()
     for chunk in chunks:
         # Most chunks are one ASCII word, perhaps with punctuation around it ("Agreement,", "(b)"): their one
         # token is the word itself, found without the normalizing and the regex.
@@ -87,6 +89,7 @@ def _learn(chunks: Iterable[str]) -> bool:
             pairs = _chunk_pairs(chunk)
         _FIRST[chunk] = pairs[0][0] if pairs else None
         _PAIRS[chunk] = pairs
+        _ALL[chunk] = tuple([term for term, _ in pairs])
         if len(pairs) > 1:
             _MORE[chunk] = tuple(term for term, _ in pairs[1:])
         for term, _ in pairs:
@@ -115,16 +118,8 @@ def count_terms(text: str, chunks_seen: set[str] | None = None) -> Counter[str]:
     _known(distinct)
     if chunks_seen is not None:
         chunks_seen.update(distinct)
-    counts = Counter(map(_FIRST.__getitem__, chunks))
-    counts.pop(None, None)
-    several = list(filter(_MORE.__contains__, distinct))
-    if several:
-        per = Counter(chunks) if len(several) > 8 else None
-        for chunk in several:
-            n = per[chunk] if per is not None else chunks.count(chunk)
-            for term in _MORE[chunk]:
-                counts[term] += n
-    return counts  # type: ignore[return-value]
+    # Every chunk's terms in one C-level pass (a chunk of several terms, "non-exclusive", adds them all).
+    return Counter(chain.from_iterable(map(_ALL.__getitem__, chunks)))
 
 
 def word_forms(chunks: set[str], wanted: set[str]) -> dict[str, str]:
@@ -138,16 +133,14 @@ def word_forms(chunks: set[str], wanted: set[str]) -> dict[str, str]:
     # The chunks whose first term is wanted, and those with several terms (C-level filters, no Python loop).
     picked = set(compress(keys, map(wanted.__contains__, map(_FIRST.__getitem__, keys))))
     picked.update(filter(_MORE.__contains__, keys))
-    seen: dict[str, dict[str, int]] = {}
-    for chunk in picked:
-        for term, word in _PAIRS[chunk]:
-            if term in wanted:
-                words = seen.get(term)
-                if words is None:
-                    seen[term] = {word: 1}
-                else:
-                    words[word] = words.get(word, 0) + 1
-    return {term: min(words.items(), key=lambda kv: (-kv[1], kv[0]))[0] for term, words in seen.items()}
+    # (term, word) pairs counted at C speed over the picked chunks, then the most used word of each wanted term.
+    best: dict[str, tuple[int, str]] = {}
+    for (term, word), n in Counter(chain.from_iterable(map(_PAIRS.__getitem__, picked))).items():
+        if term in wanted:
+            held = best.get(term)
+            if held is None or n > held[0] or (n == held[0] and word < held[1]):
+                best[term] = (n, word)
+    return {term: word for term, (_n, word) in best.items()}
 
 
 def eligible(terms: Iterable[str]) -> Iterable[str]:

@@ -128,7 +128,7 @@ def build_documents(state: CompileState) -> None:
     skipped with a notice."""
     total = len(state.rebuild)
     size = sum(s.path.stat().st_size for s in state.rebuild if s.path.is_file())
-    state.jobs = workers(size, total)
+    state.jobs = workers(size)
     if not state.rebuild:
         return
     old_files = manifest_files(state.previous)

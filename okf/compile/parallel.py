@@ -15,15 +15,17 @@ R = TypeVar("R")
 # Shared read-only inputs of the current parallel step; forked workers inherit it instead of receiving a copy
 # with every task (a document's text and the bundle-wide anchor maps would otherwise be pickled per task).
 SHARED: dict[str, Any] = {}
-MIN_BYTES = 2_000_000  # below this much source text, starting workers costs more than it saves...
-MIN_FILES = 200  # ...unless there are this many files: each costs milliseconds of statistics and writes
+# Below this much source text, starting workers costs more than it saves. Many small files do not change
+# that: on hotpotqa-dev (2,484 files, 1.4 MB) two workers took more CPU and no less time than one (each plan
+# travels back pickled, then a second pool renders), measured side by side (docs/benchmarks.md).
+MIN_BYTES = 2_000_000
 
 
-def workers(total_bytes: int, files: int = 0) -> int:
+def workers(total_bytes: int) -> int:
     """How many processes to use: one per CPU (at most 2 unless OKF_COMPILE_JOBS says), 1 for small jobs."""
     env = os.environ.get("OKF_COMPILE_JOBS", "")
     wanted = int(env) if env.isdigit() and int(env) > 0 else min(2, os.cpu_count() or 1)
-    if (total_bytes < MIN_BYTES and files < MIN_FILES) or sys.platform != "linux":  # fork keeps SHARED unpickled
+    if total_bytes < MIN_BYTES or sys.platform != "linux":  # fork keeps SHARED without pickling it
         return 1
     return wanted
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, computed_field
 from okf.bundle import Bundle, Diagnostic, as_datetime, diagnostic
 from okf.checker.parallel import check_in_pool, default_workers
 from okf.checker.rules import SourceFiles, source_citing
-from okf.checker.scan import check_concepts, check_directories, merge_listed
+from okf.checker.scan import Progress, check_concepts, check_directories, merge_listed
 from okf.errors import BundleError
 from okf.limits import FANOUT
 
@@ -64,11 +64,12 @@ class CheckReport(BaseModel):
 
 
 def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = None,
-          workers: int | None = None) -> CheckReport:
+          workers: int | None = None, progress: Progress | None = None) -> CheckReport:
     """Check every file of ``bundle`` and return all diagnostics. ``now`` decides staleness (default: now).
 
     Concepts are checked in ``workers`` processes (default: one per CPU for bundles of at least
     :data:`okf.checker.parallel.PARALLEL_FROM` concepts, else in this process); the report is the same.
+    ``progress("concepts", done, total)`` is called as concepts are checked (every few hundred).
     """
     started = time.perf_counter()
     if not isinstance(bundle, Bundle):
@@ -92,7 +93,7 @@ def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = 
     result: tuple[list[Diagnostic], int, list[Diagnostic]] | None = None
     if count > 1:
         try:
-            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count)
+            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count, progress)
         except (BrokenProcessPool, OSError):  # no processes here (limits, a killed worker): check in this one
             result = None
     if result is not None:
@@ -101,7 +102,9 @@ def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = 
     else:
         found, index_files, listed_items = check_directories(bundle, directories, fanout)
         diags.extend(found)
-        concept_diags = check_concepts(bundle, paths, merge_listed([listed_items]), now, sources)
+        concept_diags = check_concepts(bundle, paths, merge_listed([listed_items]), now, sources, progress)
+    if progress is not None:
+        progress("concepts", len(paths), len(paths))
     diags.extend(concept_diags)
     concepts = len(paths)
     files += index_files + concepts

@@ -17,7 +17,7 @@ from typing import Any
 
 from okf.bundle import Bundle, Diagnostic
 from okf.checker.rules import SourceFiles
-from okf.checker.scan import ListedItem, check_concepts, check_directories, merge_listed
+from okf.checker.scan import ListedItem, Progress, check_concepts, check_directories, merge_listed
 
 PARALLEL_FROM = 4000  # below this, starting processes costs more than it saves
 _SLICE = 500  # concepts per task: small enough to balance load, big enough that a task is not all overhead
@@ -64,7 +64,8 @@ def _run_concepts(paths: list[str], listed: Listed) -> list[tuple[Any, ...]]:
 
 
 def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fanout: int, now: datetime,
-                  citing: tuple[Any, ...], workers: int) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
+                  citing: tuple[Any, ...], workers: int,
+                  progress: Progress | None = None) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
     """What :func:`okf.checker.scan.check_directories` and :func:`okf.checker.scan.check_concepts` give, computed by
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
     read, concept diagnostics)."""
@@ -88,12 +89,16 @@ def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fano
         slices = iter(_slices(paths, _SLICE))
         window: deque[Future[list[tuple[Any, ...]]]] = deque()
         concept_diags: list[Diagnostic] = []
+        checked = 0
         while True:
             while len(window) < 2 * workers and (part := next(slices, None)) is not None:
                 window.append(pool.submit(_run_concepts, part, {p: listed.pop(p) for p in part if p in listed}))
             if not window:
                 break
             concept_diags.extend(_models(window.popleft().result()))
+            checked += _SLICE
+            if progress is not None:
+                progress("concepts", min(checked, len(paths)), len(paths))
     return found, files, concept_diags
 
 

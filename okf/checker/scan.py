@@ -6,6 +6,7 @@ Run in this process by :func:`okf.checker.api.check` or in worker processes by :
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 
 from okf.bundle import Bundle, Diagnostic, diagnostic
@@ -14,6 +15,9 @@ from okf.checker.rules import SourceFiles, check_concept, check_log
 from okf.errors import BundleError
 
 _SPACE = re.compile(r"\s+")
+# progress(stage, done, total), as compile reports it; check_concepts calls it every _PROGRESS_EVERY concepts.
+Progress = Callable[[str, int, int], None]
+_PROGRESS_EVERY = 200
 
 
 def _norm(text: str) -> str:
@@ -76,12 +80,14 @@ def merge_listed(parts: list[list[ListedItem]]) -> dict[str, tuple[str, int, str
 
 
 def check_concepts(bundle: Bundle, paths: list[str], listed: dict[str, tuple[str, int, str]], now: datetime,
-                   sources: SourceFiles) -> list[Diagnostic]:
+                   sources: SourceFiles, progress: Progress | None = None) -> list[Diagnostic]:
     """The diagnostics of the concepts ``paths``, in order; ``listed`` holds what index entries say of them."""
     diags: list[Diagnostic] = []
     indexed = bundle.exists("index.md")  # a bundle with a root index.md is read through its index files
     has_index: dict[str, bool] = {}
-    for path in paths:
+    for n, path in enumerate(paths):
+        if progress is not None and n % _PROGRESS_EVERY == 0:
+            progress("concepts", n, len(paths))
         directory = path.rpartition("/")[0]
         if indexed and path not in listed:
             if directory not in has_index:

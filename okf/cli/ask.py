@@ -162,7 +162,7 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     reader = reader_from_options(**options)
     log = _open_log(log_file) if log_file else None
     trace = _open_trace(trace_file) if trace_file else None
-    live = LiveLine() if progress_enabled(quiet) else None
+    live = LiveLine() if progress_enabled(quiet, as_json) else None
     save_error: OKFError | None = None
     try:
         try:

@@ -6,8 +6,9 @@ import click
 
 from okf.bundle import Bundle
 from okf.checker import check
-from okf.cli.common import emit_json, json_option, notice, quiet_option
+from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
 from okf.cli.contract import run_contract_check
+from okf.cli.progress import StageProgress
 from okf.limits import FANOUT
 
 
@@ -39,7 +40,12 @@ def command(bundle: str, as_json: bool, strict: bool, fanout: int, contract: str
     if contract is not None:
         run_contract_check(bundle, contract, as_json=as_json, strict=strict, quiet=quiet)
         return
-    report = check(Bundle.open(bundle), fanout=fanout)
+    bar = StageProgress({"concepts": ("Checking", " concepts")}) if progress_enabled(quiet, as_json) else None
+    try:
+        report = check(Bundle.open(bundle), fanout=fanout, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     if as_json:
         emit_json(report)
     else:

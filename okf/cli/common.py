@@ -7,13 +7,14 @@ import logging
 import os
 import re
 import sys
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 from pydantic import BaseModel
 
+from okf.cli.progress import WalkProgress as LiveLine  # noqa: F401 - the walk counter under its old name
+from okf.cli.progress import progress_enabled  # noqa: F401 - re-exported for the commands
 from okf.errors import ConfigError, OKFError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -120,40 +121,6 @@ def notice(message: str, *, quiet: bool = False) -> None:
     """A line for people on stderr."""
     if not quiet:
         click.echo(message, err=True)
-
-
-def progress_enabled(quiet: bool) -> bool:
-    """Progress bars only when not quiet and stderr is a terminal or OKF_PROGRESS=1."""
-    return not quiet and (sys.stderr.isatty() or os.environ.get("OKF_PROGRESS") == "1")
-
-
-class LiveLine:
-    """One self-overwriting stderr line during a walk: directories opened, bodies judged, relevant found, and
-    evidence slices read by recursive synthesis."""
-
-    def __init__(self) -> None:
-        self.opened = self.judged = self.relevant = self.slices = 0
-        self._shown = 0.0
-
-    def __call__(self, event: Any) -> None:
-        if event.kind == "collected":
-            self.opened += 1
-        elif event.kind == "verdict":
-            self.judged += 1
-            self.relevant += bool(event.data.get("relevant"))
-        elif event.kind == "leaf":
-            self.slices += 1
-        now = time.monotonic()
-        if now - self._shown >= 0.1:  # throttled: a redraw per event would cost more than the walk
-            self._shown = now
-            click.echo(f"\r  {self._text()}", err=True, nl=False)
-
-    def _text(self) -> str:
-        slices = f", {self.slices} evidence slices read" if self.slices else ""
-        return f"{self.opened} directories opened, {self.judged} bodies judged, {self.relevant} relevant{slices}"
-
-    def close(self) -> None:
-        click.echo(f"\r  {self._text()}", err=True)
 
 
 def report_options(f: F) -> F:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,10 +20,12 @@ from okf.cli.common import (
     verbose_option,
 )
 from okf.cli.options import compile_setting_options, describer_options, reader_config_from_options
+from okf.cli.progress import StageProgress
 from okf.compile import CompileOptions, CompileReport, compile_bundle
 from okf.errors import ConfigError
 
-_STAGES = {"files": "Compiling files", "describe": "Describing concepts", "titles": "Titling groups"}
+_STAGES = {"files": ("Compiling", " files"), "describe": ("Describing concepts", " model calls"),
+           "titles": ("Titling groups", " model calls")}
 
 
 def _timestamp(value: str | None) -> datetime | None:
@@ -97,27 +98,13 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: 
                                      timestamp=_timestamp(timestamp), title=title, copy_sources=not no_copy_sources,
                                      sources_url=sources_url)
     describer, cache = _describer(offline, no_cache, options)
-    bar: Any = None
-    stage_shown = ""
-    progress = None
-    if progress_enabled(quiet):
-        def progress(stage: str, done: int, total: int) -> None:
-            nonlocal bar, stage_shown
-            if bar is not None and stage != stage_shown:
-                bar.__exit__(None, None, None)
-                bar = None
-            if bar is None:
-                stage_shown = stage
-                bar = click.progressbar(length=total, label=_STAGES.get(stage, stage),
-                                        file=sys.stderr)
-                bar.__enter__()
-            bar.update(done - bar.pos)
+    progress = StageProgress(_STAGES) if progress_enabled(quiet, as_json) else None
     try:
         report = compile_bundle(list(sources), output, options=compile_options, progress=progress,
                                 describer=describer, cache=cache)
     finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
+        if progress is not None:
+            progress.close()
     for skipped in report.skipped:
         notice(printable(f"skipped {skipped.path}: {skipped.reason}"), quiet=quiet)
     for warning in report.warnings:

@@ -74,7 +74,7 @@ def command(subject: str, requirements_file: str | None, bundle: str | None, que
     identity = extractor_identity(reader)  # type: ignore[arg-type]
     cache = ExtractionCache() if config.cache and not identity.startswith("offline") else None
     target: Any = SubjectText(name="<stdin>", text=sys.stdin.read()) if subject == "-" else subject
-    live = LiveLine() if bundle and progress_enabled(quiet) else None
+    live = LiveLine() if bundle and progress_enabled(quiet, as_json) else None
     try:
         result = comply(target, requirements=requirements_file, bundle=bundle, question=question, reader=reader,
                         budgets=budgets, max_requirements=max_requirements, cache=cache, progress=live)

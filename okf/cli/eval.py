@@ -18,6 +18,7 @@ from okf.cli.common import (
     setup_logging,
 )
 from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
+from okf.cli.progress import StageProgress
 from okf.errors import ConfigError
 from okf.eval import DEFAULT_SEED, EvalQuestion, QuestionResult, evaluate
 from okf.eval.render import render
@@ -64,22 +65,23 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
     setup_logging(quiet, int(verbose))
     budgets = budgets_from_options(options)
     reader = reader_from_options(**options)
-    show = progress_enabled(quiet)
+    bar = StageProgress({"questions": ("Evaluating", " questions")}) if progress_enabled(quiet, as_json) else None
     hits = 0
 
     def progress(done: int, total: int, result: QuestionResult) -> None:
         nonlocal hits
         hits += result.recall_any
-        if show:
-            # One rewritten stderr line: the running recall tells early whether a long run is worth waiting for.
-            width = 30
-            filled = width * done // total
-            click.echo(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} questions, "
-                       f"recall so far {hits / done:.0%}", err=True, nl=done == total)
+        if bar is not None:
+            # The running recall tells early whether a long run is worth waiting for.
+            bar("questions", done, total, note=f"recall so far {hits / done:.0%}")
 
-    report = evaluate(bundle, questions, reader=reader, budgets=budgets or None, sample=sample, seed=seed,
-                      limit=limit, concurrency=parallel, progress=progress,
-                      on_walk=_walk_saver(walks_dir) if walks_dir else None)
+    try:
+        report = evaluate(bundle, questions, reader=reader, budgets=budgets or None, sample=sample, seed=seed,
+                          limit=limit, concurrency=parallel, progress=progress,
+                          on_walk=_walk_saver(walks_dir) if walks_dir else None)
+    finally:
+        if bar is not None:
+            bar.close()
     if as_json:
         emit_json(report)
         for warning in report.warnings:

@@ -122,7 +122,7 @@ def command(bundle: str, question: str, as_json: bool, trace_file: str | None, r
     opened = Bundle.open(bundle)
     reader = reader_from_options(**options)
     trace = _open_trace(trace_file) if trace_file else None
-    live = LiveLine() if progress_enabled(quiet) else None
+    live = LiveLine() if progress_enabled(quiet, as_json) else None
     try:
         try:
             result = navigate(opened, question, reader=reader, budgets=budgets, progress=live)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import click
@@ -9,23 +10,12 @@ import click
 from okf.bundle import Bundle
 from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
 from okf.cli.options import extract_model_option, reader_config_from_options, reader_options
+from okf.cli.progress import StageProgress
 from okf.readers.factory import make_reader
 from okf.requirements import extract_requirements, write_requirements
 from okf.requirements.cache import ExtractionCache
 from okf.requirements.render import render_requirement, render_summary
 from okf.requirements.sections import extractor_identity
-
-
-class _Progress:
-    """A self-overwriting stderr line: sections read so far."""
-
-    def __init__(self) -> None:
-        self.shown = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if done == total or done - self.shown >= max(1, total // 50):
-            self.shown = done
-            click.echo(f"\r  {done}/{total} sections read", err=True, nl=done == total)
 
 
 @click.command("requirements")
@@ -68,9 +58,14 @@ def command(bundle: str, under: str | None, output: str | None, mode: str, as_js
     opened = Bundle.open(bundle)
     identity = extractor_identity(reader)  # type: ignore[arg-type]
     cache = ExtractionCache() if config.cache and not identity.startswith("offline") else None
-    progress = _Progress() if progress_enabled(quiet) else None
-    result = extract_requirements(opened, under=under, reader=reader, cache=cache, mode=mode,
-                                  progress=progress)
+    bar = StageProgress({"sections": ("Reading sections", " sections")}) if progress_enabled(quiet, as_json) \
+        else None
+    try:
+        result = extract_requirements(opened, under=under, reader=reader, cache=cache, mode=mode,
+                                      progress=None if bar is None else partial(bar, "sections"))
+    finally:
+        if bar is not None:
+            bar.close()
     if output:
         count = write_requirements(result.requirements, output)
         if as_json:

@@ -9,11 +9,14 @@ HTML in them stays text and cannot break the list.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 from okf.errors import ConfigError
 from okf.export.reading import Collected, Entry
 
+# Characters quote() leaves as they are (with "/" safe).
+_UNQUOTED = re.compile(r"[A-Za-z0-9_.~/-]*")
 # Markdown specials get a backslash; control characters become spaces (then whitespace is collapsed).
 _ESCAPES = {**{ord(c): "\\" + c for c in "\\`*_[]<>#|!{}"}, **dict.fromkeys((*range(32), 127), " ")}
 
@@ -25,7 +28,7 @@ def escape(text: str) -> str:
 
 def url(entry_path: str, base_url: str | None) -> str:
     """The link to a concept's ``.md`` file: relative, or under ``base_url``; percent-encoded."""
-    rel = quote(entry_path, safe="/")
+    rel = entry_path if _UNQUOTED.fullmatch(entry_path) else quote(entry_path, safe="/")
     return f"{base_url.rstrip('/')}/{rel}" if base_url else rel
 
 

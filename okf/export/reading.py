@@ -206,7 +206,8 @@ def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy
                     if copy is not None and row[:2] == (stat.st_size, stat.st_mtime_ns) \
                             and (copy.st_size, copy.st_mtime_ns) == row[10:]:
                         entry = _cached(path, read_text(real, path)[0], row, now)
-                if entry is not None:
+                cached = entry is not None  # then the row stands as it is
+                if cached:
                     part.copied[path] = False
                 else:
                     entry, text = _entry(bundle, path, now, frontmatter=False)
@@ -217,7 +218,7 @@ def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy
                         copy = os.stat(target)
                 part.entries[path] = entry
                 if stat.st_mtime_ns < recent and copy is not None:  # copy is set on every path above
-                    part.cache[path] = _row(entry, stat, copy)
+                    part.cache[path] = row if cached and row is not None else _row(entry, stat, copy)
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")
             except OSError as exc:

@@ -125,9 +125,10 @@ class ExportWriter:
                     self.removed += 1
                 except OSError:
                     pass
-            manifest = json.dumps({"kind": self.kind, "files": sorted(self.files), **self._cache},
-                                  separators=(",", ":")) + "\n"
-            write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"))
+            content = {"kind": self.kind, "files": sorted(self.files), **self._cache}
+            if content != self._manifest():  # the same as read (a repeat export): no need to write it out again
+                manifest = json.dumps(content, separators=(",", ":")) + "\n"
+                write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"))
         except OSError as exc:
             raise ConfigError(f"cannot write the export into {self.root}: {exc.strerror or exc}",
                               fix="pass -o a writable folder") from None

@@ -1,0 +1,116 @@
+"""Two versions of okf side by side: `okf check` and `okf export llms-txt` on the same bundle, alternating.
+
+Usage: python scripts/bench_side.py --before TREE --after TREE --bundle PATH [--runs 3] [--what check,export]
+
+TREE is a directory holding an ``okf`` package (e.g. ``git archive <commit> okf | tar -x -C TREE``; "." for this
+checkout). Each measure runs in a fresh child process with ``PYTHONPATH=TREE`` (imports not counted: the call
+only), before and after alternating run by run, so both see the same machine load. Printed per run: wall
+time of the call, concepts per second, CPU seconds of the child and its worker processes (user + system) and
+CPU per concept; then the medians and the after/before ratios, and the load average at the start and end.
+
+- ``check``: ``okf.check(bundle)``; the diagnostics of both versions are compared (a difference is reported).
+- ``export``: ``export_llms_txt(bundle, out)`` into an empty folder ("first"), then again into the same folder
+  ("repeat": every file unchanged); the two versions' folders are compared file by file (the export's own
+  manifest aside).
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHILD = r"""
+import json, resource, sys, time
+kind, bundle, out = sys.argv[1:4]
+from datetime import date
+import okf
+def cpu():
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+started, used = time.perf_counter(), cpu()
+if kind == "check":
+    report = okf.check(bundle)
+    result = {"concepts": report.concepts,
+              "diagnostics": [[d.code, d.path, d.line or 0, d.message] for d in report.diagnostics]}
+else:
+    from okf.export import export_llms_txt
+    report = export_llms_txt(bundle, out, as_of=date(2026, 12, 1))
+    result = {"concepts": report.concepts, "written": report.written}
+result.update(wall=time.perf_counter() - started, cpu=cpu() - used)
+print(json.dumps(result))
+"""
+
+
+def run(tree: str, kind: str, bundle: str, out: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
+    done = subprocess.run([sys.executable, "-c", CHILD, kind, bundle, out], env=env, capture_output=True,
+                          text=True, check=True, cwd=tempfile.gettempdir())
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    left = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file() and p.name != ".okf-export.json")
+    right = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file() and p.name != ".okf-export.json")
+    return left == right and all(filecmp.cmp(a / p, b / p, shallow=False) for p in left)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--before", required=True)
+    parser.add_argument("--after", required=True)
+    parser.add_argument("--bundle", required=True)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--what", default="check,export")
+    args = parser.parse_args()
+    bundle = str(Path(args.bundle).resolve())
+    kinds = [k for k in args.what.split(",") if k]
+    print(f"load average at start: {os.getloadavg()[0]:.1f}")
+    figures: dict[tuple[str, str], list[dict[str, object]]] = {}
+    scratch = Path(tempfile.mkdtemp(prefix="okf-bench-side-"))
+    try:
+        for n in range(args.runs):
+            for name, tree in (("before", args.before), ("after", args.after)):
+                for kind in kinds:
+                    out = scratch / f"{name}-{n}"
+                    steps = ["check"] if kind == "check" else ["first", "repeat"]
+                    for step in steps:
+                        got = run(tree, kind, bundle, str(out))
+                        figures.setdefault((step, name), []).append(got)
+                        count = int(got["concepts"])  # type: ignore[call-overload]
+                        wall, cpu = float(got["wall"]), float(got["cpu"])  # type: ignore[arg-type]
+                        print(f"run {n + 1} {name:6s} {step:6s}: {wall:6.2f} s wall = {count / wall:7,.0f} concepts/s; "
+                              f"{cpu:6.2f} CPU s = {cpu / count * 1e6:5.0f} µs per concept; "
+                              f"load {os.getloadavg()[0]:.1f}", flush=True)
+            if "export" in kinds and not same_tree(scratch / f"before-{n}", scratch / f"after-{n}"):
+                print(f"run {n + 1}: the two exports DIFFER")
+        if "check" in kinds:
+            diags = {json.dumps(f["diagnostics"]) for name in ("before", "after") for f in figures[("check", name)]}
+            print("check diagnostics: " + ("identical in every run" if len(diags) == 1 else "DIFFER"))
+        print("medians (after / before):")
+        for step in ("check", "first", "repeat"):
+            if (step, "before") not in figures:
+                continue
+            med = {name: (statistics.median(float(f["wall"]) for f in figures[(step, name)]),  # type: ignore[arg-type]
+                          statistics.median(float(f["cpu"]) for f in figures[(step, name)]))  # type: ignore[arg-type]
+                   for name in ("before", "after")}
+            count = int(figures[(step, "after")][0]["concepts"])  # type: ignore[call-overload]
+            (wb, cb), (wa, ca) = med["before"], med["after"]
+            print(f"  {step:6s}: wall {wb:.2f} -> {wa:.2f} s ({count / wb:,.0f} -> {count / wa:,.0f} concepts/s, "
+                  f"x{wb / wa:.2f} faster); CPU {cb:.2f} -> {ca:.2f} s ({cb / count * 1e6:.0f} -> "
+                  f"{ca / count * 1e6:.0f} µs per concept, x{cb / ca:.2f} less)")
+        print(f"load average at end: {os.getloadavg()[0]:.1f}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,7 +6,8 @@ TREE is a directory holding an ``okf`` package (e.g. ``git archive <commit> okf 
 checkout). Each measure runs in a fresh child process with ``PYTHONPATH=TREE`` (imports not counted: the call
 only), before and after alternating run by run, so both see the same machine load. Printed per run: wall
 time of the call, concepts per second, CPU seconds of the child and its worker processes (user + system) and
-CPU per concept; then the medians and the after/before ratios, and the load average at the start and end.
+CPU per concept (user and system apart: creating files is system time, and on a fresh folder its cost swings
+with the file system far more than okf's own work does); then the medians and the after/before ratios, and the load average at the start and end.
 
 - ``check``: ``okf.check(bundle)``; the diagnostics of both versions are compared (a difference is reported).
 - ``export``: ``export_llms_txt(bundle, out)`` into an empty folder ("first"), then again into the same folder
@@ -34,8 +35,8 @@ from datetime import date
 import okf
 def cpu():
     a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
-started, used = time.perf_counter(), cpu()
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime, a.ru_utime + b.ru_utime
+started, (used, user) = time.perf_counter(), cpu()
 if kind == "check":
     report = okf.check(bundle)
     result = {"concepts": report.concepts,
@@ -44,7 +45,8 @@ else:
     from okf.export import export_llms_txt
     report = export_llms_txt(bundle, out, as_of=date(2026, 12, 1))
     result = {"concepts": report.concepts, "written": report.written}
-result.update(wall=time.perf_counter() - started, cpu=cpu() - used)
+wall, (total, users) = time.perf_counter() - started, cpu()
+result.update(wall=wall, cpu=total - used, user=users - user)
 print(json.dumps(result))
 """
 
@@ -86,8 +88,10 @@ def main() -> int:
                         figures.setdefault((step, name), []).append(got)
                         count = int(got["concepts"])  # type: ignore[call-overload]
                         wall, cpu = float(got["wall"]), float(got["cpu"])  # type: ignore[arg-type]
+                        user = float(got["user"])  # type: ignore[arg-type]
                         print(f"run {n + 1} {name:6s} {step:6s}: {wall:6.2f} s wall = {count / wall:7,.0f} concepts/s; "
-                              f"{cpu:6.2f} CPU s = {cpu / count * 1e6:5.0f} µs per concept; "
+                              f"{cpu:6.2f} CPU s = {cpu / count * 1e6:5.0f} µs per concept "
+                              f"({user / count * 1e6:.0f} user, {(cpu - user) / count * 1e6:.0f} system); "
                               f"load {os.getloadavg()[0]:.1f}", flush=True)
             if "export" in kinds and not same_tree(scratch / f"before-{n}", scratch / f"after-{n}"):
                 print(f"run {n + 1}: the two exports DIFFER")
@@ -101,11 +105,15 @@ def main() -> int:
             med = {name: (statistics.median(float(f["wall"]) for f in figures[(step, name)]),  # type: ignore[arg-type]
                           statistics.median(float(f["cpu"]) for f in figures[(step, name)]))  # type: ignore[arg-type]
                    for name in ("before", "after")}
+            users = {name: statistics.median(float(f["user"]) for f in figures[(step, name)])  # type: ignore[arg-type]
+                     for name in ("before", "after")}
             count = int(figures[(step, "after")][0]["concepts"])  # type: ignore[call-overload]
             (wb, cb), (wa, ca) = med["before"], med["after"]
             print(f"  {step:6s}: wall {wb:.2f} -> {wa:.2f} s ({count / wb:,.0f} -> {count / wa:,.0f} concepts/s, "
                   f"x{wb / wa:.2f} faster); CPU {cb:.2f} -> {ca:.2f} s ({cb / count * 1e6:.0f} -> "
-                  f"{ca / count * 1e6:.0f} µs per concept, x{cb / ca:.2f} less)")
+                  f"{ca / count * 1e6:.0f} µs per concept, x{cb / ca:.2f} less; user CPU "
+                  f"{users['before'] / count * 1e6:.0f} -> {users['after'] / count * 1e6:.0f} µs, "
+                  f"x{users['before'] / users['after']:.2f} less)")
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -207,7 +207,7 @@ def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy
                             and (copy.st_size, copy.st_mtime_ns) == row[10:]:
                         entry = _cached(path, read_text(real, path)[0], row, now)
                 cached = entry is not None  # then the row stands as it is
-                if cached:
+                if entry is not None:
                     part.copied[path] = False
                 else:
                     entry, text = _entry(bundle, path, now, frontmatter=False)

@@ -73,6 +73,8 @@ def compact(text: str) -> str:
 
 
 def _is_number(token: str) -> bool:
+    if "." not in token:  # most tokens: the split below would give the token alone
+        return token.isdigit()
     return all(part.isdigit() for part in token.split("."))
 
 

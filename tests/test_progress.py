@@ -84,3 +84,11 @@ def test_a_stage_bar_per_stage(capsys: pytest.CaptureFixture[str]) -> None:
     bar.close()
     err = capsys.readouterr().err
     assert "Compiling: 100%" in err and "3/3" in err and "Describing concepts: 100%" in err and "2 from cache" in err
+
+
+def test_every_command_that_calls_a_model_takes_quiet_and_verbose() -> None:
+    """Retries and failures go to the okf logger: --quiet mutes them, -v shows them, on every such command."""
+    for name, command in main.commands.items():
+        params = {p.name for p in command.params}
+        if "model" in params:
+            assert {"quiet", "verbose"} <= params, f"okf {name} calls a model but lacks --quiet or -v"

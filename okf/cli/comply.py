@@ -7,7 +7,16 @@ from typing import Any
 
 import click
 
-from okf.cli.common import LiveLine, emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.common import (
+    LiveLine,
+    emit_json,
+    json_option,
+    notice,
+    progress_enabled,
+    quiet_option,
+    setup_logging,
+    verbose_option,
+)
 from okf.cli.options import (
     assess_model_option,
     budget_options,
@@ -43,8 +52,9 @@ from okf.requirements.sections import extractor_identity
 @extract_model_option
 @assess_model_option
 @quiet_option
+@verbose_option
 def command(subject: str, requirements_file: str | None, bundle: str | None, question: str | None,
-            max_requirements: int, as_json: bool, quiet: bool, **options: Any) -> None:
+            max_requirements: int, as_json: bool, quiet: bool, verbose: int, **options: Any) -> None:
     """Judge SUBJECT (a document, or - for stdin) against requirements: violation, needs_review or compliant.
 
     Each requirement is first decided on its own: does it plausibly apply to the subject? Each that does is
@@ -69,6 +79,7 @@ def command(subject: str, requirements_file: str | None, bundle: str | None, que
         raise ConfigError("give exactly one of --requirements FILE.jsonl and --bundle BUNDLE",
                           fix="extract requirements with okf requirements BUNDLE -o FILE.jsonl, or name a bundle")
     budgets = make_budgets(budgets_from_options(options))
+    setup_logging(quiet, verbose)
     config = reader_config_from_options(**options)
     reader = make_reader(config)
     identity = extractor_identity(reader)  # type: ignore[arg-type]

@@ -8,7 +8,15 @@ from typing import Any
 import click
 
 from okf.bundle import Bundle
-from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.common import (
+    emit_json,
+    json_option,
+    notice,
+    progress_enabled,
+    quiet_option,
+    setup_logging,
+    verbose_option,
+)
 from okf.cli.options import extract_model_option, reader_config_from_options, reader_options
 from okf.cli.progress import StageProgress
 from okf.readers.factory import make_reader
@@ -31,7 +39,8 @@ from okf.requirements.sections import extractor_identity
 @reader_options
 @extract_model_option
 @quiet_option
-def command(bundle: str, under: str | None, output: str | None, mode: str, as_json: bool, quiet: bool,
+@verbose_option
+def command(bundle: str, under: str | None, output: str | None, mode: str, as_json: bool, quiet: bool, verbose: int,
             **options: Any) -> None:
     """Extract the operative rules (obligations, prohibitions, permissions) of BUNDLE's sections.
 
@@ -53,6 +62,7 @@ def command(bundle: str, under: str | None, output: str | None, mode: str, as_js
       okf requirements bundles/harborview --under policies -o /tmp/harborview-policies.jsonl
       okf requirements bundles/harborview --under policies/procurement --json | jq '.requirements[0]'
     """
+    setup_logging(quiet, verbose)
     config = reader_config_from_options(**options)
     reader = make_reader(config)
     opened = Bundle.open(bundle)

@@ -25,8 +25,8 @@ def main() -> None:
 
     \b
     Examples:
-      okf compile docs/ -o bundles/mydocs
-      okf check bundles/mydocs
+      okf compile docs/ -o /tmp/okf-docs
+      okf check /tmp/okf-docs
       okf navigate bundles/harborview "How many paid time off days does a new employee get each year?"
       okf ask bundles/harborview "How many paid time off days does a new employee get each year?"
 

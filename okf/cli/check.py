@@ -32,9 +32,9 @@ def command(bundle: str, as_json: bool, strict: bool, fanout: int, contract: str
 
     \b
     Examples:
-      okf check bundles/mydocs
-      okf check bundles/mydocs --strict --fanout 24
-      okf check bundles/mydocs --json | jq '.diagnostics[] | select(.severity == "error")'
+      okf check bundles/okf-docs
+      okf check bundles/okf-docs --strict --fanout 24
+      okf check bundles/okf-docs --json | jq '.diagnostics[] | select(.severity == "error")'
       okf check bundles/harborview --contract bundles/harborview.contract.yaml
     """
     if contract is not None:

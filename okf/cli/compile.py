@@ -81,11 +81,11 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: 
 
     \b
     Examples:
-      okf compile docs/ -o bundles/mydocs
-      okf compile contracts/ notes.md -o bundles/legal --max-words 800 --fanout 30
-      okf compile docs/ -o bundles/mydocs --json --quiet
-      okf compile docs/ -o bundles/mydocs --sources-url https://example.com/docs
-      okf compile docs/ -o bundles/mydocs --model qwen2.5:7b-instruct --base-url http://localhost:11434/v1
+      okf compile docs/ -o /tmp/okf-docs
+      okf compile bundles/sources/harborview examples/compliance -o /tmp/harborview --max-words 800 --fanout 30
+      okf compile docs/ -o /tmp/okf-docs --json --quiet
+      okf compile docs/ -o /tmp/okf-docs --sources-url https://example.com/docs
+      okf compile docs/ -o /tmp/okf-docs --model qwen2.5:7b-instruct --base-url http://localhost:11434/v1
     """
     if sources_url is not None and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$", sources_url):
         raise click.BadParameter(f"{sources_url!r} is not an absolute URL (https://host/path)",

@@ -57,10 +57,10 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
 
     \b
     Examples:
-      okf eval bundles/cuad corpora/cuad/questions.jsonl --sample 200
-      okf eval bundles/rhdh corpora/rhdh/questions.jsonl --max-bodies 40 --verbose
-      okf eval bundles/rhdh corpora/rhdh/questions.jsonl --json --walks walks/ > report.json
-      okf eval bundles/rhdh questions.jsonl --model gpt-4o-mini --base-url http://localhost:8000/v1 --parallel 4
+      okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --sample 10
+      okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --max-bodies 40 --verbose
+      okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --json --walks walks/ > report.json
+      okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --model gpt-4o-mini --base-url http://localhost:8000/v1 --parallel 4
     """
     setup_logging(quiet, int(verbose))
     budgets = budgets_from_options(options)

@@ -28,7 +28,7 @@ def command(bundles: tuple[str, ...], quiet: bool, verbose: int, **reader_kw: An
     \b
     Examples:
       okf mcp bundles/harborview
-      okf mcp bundles/harborview bundles/acme --model gpt-4o-mini
+      okf mcp bundles/harborview bundles/okf-docs --model gpt-4o-mini
       claude mcp add okf -- okf mcp /path/to/bundle
     """
     from okf.mcp.tools import BundleSet  # the MCP SDK loads only when serving

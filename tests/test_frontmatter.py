@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import string
 
+import frontmatter as python_frontmatter
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -198,6 +199,26 @@ def test_fast_yaml_equals_pyyaml(text):
         assert [type(v) for v in quick.values()] == [type(v) for v in value.values()]
         assert [[type(x) for x in v] for v in quick.values() if isinstance(v, list)] == \
             [[type(x) for x in v] for v in value.values() if isinstance(v, list)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(yaml_documents())
+def test_fast_yaml_equals_python_frontmatter(text):
+    """Where the fast path answers, python-frontmatter (the tolerant fallback) reads the same document alike."""
+    quick = fast_load(text)
+    if quick is None or not quick:
+        return
+    # parse, not loads: a Post takes its keys as keyword arguments, so YAML's non-string keys (null: x) fail there.
+    metadata, content = python_frontmatter.parse(f"---\n{text.rstrip(chr(10))}\n---\nbody\n")
+    assert metadata == quick and content == "body"
+    assert [type(v) for v in metadata.values()] == [type(v) for v in quick.values()]
+
+
+def test_what_the_fast_path_declines_python_frontmatter_reads() -> None:
+    text = "---\ntype: Note\nsummary: |\n  two\n  lines\nk: !!str 1\n---\n# T\n"
+    meta, _ = fm.parse(text, "a.md")
+    assert fast_load("type: Note\nsummary: |\n  two\n  lines\nk: !!str 1\n") is None
+    assert meta == python_frontmatter.loads(text).metadata == {"type": "Note", "summary": "two\nlines\n", "k": "1"}
 
 
 def test_fast_yaml_reads_typical_frontmatter_and_declines_the_rest():

@@ -2,8 +2,11 @@
 
 The text before the body is split by hand (``---`` on the first line, the next ``---`` or ``...`` line closes
 it) so line numbers stay exact; the YAML is read by :mod:`okf.bundle.fastyaml` when it is simple enough, else
-with ``yaml.CSafeLoader`` when libyaml is present, else ``yaml.SafeLoader``. Never the full loader:
-frontmatter is untrusted input.
+by python-frontmatter's YAML handler (the tolerant fallback: ``yaml.CSafeLoader`` when libyaml is present,
+else ``yaml.SafeLoader``), or by a node-counting SafeLoader when anchors and aliases appear. Never the full
+loader: frontmatter is untrusted input. The fast path is property-tested against both (tests/test_frontmatter.py).
+Compile writes frontmatter with its own writer (okf/compile/render.py), not python-frontmatter's ``dumps``,
+whose yaml.dump layout would change every compiled file's bytes (docs/format.md).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 from okf.bundle.fastyaml import fast_load
 from okf.errors import BundleError
@@ -20,7 +24,8 @@ from okf.limits import MAX_FRONTMATTER_BYTES
 MAX_ALIASES = 100
 MAX_NODES = 100_000
 
-_FAST_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# python-frontmatter's YAML layer: SafeLoader only (libyaml's when present), as okf requires.
+_HANDLER = YAMLHandler()
 
 
 class _CountingLoader(yaml.SafeLoader):
@@ -124,7 +129,7 @@ def load(yaml_text: str, path: str = "", first_line: int = 2) -> Any:
             finally:
                 loader.dispose()
         else:
-            value = yaml.load(yaml_text, Loader=_FAST_LOADER)
+            value = _HANDLER.load(yaml_text)
     except _TooComplex as exc:
         raise Refused(f"frontmatter refused: {exc}", path=path, line=first_line - 1,
                           fix="write the values out instead of using YAML anchors and aliases") from None

@@ -11,7 +11,6 @@ types) and the files they name must ship. `okf mcp` serves until its client leav
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil

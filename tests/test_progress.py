@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from okf.cli import main
 from okf.cli.progress import StageProgress, progress_enabled
-from tests.builders import concept, write_files
+from tests.builders import write_files
 
 # What a tqdm bar or the walk counter draws: "Checking: 100%|###| 3/3 [...]" or "Walking: 2 bodies judged".
 DRAWN = re.compile(r"\d+%\||\d+/\d+ \[|Walking: \d+ bodies judged")

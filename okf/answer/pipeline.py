@@ -175,9 +175,11 @@ def single_report(gathered: GatheredEvidence, requested: str, why: str, whole_to
     given = [item.evidence.id for item in gathered.items]
     ids = {item.entry.path: item.evidence.id for item in whole.items}
     left = [ids.get(entry.path, entry.path) for entry in gathered.dropped] + [e.path for e, _ in gathered.unreadable]
-    return SynthesisReport(requested=requested, mode="single", why=why,  # type: ignore[arg-type]
-                           budget_tokens=gathered.evidence_tokens, evidence_tokens=whole_tokens,
-                           items_total=len(given) + len(left), items_covered=len(given), not_covered=left)
+    # requested is a string _check accepted; the model validates it against its literal values again.
+    return SynthesisReport.model_validate({
+        "requested": requested, "mode": "single", "why": why, "budget_tokens": gathered.evidence_tokens,
+        "evidence_tokens": whole_tokens, "items_total": len(given) + len(left), "items_covered": len(given),
+        "not_covered": left})
 
 
 def ask(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,

@@ -5,10 +5,12 @@ Codes are stable: E0xx are OKF §11 conformance errors, W1xx are warnings a tole
 
 from __future__ import annotations
 
+from typing import Literal
+
 from okf.bundle.model import Diagnostic
 
 # code: (severity, short name, default fix)
-CODES: dict[str, tuple[str, str, str]] = {
+CODES: dict[str, tuple[Literal["error", "warning"], str, str]] = {
     "E001": ("error", "unparseable frontmatter", "fix the YAML syntax between the '---' lines"),
     "E002": ("error", "frontmatter not a mapping", "write frontmatter as 'key: value' lines"),
     "E003": ("error", "missing type", "add a non-empty 'type:' to the frontmatter"),
@@ -68,5 +70,5 @@ CODES: dict[str, tuple[str, str, str]] = {
 def diagnostic(code: str, path: str, line: int | None, message: str, fix: str | None = None) -> Diagnostic:
     """A Diagnostic for ``code`` with its registered severity and default fix."""
     severity, _name, default_fix = CODES[code]
-    return Diagnostic(code=code, severity=severity, path=path, line=line,  # type: ignore[arg-type]
+    return Diagnostic(code=code, severity=severity, path=path, line=line,
                       message=message, fix=fix or default_fix)

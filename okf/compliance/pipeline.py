@@ -142,8 +142,10 @@ async def comply_async(
             base["warnings"].append("navigation found no section for the question, so no requirement was judged")
     else:
         base["source"] = "requirements"
-        candidates = list(requirements) if isinstance(requirements, Sequence) and not isinstance(requirements, str) \
-            else load_requirements(requirements)  # type: ignore[arg-type]
+        if isinstance(requirements, (str, Path)):
+            candidates = load_requirements(requirements)
+        else:  # a list of requirements (not None: exactly one of requirements and bundle is given)
+            candidates = list(requirements or [])
     return await _assess_all(reader, text, ask if question else "", candidates, opened, max_requirements,
                              usage, base)
 

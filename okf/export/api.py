@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -39,13 +40,13 @@ def _open(bundle: Bundle | str | Path) -> Bundle:
 
 
 def _report(kind: str, opened: Bundle, out: str | Path, collected: Collected, writer: ExportWriter,
-            started: float, **extra: object) -> ExportReport:
+            started: float, **extra: Any) -> ExportReport:
     current = sum(e.current for e in collected.entries)
     return ExportReport(kind=kind, bundle=str(opened.root), output=str(out), concepts=len(collected.entries),
                         current=current, optional=len(collected.entries) - current, files=len(writer.files),
                         written=writer.written, unchanged=writer.unchanged, removed=writer.removed,
                         seconds=round(time.perf_counter() - started, 3), warnings=collected.warnings,
-                        **extra)  # type: ignore[arg-type]
+                        **extra)
 
 
 def export_llms_txt(bundle: Bundle | str | Path, out: str | Path, *, base_url: str | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from okf.compliance import ComplianceResult, SubjectText, comply_async
+from okf.compliance.pipeline import MAX_REQUIREMENTS
 from okf.errors import ConfigError
 from okf.mcp.tools import BundleSet, positive
 from okf.requirements import Requirement, extract_requirements_async
@@ -46,12 +47,12 @@ async def comply(shelf: BundleSet, bundle: str, subject_text: str, subject_name:
     if not subject_text.strip():
         raise ConfigError("subject_text is empty", fix="pass the text of the document to check")
     subject = SubjectText(name=subject_name.strip() or "subject", text=subject_text)
-    options: dict[str, object] = {} if max_requirements is None else {"max_requirements": max_requirements}
+    most = MAX_REQUIREMENTS if max_requirements is None else max_requirements
     if under.strip():
         found = await extract_requirements_async(b, under=under, reader=shelf.reader)  # type: ignore[arg-type]
         result = await comply_async(subject, requirements=found.requirements, question=question or None,
-                                    reader=shelf.reader, **options)  # type: ignore[arg-type]
+                                    reader=shelf.reader, max_requirements=most)
     else:
         result = await comply_async(subject, bundle=b, question=question or None, reader=shelf.reader,
-                                    **options)  # type: ignore[arg-type]
+                                    max_requirements=most)
     return result.model_copy(update={"navigation": None})

@@ -95,9 +95,9 @@ async def extract_requirements_async(
     if reader is None:
         from okf.readers import make_reader  # lazy: a configured model pulls in its client
 
-        own = make_reader()  # made here, so closed here
+        own: Any = make_reader()  # made here, so closed here; checked as a RuleReader by the call below
         return await closing(own, extract_requirements_async(
-            opened, under=under, concepts=concepts, reader=own, cache=cache,  # type: ignore[arg-type]
+            opened, under=under, concepts=concepts, reader=own, cache=cache,
             mode=mode, dense_chars=dense_chars, fill_batch=fill_batch, progress=progress))
     if not isinstance(reader, RuleReader):
         raise ConfigError(f"reader {getattr(reader, 'name', reader)!r} cannot extract requirements",

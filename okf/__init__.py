@@ -72,14 +72,19 @@ if TYPE_CHECKING:
     from okf.eval.report import EvalReport, EvalSummary
     from okf.eval.runner import evaluate, evaluate_async
     from okf.models import (
+        AngleRecord,
         AnswerResult,
         Budgets,
         Citation,
         ContractSummary,
+        EscalationRecord,
         FactResult,
         NavigationResult,
         NavigationStats,
+        Orchestration,
+        PartRecord,
         Receipt,
+        RoundRecord,
         SavedSynthesis,
         ShortlistEntry,
         SourceLine,
@@ -152,6 +157,11 @@ _EXPORTS: dict[str, str] = {
     "comply_async": "okf.compliance.pipeline",
     "load_subject": "okf.compliance.subject",
     # results
+    "AngleRecord": "okf.models",
+    "EscalationRecord": "okf.models",
+    "Orchestration": "okf.models",
+    "PartRecord": "okf.models",
+    "RoundRecord": "okf.models",
     "AnswerResult": "okf.models",
     "Budgets": "okf.models",
     "Citation": "okf.models",
@@ -199,20 +209,20 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "Actor", "AnswerResult", "Budgets", "Bundle", "BundleError", "BundleNotFoundError", "CheckReport",
-    "Citation", "CompileError", "CompileOptions", "CompileReport", "ComplianceResult", "Concept",
+    "Actor", "AngleRecord", "AnswerResult", "Budgets", "Bundle", "BundleError", "BundleNotFoundError",
+    "CheckReport", "Citation", "CompileError", "CompileOptions", "CompileReport", "ComplianceResult", "Concept",
     "ConceptMeta", "ConceptNotFoundError", "ConfigError", "Contract", "ContractError", "ContractReport",
-    "ContractSummary", "DeadlineExceeded", "Diagnostic", "EvalQuestion", "EvalReport", "EvalSummary",
-    "ExtractionStats", "FactResult", "Finding", "LLMReader", "Link", "Listing", "ModelOutputError",
-    "NavigationResult", "NavigationStats", "NotABundleError", "OKFError", "OfflineReader", "PathEscapeError",
-    "ProviderError", "Reader", "ReaderConfig", "Receipt", "Requirement", "RequirementCitation",
-    "RequirementsResult", "SavedSynthesis", "SectionFailure", "ShortlistEntry", "Signpost", "SkippedFile",
-    "SourceLine", "SourceRef", "Status", "SubjectSpan", "SubjectText", "Supporting", "SynthesisNode",
-    "SynthesisReport", "TraceEvent", "TrustTier", "Usage", "__version__", "ask", "ask_async", "check",
-    "check_contract", "compile_bundle", "comply", "comply_async", "contract_schema", "evaluate",
-    "evaluate_async", "extract_requirements", "extract_requirements_async", "init_contract", "load_contract",
-    "load_requirements", "load_subject", "make_reader", "navigate", "navigate_async", "open_bundle",
-    "save_answer", "write_requirements",
+    "ContractSummary", "DeadlineExceeded", "Diagnostic", "EscalationRecord", "EvalQuestion", "EvalReport",
+    "EvalSummary", "ExtractionStats", "FactResult", "Finding", "LLMReader", "Link", "Listing", "ModelOutputError",
+    "NavigationResult", "NavigationStats", "NotABundleError", "OKFError", "OfflineReader", "Orchestration",
+    "PartRecord", "PathEscapeError", "ProviderError", "Reader", "ReaderConfig", "Receipt", "Requirement",
+    "RequirementCitation", "RequirementsResult", "RoundRecord", "SavedSynthesis", "SectionFailure",
+    "ShortlistEntry", "Signpost", "SkippedFile", "SourceLine", "SourceRef", "Status", "SubjectSpan", "SubjectText",
+    "Supporting", "SynthesisNode", "SynthesisReport", "TraceEvent", "TrustTier", "Usage", "__version__", "ask",
+    "ask_async", "check", "check_contract", "compile_bundle", "comply", "comply_async", "contract_schema",
+    "evaluate", "evaluate_async", "extract_requirements", "extract_requirements_async", "init_contract",
+    "load_contract", "load_requirements", "load_subject", "make_reader", "navigate", "navigate_async",
+    "open_bundle", "save_answer", "write_requirements",
 ]
 
 

@@ -46,6 +46,8 @@ class Receipt(BaseModel):
     end_line: int
     sha256: str
     truncated: bool = False
+    bundle: str | None = Field(default=None, description="The bundle (its root path) the path is in, when "
+                               "several bundles were read; null for one.")
 
 
 class ShortlistEntry(BaseModel):
@@ -67,6 +69,10 @@ class ShortlistEntry(BaseModel):
     generated_at: str | None = Field(default=None, description="generated.at, ISO 8601.")
     cites: list[str] = Field(default_factory=list, description="Concept ids of the bundle this concept cites "
                              "as its sources (a synthesis saved by okf ask --save); empty for others.")
+    bundle: str | None = Field(default=None, description="The bundle (its root path) the concept is in, when "
+                               "several bundles were read; null for one.")
+    angles: list[str] = Field(default_factory=list, description="With orchestration: the ids of the angles "
+                              "this concept states the answer to (see NavigationResult.orchestration).")
 
 
 class TraceEvent(BaseModel):
@@ -108,6 +114,88 @@ class NavigationStats(BaseModel):
         return out
 
 
+OrchestrationState = Literal["sufficient", "insufficient", "suspicious"]
+OrchestrationStop = Literal["sufficient", "suspicious", "cap", "boundary", "exhausted", "budget", "failed", "off"]
+
+
+class AngleRecord(BaseModel):
+    """One angle of an orchestrated navigation: a way of asking (part of) the question, and its walks."""
+
+    id: str = Field(description="a1, a2, ... in the order angles were made.")
+    text: str
+    origin: str = Field(description="question, subquestion, rephrasing, viewpoint, granularity, vocabulary "
+                        "(planned), second_hop (a name relevant evidence introduced), escalation.")
+    part: int = Field(description="The part (sub-question) it asks, from 1; 0 for the whole question of a "
+                      "question with several parts.")
+    round: int = Field(description="The round it was walked in; 0 when it was never walked.")
+    family: str = Field(default="", description="Where its walk started: 'bundle' (the root), 'groups' "
+                        "(top-level groups no walk had opened), 'links' (the links of the evidence), 'cited' "
+                        "(the concepts a synthesis cites), or another bundle's path.")
+    source: str | None = Field(default=None, description="For a second hop or an escalation: the concept (or "
+                               "angle) it came from.")
+    bundles: list[str] = Field(default_factory=list, description="The bundles it was walked in, when several "
+                               "were given.")
+    walked: bool = False
+    relevant: list[str] = Field(default_factory=list, description="Concept paths judged to state its answer.")
+    bodies: int = Field(default=0, description="Bodies its walk sent to the judge.")
+    stopped_by: str | None = None
+    note: str | None = Field(default=None, description="Why it was not walked (a duplicate, the cap), or "
+                             "what its walk met.")
+
+
+class PartRecord(BaseModel):
+    """One part (sub-question) of the question and what the cross-check found for it."""
+
+    index: int
+    question: str
+    covered: bool = False
+    evidence: list[str] = Field(default_factory=list, description="Concept paths relevant to it.")
+    missing: list[str] = Field(default_factory=list, description="Words of the part no relevant evidence says.")
+
+
+class RoundRecord(BaseModel):
+    """One round of parallel walks and the cross-check after it."""
+
+    round: int
+    angles: list[str] = Field(description="Ids of the angles walked in this round.")
+    state: OrchestrationState
+    why: list[str] = Field(default_factory=list, description="The cross-check's reasons, in words.")
+    signals: list[str] = Field(default_factory=list, description="Suspicion signals: disagree, one_source, "
+                               "one_author, deprecated, stale, superseded, echo.")
+    relevant: int = Field(default=0, description="Concepts judged relevant so far.")
+    bodies: int = Field(default=0, description="Bodies judged so far, all walks together.")
+    seconds: float = 0.0
+
+
+class EscalationRecord(BaseModel):
+    """A composite escalation: the axes switched to, why, and the angles walked there."""
+
+    round: int = Field(description="The round it was walked in.")
+    axes: list[str] = Field(description="groups, links, cited, bundle.")
+    why: list[str] = Field(default_factory=list)
+    angles: list[str] = Field(default_factory=list)
+    resolved: bool | None = Field(default=None, description="Whether the suspicion was resolved after it.")
+
+
+class Orchestration(BaseModel):
+    """How an orchestrated navigation went: the plan, the rounds, the escalations, why it stopped."""
+
+    angles_setting: str = Field(description="auto, or the number of angles per part asked for.")
+    planner: str = Field(description="Who planned the angles: the reader's name, or 'offline' on a fallback.")
+    fallback: str | None = Field(default=None, description="Why the plan fell back (invalid plan reply, a "
+                                 "question that decomposes into nothing), when it did.")
+    parts: list[PartRecord] = Field(default_factory=list)
+    angles: list[AngleRecord] = Field(default_factory=list)
+    rounds: list[RoundRecord] = Field(default_factory=list)
+    escalations: list[EscalationRecord] = Field(default_factory=list)
+    state: OrchestrationState = "insufficient"
+    stop: OrchestrationStop = "exhausted"
+    stop_reason: str = ""
+    uncertain: list[str] = Field(default_factory=list, description="What remains uncertain, in words.")
+    walks: int = Field(default=0, description="Walks run, all rounds together (soft cap 8, hard stop 12).")
+    tried: str = Field(default="", description="One line: what was tried.")
+
+
 class NavigationResult(BaseModel):
     """What ``navigate`` returns: the shortlist, why it stopped, what it cost, and every decision."""
 
@@ -123,6 +211,10 @@ class NavigationResult(BaseModel):
     stats: NavigationStats = Field(default_factory=NavigationStats)
     warnings: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)
+    bundles: list[str] = Field(default_factory=list, description="Every bundle read, when several were given "
+                               "(``bundle`` is the first); empty for one.")
+    orchestration: Orchestration | None = Field(default=None, description="The angles, rounds, escalations and "
+                                                "stop of an orchestrated navigation (--angles); null without.")
 
 
 class Citation(BaseModel):

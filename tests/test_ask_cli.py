@@ -77,7 +77,7 @@ def test_json_is_the_answer_result(bundle: Path) -> None:
     data = json.loads(result.stdout)
     assert data["status"] == "answered" and data["reader"] == "offline" and data["corpus_id"] is None
     assert data["citations"][0]["concept_id"] == "people/vacation"
-    assert set(data["citations"][0]["receipt"]) == {"evidence_id", "path", "start_line", "end_line", "sha256",
+    assert set(data["citations"][0]["receipt"]) == {"evidence_id", "path", "bundle", "start_line", "end_line", "sha256",
                                                     "truncated"}
     assert set(data["usage"]) >= {"selector", "judge", "answerer"} and data["shortlist"]
 

@@ -115,8 +115,9 @@ def okf(*args: str, config: Path | None = None) -> Result:
     return CliRunner().invoke(main, list(args), env=env)
 
 
-def model_args(base_url: str, extra: list[str]) -> list[str]:
-    return ["--model", "m", "--base-url", base_url, "--no-cache", *extra]
+def model_args(base_url: str, extra: list[str], angles: str = "off") -> list[str]:
+    # The walk's own handling of each fault (one call, one failure); orchestration's is tested below.
+    return ["--model", "m", "--base-url", base_url, "--no-cache", "--angles", angles, *extra]
 
 
 @pytest.mark.parametrize("command", ["navigate", "ask"])
@@ -134,6 +135,23 @@ def test_a_model_fault_is_a_failure_with_its_reason(bundle: Path, tmp_path: Path
     assert error and reason in error[0] and "1 model call result(s) failed" in error[0]
     assert "No relevant concept found." not in human.stdout
     assert "Traceback" not in human.stderr and "unexpected" not in human.stderr
+
+
+@pytest.mark.parametrize("command", ["navigate", "ask"])
+def test_an_orchestrated_navigation_reports_a_model_fault_and_stops(bundle: Path, tmp_path: Path,
+                                                                    command: str) -> None:
+    config = tmp_path / "okf.toml"
+    config.write_text(CONFIG)
+    refused = Reply(status=401, body='{"error": {"message": "Incorrect API key provided"}}')
+    with LoopbackServer(rule=lambda request: refused) as server:
+        result = okf(command, str(bundle), "vacation days", "--json", *model_args(server.base_url, [], "auto"),
+                     config=config)
+    data = json.loads(result.stdout)
+    nav = data["navigation"] if command == "ask" else data
+    orchestration = nav["orchestration"]
+    assert result.exit_code == 1 and "HTTP 401" in result.stderr and "Traceback" not in result.stderr
+    assert "HTTP 401" in orchestration["fallback"] and orchestration["stop"] == "failed"
+    assert orchestration["walks"] == len(orchestration["rounds"][0]["angles"])  # no second round on failures
 
 
 @pytest.mark.parametrize("command", ["navigate", "ask"])

@@ -15,10 +15,16 @@ from builders import concept, write_files
 from okf.bundle import Bundle
 from okf.errors import BundleNotFoundError, ConfigError, NotABundleError
 from okf.models import Budgets, NavigationResult
-from okf.navigator import make_budgets, navigate, navigate_async
+from okf.navigator import make_budgets, navigate_async
+from okf.navigator import navigate as navigate_any
 from okf.readers.base import Judgement, Selection, Usage, Verdict
 from okf.sources import span_sha256
 from okf.testing import ScriptedReader
+
+
+def navigate(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """The walk itself, one question as asked (orchestrated angles: tests/test_orchestrate.py)."""
+    return navigate_any(*args, angles="off", **kwargs)
 
 
 def judged(reader: ScriptedReader) -> list[str]:

@@ -71,8 +71,9 @@ def test_walk_page_renders_grades_unknown_events_fields_and_orchestration(tmp_pa
     assert 'data-grade="partial"' in html and ">partial</span>" in html
     assert 'data-grade="failed"' in html and "not valid JSON" in html
     assert "confidence" in html  # an unknown verdict field is shown, not dropped
-    assert 'id="other-events"' in html and ">angle<" in html
+    assert 'id="other-events"' not in html and ">angle<" in html  # an orchestration event, shown as one
     assert 'id="orchestration"' in html and "approvals &lt;x&gt;" in html and "exhausted" in html
+    assert "thresholds" in html and "\x1b" not in html
     assert "Lines not shown" not in html  # no shortlist in a bare trace: nothing to show
     _self_contained(html)
 

@@ -74,7 +74,7 @@ def test_fold_places_every_event() -> None:
     assert tree.stopped_by == "bodies" and tree.t_stop == 0.05
     assert (tree.totals.judged, tree.totals.relevant, tree.totals.partial, tree.totals.no, tree.totals.failed) == (
         4, 1, 1, 1, 1)
-    assert [e["kind"] for e in tree.other] == ["angle"]
+    assert [e["kind"] for e in tree.orchestration] == ["angle"] and tree.other == []
     assert tree.links_followed == 1 and tree.links_skipped == {"external": 1, "already a candidate": 1}
     assert json.loads(json.dumps(tree.to_dict()))["root"]["children"][0]["path"] == "finance/"
 
@@ -89,9 +89,10 @@ def test_grade_without_relevant_and_unknown_kinds_never_crash() -> None:
     tree = fold(events)
     grades = {c.path: c.grade for c in tree.concepts()}
     assert grades == {"a/b.md": "partial", "a/c.md": "no"}
-    assert [e["kind"] for e in tree.other] == ["escalation", "verdict"]
+    assert [e["kind"] for e in tree.other] == ["verdict"]
+    assert [e["kind"] for e in tree.orchestration] == ["escalation"]  # an unknown shape, kept and shown as JSON
     text = render_tree(tree)
-    assert "partial" in text and "escalation" in text
+    assert "partial" in text and 'escalation {"to": ["x"]' in text
 
 
 def test_reading_is_tolerant_and_errors_name_file_and_line(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from okf.bundle.model import Concept
 from okf.errors import BundleError
@@ -39,6 +40,29 @@ class ConceptSource(Protocol):
     """What evidence gathering needs from a bundle: concepts by reference."""
 
     def concept(self, ref: str) -> Concept: ...
+
+
+class BundleSet:
+    """Several bundles read as one evidence source: a shortlist entry's concept is read from the bundle the
+    entry names (``ShortlistEntry.bundle``), the first bundle when it names none."""
+
+    def __init__(self, bundles: Sequence[Any]) -> None:
+        self.bundles = list(bundles)
+        self.by_root = {str(b.root): b for b in self.bundles}
+
+    def concept(self, ref: str) -> Concept:
+        return self.bundles[0].concept(ref)
+
+    def bundle_of(self, entry: ShortlistEntry) -> Any:
+        """The bundle holding ``entry``."""
+        return self.by_root.get(entry.bundle or "", self.bundles[0])
+
+
+def concept_of(source: ConceptSource, entry: ShortlistEntry) -> Concept:
+    """``entry``'s concept, from the bundle it names when ``source`` holds several."""
+    if isinstance(source, BundleSet):
+        return source.bundle_of(entry).concept(entry.path)
+    return source.concept(entry.path)
 
 
 @dataclass
@@ -84,11 +108,13 @@ def evidence_ids(shortlist: list[ShortlistEntry]) -> list[str]:
     return [f"c{n}" for n in range(1, len(shortlist) + 1)]
 
 
-def receipt_for(evidence_id: str, concept: Concept, text: str, *, truncated: bool) -> Receipt:
+def receipt_for(evidence_id: str, concept: Concept, text: str, *, truncated: bool,
+                bundle: str | None = None) -> Receipt:
     """The receipt of ``text`` as given: lines of ``concept.body`` from its first body line."""
     return Receipt(
         evidence_id=evidence_id,
         path=concept.path,
+        bundle=bundle,
         start_line=concept.body_start_line,
         end_line=concept.body_start_line + text.count("\n"),
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
@@ -103,7 +129,7 @@ def gather_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *,
     remaining = evidence_tokens * CHARS_PER_TOKEN
     for evidence_id, entry in zip(evidence_ids(shortlist), shortlist, strict=True):
         try:
-            concept = bundle.concept(entry.path)
+            concept = concept_of(bundle, entry)
         except BundleError as exc:  # changed or removed since navigation: say so, never guess its text
             out.unreadable.append((entry, str(exc)))
             continue
@@ -115,7 +141,8 @@ def gather_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *,
         evidence = Evidence(id=evidence_id, title=concept.title, text=text, truncated=truncated,
                             status=entry.status, stale=entry.stale)
         out.items.append(EvidenceItem(evidence, entry, concept,
-                                      receipt_for(evidence_id, concept, text, truncated=truncated)))
+                                      receipt_for(evidence_id, concept, text, truncated=truncated,
+                                                  bundle=entry.bundle)))
     return out
 
 
@@ -128,7 +155,7 @@ def load_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *, ite
     out = GatheredEvidence(evidence_tokens=item_tokens)
     for evidence_id, entry in zip(evidence_ids(shortlist), shortlist, strict=True):
         try:
-            concept = bundle.concept(entry.path)
+            concept = concept_of(bundle, entry)
         except BundleError as exc:
             out.unreadable.append((entry, str(exc)))
             continue
@@ -136,7 +163,8 @@ def load_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *, ite
         evidence = Evidence(id=evidence_id, title=concept.title, text=text, truncated=truncated,
                             status=entry.status, stale=entry.stale)
         out.items.append(EvidenceItem(evidence, entry, concept,
-                                      receipt_for(evidence_id, concept, text, truncated=truncated)))
+                                      receipt_for(evidence_id, concept, text, truncated=truncated,
+                                                  bundle=entry.bundle)))
     assert_loaded(shortlist, out)
     return out
 
@@ -147,11 +175,12 @@ def assert_loaded(shortlist: list[ShortlistEntry], loaded: GatheredEvidence) -> 
     A short load would be a silent evidence drop that no coverage check downstream can see (coverage is
     checked over what was loaded), so it is an error, never a smaller answer.
     """
-    delivered = [entry.path for entry in shortlist]
-    held = [item.entry.path for item in loaded.items] + [entry.path for entry, _ in loaded.unreadable]
+    delivered = [(entry.bundle or "", entry.path) for entry in shortlist]
+    held = [(item.entry.bundle or "", item.entry.path) for item in loaded.items] + [
+        (entry.bundle or "", entry.path) for entry, _ in loaded.unreadable]
     ids = [item.evidence.id for item in loaded.items]
     if sorted(held) != sorted(delivered) or len(set(ids)) != len(ids):
-        missing = sorted(set(delivered) - set(held))
+        missing = sorted(path for _, path in set(delivered) - set(held))
         detail = f"missing {', '.join(missing[:5])}" if missing else "some held twice"
         raise BundleError(f"evidence load incomplete: {len(held)} of {len(delivered)} shortlisted items held, "
                           f"{detail}; nothing was answered",

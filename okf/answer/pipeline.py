@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from okf.answer.evidence import EvidenceItem, GatheredEvidence, estimate_tokens, gather_evidence, load_evidence
+from okf.answer.evidence import (
+    BundleSet,
+    EvidenceItem,
+    GatheredEvidence,
+    estimate_tokens,
+    gather_evidence,
+    load_evidence,
+)
 from okf.answer.facts import contract_fields, fact_items, preflight, preflight_failure
 from okf.answer.ledger import ledger_line, synthesis_caveats
 from okf.answer.synthesis import synthesize
@@ -30,6 +37,7 @@ from okf.models import (
     TraceEvent,
 )
 from okf.navigator import make_budgets, navigate_async
+from okf.navigator.api import open_bundles
 from okf.navigator.trace import Progress, failure_reasons, nothing_found_reason
 from okf.readers.base import DraftAnswer, Reader, Usage, aclose
 from okf.readers.synthesis import Synthesizer
@@ -69,45 +77,55 @@ def choose_mode(requested: str, whole_tokens: int, budget: int, reader: Reader) 
     return ("recursive", size) if whole_tokens > budget else ("single", size)
 
 
-async def ask_async(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
-                    budgets: Budgets | Mapping[str, Any] | None = None,
+async def ask_async(bundle: Bundle | str | Path | Sequence[Bundle | str | Path], question: str, *,
+                    reader: Reader | None = None, budgets: Budgets | Mapping[str, Any] | None = None,
                     evidence_tokens: int = DEFAULT_EVIDENCE_TOKENS,
                     progress: Progress | None = None, contract: ContractInput | None = None,
-                    synthesis: str = "auto") -> AnswerResult:
-    """A grounded, cited answer to ``question`` from ``bundle``, or an abstention that says why.
+                    synthesis: str = "auto", angles: str | int | None = "auto") -> AnswerResult:
+    """A grounded, cited answer to ``question`` from ``bundle`` (or several bundles), or an abstention that
+    says why.
 
     Evidence larger than ``evidence_tokens`` is read by recursive synthesis unless ``synthesis`` is
-    ``single`` (docs/ask.md).
+    ``single`` (docs/ask.md). ``angles`` is navigate's (``auto``, N, ``off``; docs/navigate.md).
 
     With ``contract`` (a path, mapping or Contract) its facts are checked first, in code: when an error fact
     fails, the answer stops there with the failures and no model is called; otherwise the grounded facts are
     given to the answerer as evidence and reported in ``facts`` (docs/contracts.md).
     """
+    from okf.orchestrate import parse_angles
+
     text = _check(question, evidence_tokens, synthesis)
+    parse_angles(angles)
     checked = make_budgets(budgets)
-    opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
+    bundles = open_bundles(bundle)
+    if contract is not None and len(bundles) > 1:
+        raise ConfigError("a contract belongs to one bundle, and several were given",
+                          fix="ask one bundle with --contract, or leave the contract out")
     if reader is not None:
-        return await _ask(opened, text, reader, checked, evidence_tokens, progress, contract, synthesis)
+        return await _ask(bundles, text, reader, checked, evidence_tokens, progress, contract, synthesis, angles)
     from okf.readers import make_reader  # lazy: a configured reader may import a model client
 
     own = make_reader()
     try:
-        return await _ask(opened, text, own, checked, evidence_tokens, progress, contract, synthesis)
+        return await _ask(bundles, text, own, checked, evidence_tokens, progress, contract, synthesis, angles)
     finally:
         await aclose(own)  # made here, so closed here
 
 
-async def _ask(opened: Bundle, text: str, reader: Reader, checked: Budgets, evidence_tokens: int,
-               progress: Progress | None, contract: ContractInput | None, synthesis: str) -> AnswerResult:
-    report = preflight(opened, contract) if contract is not None else None
+async def _ask(bundles: list[Bundle], text: str, reader: Reader, checked: Budgets, evidence_tokens: int,
+               progress: Progress | None, contract: ContractInput | None, synthesis: str,
+               angles: str | int | None) -> AnswerResult:
+    opened: Any = bundles[0] if len(bundles) == 1 else BundleSet(bundles)
+    first = bundles[0]
+    report = preflight(first, contract) if contract is not None else None
     if report is not None and not report.ok:
-        return preflight_failure(text, report, reader=reader.name, corpus_id=report.corpus_id or opened.known_corpus_id())
-    nav = await navigate_async(opened, text, reader=reader, budgets=checked, progress=progress)
+        return preflight_failure(text, report, reader=reader.name, corpus_id=report.corpus_id or first.known_corpus_id())
+    nav = await navigate_async(bundles, text, reader=reader, budgets=checked, progress=progress, angles=angles)
     usage = dict(nav.stats.usage)
     base: dict[str, Any] = {"question": text, "shortlist": nav.shortlist, "reader": nav.reader,
                             "corpus_id": nav.corpus_id, "navigation": nav, **contract_fields(report)}
     nav_caveats = navigation_caveats(nav)
-    facts = fact_items(opened, report) if report is not None else []
+    facts = fact_items(first, report) if report is not None else []
     if not nav.shortlist and not facts:
         # The empty-evidence short-circuit: no answerer call at all.
         if nav.stats.failures:
@@ -182,17 +200,17 @@ def single_report(gathered: GatheredEvidence, requested: str, why: str, whole_to
         "not_covered": left})
 
 
-def ask(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
+def ask(bundle: Bundle | str | Path | Sequence[Bundle | str | Path], question: str, *, reader: Reader | None = None,
         budgets: Budgets | Mapping[str, Any] | None = None, evidence_tokens: int = DEFAULT_EVIDENCE_TOKENS,
         progress: Progress | None = None, contract: ContractInput | None = None,
-        synthesis: str = "auto") -> AnswerResult:
+        synthesis: str = "auto", angles: str | int | None = "auto") -> AnswerResult:
     """Synchronous :func:`ask_async`; call that one instead from inside a running event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(_closing(reader, ask_async(bundle, question, reader=reader, budgets=budgets,
                                                       evidence_tokens=evidence_tokens, progress=progress,
-                                                      contract=contract, synthesis=synthesis)))
+                                                      contract=contract, synthesis=synthesis, angles=angles)))
     raise ConfigError("ask() was called inside a running event loop", fix="use `await okf.ask_async(...)` there")
 
 
@@ -223,6 +241,12 @@ def navigation_caveats(nav: NavigationResult) -> list[str]:
         out.append(f"Navigation stopped at its {nav.stopped_by} budget before reading everything it could; "
                    "more relevant concepts may exist.")
     out.extend(w[0].upper() + w[1:] for w in nav.warnings if "max_shortlist" in w)
+    orchestration = nav.orchestration
+    if orchestration is not None and orchestration.stop == "suspicious":
+        # Doubts about the evidence itself (deprecated, superseded, disagreeing, one source): caveats of the
+        # answer. What was not found is the answer's status to say.
+        out.extend(f"The evidence is suspicious after {orchestration.walks} walk(s): {u}."
+                   for u in orchestration.uncertain[:3])
     return out
 
 
@@ -244,7 +268,7 @@ def gathering_caveats(gathered: GatheredEvidence) -> list[str]:
 
 
 def assemble(checked: Validated, gathered: GatheredEvidence, *, usage: dict[str, Usage], caveats: list[str],
-             base: dict[str, Any], bundle: Bundle | None = None) -> AnswerResult:
+             base: dict[str, Any], bundle: Bundle | BundleSet | None = None) -> AnswerResult:
     """The AnswerResult: citations, supporting concepts and the Sources ledger in citation order (a cited
     synthesis traced through to the raw sources of the concepts it cites, with ``bundle``)."""
     by_id = gathered.by_id
@@ -258,8 +282,9 @@ def assemble(checked: Validated, gathered: GatheredEvidence, *, usage: dict[str,
         citations.append(Citation(concept_id=concept.id, receipt=item.receipt))
         supporting.append(Supporting(concept_id=concept.id, title=concept.title,
                                      why=clip(entry.reason, 200) if entry.reason else "Cited by the answer."))
-        sources.append(ledger_line(bundle, number, concept))
-        trust.extend(synthesis_caveats(bundle, number, concept))
+        home = bundle.bundle_of(entry) if isinstance(bundle, BundleSet) else bundle
+        sources.append(ledger_line(home, number, concept))
+        trust.extend(synthesis_caveats(home, number, concept))
         if entry.status == "deprecated":
             trust.append(f'[{number}] "{concept.title}" is deprecated; do not rely on it as current.')
         elif entry.status == "draft":

@@ -33,6 +33,9 @@ def render_answer(result: AnswerResult) -> str:
         parts.append("\n".join(lines))
     if result.synthesis is not None and result.synthesis.mode == "recursive":
         parts.append(f"Synthesis\n- {synthesis_line(result.synthesis)}")
+    orchestration = result.navigation.orchestration if result.navigation else None
+    if orchestration is not None and result.status != "answered":
+        parts.append(one_line(orchestration.tried))  # what was tried, when the answer is partial or abstains
     if result.caveats:
         parts.append("\n".join(["Caveats", *(f"- {one_line(c)}" for c in result.caveats)]))
     if result.sources:

@@ -19,7 +19,6 @@ from okf.answer.render import (
     total_usage,
 )
 from okf.answer.save import save_answer
-from okf.bundle import Bundle
 from okf.cli.common import (
     LiveLine,
     emit_json,
@@ -32,11 +31,19 @@ from okf.cli.common import (
     show_walk,
     verbose_option,
 )
-from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
+from okf.cli.options import (
+    angles_from_options,
+    angles_option,
+    budget_options,
+    budgets_from_options,
+    reader_from_options,
+    reader_options,
+)
 from okf.contract import load_contract
 from okf.errors import ConfigError, OKFError
 from okf.models import AnswerResult
 from okf.navigator import make_budgets
+from okf.navigator.api import open_bundles
 
 _POSITIVE = click.IntRange(min=1)
 
@@ -82,9 +89,10 @@ def log_record(result: AnswerResult, corpus_id: str | None) -> dict[str, Any]:
 
 
 @click.command("ask")
-@click.argument("bundle", type=click.Path(path_type=str))
+@click.argument("bundles", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.argument("question")
 @json_option
+@angles_option
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
               help="Append one JSON line per question to FILE (time, question, corpus_id, status, cited ids, "
                    "usage totals). Without a compile manifest the corpus id costs a pass over the bundle's files.")
@@ -109,12 +117,13 @@ def log_record(result: AnswerResult, corpus_id: str | None) -> dict[str, Any]:
 @reader_options
 @quiet_option
 @verbose_option
-def command(bundle: str, question: str, as_json: bool, log_file: str | None, evidence_tokens: int, synthesis: str,
+def command(bundles: tuple[str, ...], question: str, as_json: bool, log_file: str | None, evidence_tokens: int, synthesis: str,
             trace_file: str | None, contract_path: str | None, save: bool, report_file: str | None,
             show_trace: bool, quiet: bool, verbose: int, **options: Any) -> None:
-    """Answer QUESTION from BUNDLE with citations it can prove, or abstain and say why.
+    """Answer QUESTION from BUNDLE (one or more) with citations it can prove, or abstain and say why.
 
-    Navigates like `okf navigate`, gives the shortlisted bodies to the answerer as evidence (within
+    Navigates like `okf navigate` (--angles auto by default; several bundles are each a source family),
+    gives the shortlisted bodies to the answerer as evidence (within
     --evidence-tokens), then checks the draft in code: citations to anything not given are dropped, an
     uncited answer becomes an abstention, a partial answer says what the evidence does not establish,
     and a rule is shown with the exceptions its source states. Prints the answer with [n] citations,
@@ -152,13 +161,19 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
       okf ask bundles/harborview "Which policies require manager approval?" --max-shortlist 40 \\
           --evidence-tokens 800 --synthesis recursive --trace ask.jsonl
       cp -r bundles/harborview /tmp/wiki && okf ask /tmp/wiki "Who approves international travel?" --save
+      okf ask bundles/harborview bundles/okf-docs "Who approves international travel?" --angles 3
     """
     if not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
     setup_logging(quiet, verbose)
     budgets = make_budgets(budgets_from_options(options))
+    angles = angles_from_options(options)
     contract = load_contract(contract_path) if contract_path else None  # malformed: exit 2 before any work
-    opened = Bundle.open(bundle)
+    several = open_bundles(list(bundles))
+    if len(several) > 1 and (save or contract is not None):
+        raise ConfigError(f"{'--save' if save else '--contract'} works on one bundle, and {len(several)} were given",
+                          fix="ask one bundle, or leave the option out")
+    opened = several[0]
     reader = reader_from_options(**options)
     log = _open_log(log_file) if log_file else None
     trace = _open_trace(trace_file) if trace_file else None
@@ -166,8 +181,8 @@ def command(bundle: str, question: str, as_json: bool, log_file: str | None, evi
     save_error: OKFError | None = None
     try:
         try:
-            result = ask(opened, question, reader=reader, budgets=budgets, evidence_tokens=evidence_tokens,
-                         progress=live, contract=contract, synthesis=synthesis)
+            result = ask(several, question, reader=reader, budgets=budgets, evidence_tokens=evidence_tokens,
+                         progress=live, contract=contract, synthesis=synthesis, angles=angles)
         finally:
             if live is not None:
                 live.close()

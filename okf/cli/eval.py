@@ -17,7 +17,14 @@ from okf.cli.common import (
     quiet_option,
     setup_logging,
 )
-from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
+from okf.cli.options import (
+    angles_from_options,
+    angles_option,
+    budget_options,
+    budgets_from_options,
+    reader_from_options,
+    reader_options,
+)
 from okf.cli.progress import StageProgress
 from okf.errors import ConfigError
 from okf.eval import DEFAULT_SEED, EvalQuestion, QuestionResult, evaluate
@@ -43,6 +50,7 @@ from okf.trace.load import walk_file_name
 @click.option("--walks", "walks_dir", type=click.Path(file_okay=False, path_type=str), metavar="DIR",
               help="Save every question's navigation (shortlist, receipts, trace) as DIR/<question id>.json, "
                    "for `okf report --walks DIR` and `okf trace`.")
+@angles_option
 @budget_options
 @reader_options
 @quiet_option
@@ -53,7 +61,8 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
     A shortlisted concept hits a gold span when its `sources` provenance names the same source file with
     overlapping lines, so scores do not depend on how the bundle was cut. Prints recall (some / all gold
     spans hit), gold coverage, shortlist precision, bodies judged, calls, tokens and time, and for every
-    missed gold span the stage of the walk where it was lost. Metrics and loss stages: docs/evaluation.md.
+    missed gold span the stage of the walk where it was lost; with --angles (auto by default) also the walks
+    per question and why the orchestrations stopped. Metrics and loss stages: docs/evaluation.md.
 
     \b
     Examples:
@@ -61,9 +70,11 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
       okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --max-bodies 40 --verbose
       okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --json --walks walks/ > report.json
       okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --model gpt-4o-mini --base-url http://localhost:8000/v1 --parallel 4
+      okf eval bundles/harborview bundles/sources/harborview-questions.jsonl --angles off
     """
     setup_logging(quiet, int(verbose))
     budgets = budgets_from_options(options)
+    angles = angles_from_options(options)
     reader = reader_from_options(**options)
     bar = StageProgress({"questions": ("Evaluating", " questions")}) if progress_enabled(quiet, as_json) else None
     hits = 0
@@ -78,7 +89,7 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
     try:
         report = evaluate(bundle, questions, reader=reader, budgets=budgets or None, sample=sample, seed=seed,
                           limit=limit, concurrency=parallel, progress=progress,
-                          on_walk=_walk_saver(walks_dir) if walks_dir else None)
+                          on_walk=_walk_saver(walks_dir) if walks_dir else None, angles=angles)
     finally:
         if bar is not None:
             bar.close()

@@ -7,7 +7,6 @@ from typing import IO, Any
 
 import click
 
-from okf.bundle import Bundle
 from okf.cli.common import (
     LiveLine,
     emit_json,
@@ -21,10 +20,18 @@ from okf.cli.common import (
     show_walk,
     verbose_option,
 )
-from okf.cli.options import budget_options, budgets_from_options, reader_from_options, reader_options
+from okf.cli.options import (
+    angles_from_options,
+    angles_option,
+    budget_options,
+    budgets_from_options,
+    reader_from_options,
+    reader_options,
+)
 from okf.errors import ConfigError
 from okf.models import NavigationResult, ShortlistEntry
 from okf.navigator import make_budgets, navigate
+from okf.navigator.api import open_bundles
 from okf.navigator.trace import nothing_found_reason
 
 _POSITIVE = click.IntRange(min=1)
@@ -64,12 +71,18 @@ def _render(result: NavigationResult) -> None:
         if entry.reason:
             click.echo(f"   why: {entry.reason}")
         truncated = ", truncated" if r.truncated else ""
-        click.echo(f"   {r.path}:{r.start_line}-{r.end_line}  ({r.evidence_id}{truncated})")
+        where = f"{r.bundle}: " if r.bundle else ""
+        click.echo(f"   {where}{r.path}:{r.start_line}-{r.end_line}  ({r.evidence_id}{truncated})")
+    orchestration = result.orchestration
+    if orchestration is not None and orchestration.stop not in ("sufficient", "off"):
+        click.echo(printable(orchestration.tried))  # what was tried, when the evidence is partial or missing
     stats, total = result.stats, result.stats.total
     stopped = f"stopped by {_STOPS[result.stopped_by]}" if result.stopped_by else "finished"
     failed = f", {stats.failures} failed" if stats.failures else ""
     # No bundle-wide concept count here: on a large bundle counting would cost more than the walk did.
-    click.echo(f"{stats.bodies_judged} of {stats.candidates} candidate bodies judged "
+    orchestration = result.orchestration
+    walks = f"{orchestration.walks} walks ({orchestration.stop}), " if orchestration else ""
+    click.echo(f"{walks}{stats.bodies_judged} of {stats.candidates} candidate bodies judged "
                f"({stats.directories_opened} directories opened), "
                f"{total.calls} calls{failed}, {total.tokens} tokens, {stats.seconds:.2f}s, {stopped}, "
                f"reader: {result.reader}")
@@ -89,9 +102,10 @@ def _write_trace(handle: IO[str], result: NavigationResult) -> None:
 
 
 @click.command("navigate")
-@click.argument("bundle", type=click.Path(path_type=str))
+@click.argument("bundles", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.argument("question")
 @json_option
+@angles_option
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False, path_type=str),
               help="Write every decision of the walk to FILE as JSON lines.")
 @report_options
@@ -99,16 +113,19 @@ def _write_trace(handle: IO[str], result: NavigationResult) -> None:
 @reader_options
 @quiet_option
 @verbose_option
-def command(bundle: str, question: str, as_json: bool, trace_file: str | None, report_file: str | None,
+def command(bundles: tuple[str, ...], question: str, as_json: bool, trace_file: str | None, report_file: str | None,
             show_trace: bool, quiet: bool, verbose: int, **options: Any) -> None:
-    """Find the concepts of BUNDLE that answer QUESTION, by reading signposts then bodies (no embeddings).
+    """Find the concepts of BUNDLE (one or more) that answer QUESTION, by reading signposts then bodies.
 
     The selector reads directory signposts and opens the promising subtrees (siblings concurrently); the
     judge reads the bodies of their concepts in parallel batches; links of relevant concepts are followed.
+    With --angles auto (the default) the question is also asked in other ways (angles), walked in parallel
+    sharing one budget, cross-checked, followed by second hops and escalations within 8 walks; several
+    bundles are each a source family, and receipts name the bundle. No embeddings anywhere.
     Prints the shortlist (title, id, type, status and trust flags, the judge's reason, path:lines of the
-    text judged) and a summary. Exit status 1 when nothing was found while model calls failed (the error
-    names them: HTTP status, timeout, unreachable server); a shortlist found despite some failures exits 0
-    with warnings. See docs/navigate.md and docs/reliability.md.
+    text judged), what was tried when the evidence is partial, and a summary. Exit status 1 when nothing
+    was found while model calls failed (the error names them: HTTP status, timeout, unreachable server); a
+    shortlist found despite some failures exits 0 with warnings. See docs/navigate.md and docs/reliability.md.
 
     \b
     Examples:
@@ -116,16 +133,19 @@ def command(bundle: str, question: str, as_json: bool, trace_file: str | None, r
       okf navigate bundles/harborview "Who approves refunds?" --max-bodies 40 --trace walk.jsonl
       okf navigate bundles/harborview "Who approves refunds?" --json | jq '.shortlist[].concept_id'
       okf navigate bundles/harborview "Who approves international travel?" --show-trace --report walk.html
+      okf navigate bundles/harborview "Who approves international travel?" --angles off
+      okf navigate bundles/harborview bundles/okf-docs "How are receipts checked?" --json | jq .orchestration.stop
     """
     setup_logging(quiet, verbose)
     budgets = make_budgets(budgets_from_options(options))
-    opened = Bundle.open(bundle)
+    angles = angles_from_options(options)
+    opened = open_bundles(list(bundles))
     reader = reader_from_options(**options)
     trace = _open_trace(trace_file) if trace_file else None
     live = LiveLine() if progress_enabled(quiet, as_json) else None
     try:
         try:
-            result = navigate(opened, question, reader=reader, budgets=budgets, progress=live)
+            result = navigate(opened, question, reader=reader, budgets=budgets, progress=live, angles=angles)
         finally:
             if live is not None:
                 live.close()
@@ -138,7 +158,7 @@ def command(bundle: str, question: str, as_json: bool, trace_file: str | None, r
         emit_json(result)
     else:
         _render(result)
-    show_walk(result, report_file=report_file, show_trace=show_trace, bundle=opened, quiet=quiet)
+    show_walk(result, report_file=report_file, show_trace=show_trace, bundle=opened[0], quiet=quiet)
     for warning in result.warnings:
         notice(printable(f"warning: {warning}"), quiet=quiet)
     if result.stats.failures and not result.shortlist:

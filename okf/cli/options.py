@@ -196,3 +196,20 @@ def compile_setting_options(f: F) -> F:
     for setting in reversed(compile_settings()):
         f = setting_option(setting, default=setting.default)(f)
     return f
+
+
+def angles_option(f: F) -> F:
+    """``--angles auto|N|off``: multi-angle orchestration of navigation (docs/navigate.md, "Angles")."""
+    return click.option(
+        "--angles", default="auto", show_default=True, metavar="auto|N|off",
+        help="auto: plan 3 to 5 angles (rephrasings, viewpoints, granularity, the bundle's vocabulary; a "
+        "question asking several things split into parts), walk them in parallel, cross-check, follow second "
+        "hops and escalate, within 8 walks (12 at most); N: N angles per part; off: one walk of the question "
+        "as asked.")(f)
+
+
+def angles_from_options(options: dict[str, Any]) -> str:
+    """Pop ``--angles`` out of ``options`` and check it (a usage error naming the fix when bad)."""
+    from okf.orchestrate import parse_angles
+
+    return str(parse_angles(options.pop("angles", "auto")))

@@ -18,7 +18,8 @@ def question_line(result: QuestionResult) -> str:
     line = (f"{result.id}: gold {hit}/{len(result.spans)}  precision {precision}  "
             f"shortlist {len(result.shortlist)} ({result.words_shortlist} words)  "
             f"bodies {result.bodies_judged}  words read {result.words_signposts + result.words_bodies}  "
-            f"calls {result.calls}  lost: {lost}")
+            f"calls {result.calls}  walks {result.walks}{f' ({result.stop})' if result.stop else ''}  "
+            f"lost: {lost}")
     return line + (f"  error: {result.error}" if result.error else "")
 
 
@@ -32,7 +33,7 @@ def render(report: EvalReport, *, verbose: bool = False) -> str:
     if report.sample is not None:
         picked += f" (sample {report.sample}, seed {report.seed})"
     lines.append(f"Evaluated {picked} on {report.bundle}")
-    lines.append(f"reader {report.reader}; budgets: max_bodies {report.budgets.max_bodies}, "
+    lines.append(f"reader {report.reader}; angles {report.angles}; budgets: max_bodies {report.budgets.max_bodies}, "
                  f"max_shortlist {report.budgets.max_shortlist}, max_calls {report.budgets.max_calls}")
     lines.append("")
     rows = [
@@ -51,6 +52,9 @@ def render(report: EvalReport, *, verbose: bool = False) -> str:
         ("judge/selector failures", str(s.failures_total)),
         ("stopped by", ", ".join(f"{k} {v}" for k, v in s.stopped_by.items()) or "-"),
     ]
+    if s.stops:
+        rows += [("walks per question", f"median {s.walks_median:g}  mean {s.walks_mean:.2f}  max {s.walks_max}"),
+                 ("orchestration stops", ", ".join(f"{k} {v}" for k, v in s.stops.items()))]
     width = max(len(name) for name, _ in rows)
     lines += [f"{name:<{width}}  {value}" for name, value in rows]
     missed = s.spans - s.spans_hit

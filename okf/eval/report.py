@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from statistics import mean
+from statistics import mean, median
 
 from pydantic import BaseModel, Field
 
@@ -44,6 +44,9 @@ class QuestionResult(BaseModel):
     failures: int = 0
     seconds: float = 0.0
     stopped_by: str | None = None
+    walks: int = Field(default=1, description="Walks the navigation ran (orchestrated angles: all rounds).")
+    stop: str | None = Field(default=None, description="Why an orchestrated navigation stopped (sufficient, "
+                             "suspicious, cap, boundary, exhausted, budget, off); None without orchestration.")
     error: str | None = Field(default=None, description="Why the navigation raised, when it did.")
 
 
@@ -72,6 +75,10 @@ class EvalSummary(BaseModel):
     seconds_mean: float = 0.0
     seconds_total: float = 0.0
     stopped_by: dict[str, int] = Field(default_factory=dict)
+    walks_mean: float = 0.0
+    walks_median: float = 0.0
+    walks_max: int = 0
+    stops: dict[str, int] = Field(default_factory=dict, description="Orchestration stops, per reason.")
     errors: int = 0
 
 
@@ -97,6 +104,7 @@ class EvalReport(BaseModel):
     seed: int | None = None
     limit: int | None = None
     budgets: Budgets = Field(default_factory=Budgets)
+    angles: str = Field(default="auto", description="The angles setting navigation ran with (auto, N, off).")
     index: IndexStats = Field(default_factory=IndexStats)
     summary: EvalSummary = Field(default_factory=EvalSummary)
     results: list[QuestionResult] = Field(default_factory=list)
@@ -144,6 +152,8 @@ def score(question: EvalQuestion, result: NavigationResult | None, index: GoldIn
         failures=stats.failures if stats else 0,
         seconds=stats.seconds if stats else 0.0,
         stopped_by=result.stopped_by if result else None,
+        walks=result.orchestration.walks if result and result.orchestration else 1,
+        stop=result.orchestration.stop if result and result.orchestration else None,
         error=error,
     )
 
@@ -178,5 +188,9 @@ def summarize(results: list[QuestionResult]) -> EvalSummary:
         seconds_mean=mean(r.seconds for r in results),
         seconds_total=sum(r.seconds for r in results),
         stopped_by=dict(sorted(stops.items())),
+        walks_mean=mean(r.walks for r in results),
+        walks_median=median(r.walks for r in results),
+        walks_max=max(r.walks for r in results),
+        stops=dict(sorted(Counter(r.stop for r in results if r.stop).items())),
         errors=sum(1 for r in results if r.error),
     )

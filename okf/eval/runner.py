@@ -39,17 +39,21 @@ async def evaluate_async(
     progress: Progress | None = None,
     gold_index: GoldIndex | None = None,
     on_walk: WalkSink | None = None,
+    angles: str | int | None = "auto",
 ) -> EvalReport:
     """Evaluate ``bundle`` (a Bundle or a path) on ``questions`` (a list or a questions.jsonl path).
 
     ``on_walk`` is given each question with its whole navigation (trace included), e.g. to save the walks.
+    ``angles`` is navigate's (``auto``, N, ``off``).
     """
     # Imported here: navigate and bundle are siblings built apart; eval's pure parts must import without them.
     from okf.bundle import Bundle
     from okf.navigator import make_budgets
+    from okf.orchestrate import parse_angles
 
     if concurrency < 1:
         raise ConfigError(f"concurrency must be at least 1, got {concurrency}", fix="pass --concurrency N >= 1")
+    setting = str(parse_angles(angles))
     started = time.perf_counter()
     opened = bundle if isinstance(bundle, Bundle) else Bundle.open(Path(str(bundle)))
     questions_file = "" if isinstance(questions, list) else str(questions)
@@ -62,7 +66,7 @@ async def evaluate_async(
         reader = own = make_reader()
     try:
         return await _evaluate(opened, every, chosen, questions_file, reader, make_budgets(budgets), sample,
-                               seed, limit, concurrency, progress, gold_index, on_walk, started)
+                               seed, limit, concurrency, progress, gold_index, on_walk, started, setting)
     finally:
         if own is not None:
             await aclose(own)  # made here, so closed here
@@ -71,7 +75,7 @@ async def evaluate_async(
 async def _evaluate(opened: Any, every: list[EvalQuestion], chosen: list[EvalQuestion], questions_file: str,
                     reader: Reader, budgets: Budgets, sample: int | None, seed: int, limit: int | None,
                     concurrency: int, progress: Progress | None, gold_index: GoldIndex | None,
-                    on_walk: WalkSink | None, started: float) -> EvalReport:
+                    on_walk: WalkSink | None, started: float, angles: str = "auto") -> EvalReport:
     from okf.navigator import navigate_async
 
     index = gold_index or GoldIndex.from_bundle(opened)
@@ -94,7 +98,8 @@ async def _evaluate(opened: Any, every: list[EvalQuestion], chosen: list[EvalQue
             result: NavigationResult | None = None
             error: str | None = None
             try:
-                result = await navigate_async(opened, question.question, reader=reader, budgets=budgets)
+                result = await navigate_async(opened, question.question, reader=reader, budgets=budgets,
+                                              angles=angles)
             except ConfigError:
                 raise  # a setup problem fails every question alike: stop, don't score it as misses
             except OKFError as exc:
@@ -118,6 +123,7 @@ async def _evaluate(opened: Any, every: list[EvalQuestion], chosen: list[EvalQue
         seed=seed if sample is not None else None,
         limit=limit,
         budgets=budgets,
+        angles=angles,
         index=index_stats(index),
         summary=summarize(results),
         results=results,
@@ -139,13 +145,14 @@ def evaluate(
     progress: Progress | None = None,
     gold_index: GoldIndex | None = None,
     on_walk: WalkSink | None = None,
+    angles: str | int | None = "auto",
 ) -> EvalReport:
     """Synchronous :func:`evaluate_async` (same arguments); not for use inside a running event loop."""
     async def run() -> EvalReport:
         try:
             return await evaluate_async(bundle, questions, reader=reader, budgets=budgets, sample=sample,
                                         seed=seed, limit=limit, concurrency=concurrency, progress=progress,
-                                        gold_index=gold_index, on_walk=on_walk)
+                                        gold_index=gold_index, on_walk=on_walk, angles=angles)
         finally:
             if reader is not None:
                 await aclose(reader)  # what it opened in this event loop, which ends with the call

@@ -62,6 +62,11 @@ Synthesis = Annotated[Literal["auto", "single", "recursive"], Field(
                 "single (one prompt, what does not fit is cut), recursive (always through leaf workers).")]
 Save = Annotated[bool, Field(description="File an answered or partial answer into the bundle as a Synthesis "
                               "concept (syntheses/<slug>.md) that later questions can find.")]
+Angles = Annotated[str, Field(description="auto (default): the question also asked in other ways (angles), walked in "
+                                         "parallel, cross-checked, with second hops and escalations, within 8 "
+                                         "walks; '1' to '5': that many angles per part; off: one walk as asked.")]
+OtherBundles = Annotated[list[str] | None, Field(description="More bundle names to read beside `bundle`, each a "
+                                                 "source family; receipts then name the bundle.")]
 MaxDiagnostics = Annotated[int, Field(description="Most diagnostics to return (errors first).")]
 ContractData = Annotated[dict[str, Any] | None, Field(description="A contract as JSON: {version: 1, facts: [{name, "
                                                       "type, locate, expect, severity}]}; its schema is in "
@@ -146,13 +151,17 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
                        max_bodies: MaxBodies = _BUDGET["max_bodies"].default,
                        max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
                        deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
-                       include_trace: IncludeTrace = False) -> NavigationResult:
+                       include_trace: IncludeTrace = False, angles: Angles = "auto",
+                       other_bundles: OtherBundles = None) -> NavigationResult:
         """Find the concepts relevant to a question by walking the bundle's signposts and judging each
         concept body. Returns the shortlist (each entry with the reason, trust tier, staleness and a receipt:
-        path, line span and sha256 of the text judged), why the walk stopped, its cost, and warnings."""
+        path, line span and sha256 of the text judged), why the walk stopped, its cost, and warnings; with
+        angles (the default), the orchestration block: the angles tried, the state after each round, the
+        escalations, the stop and what remains uncertain."""
         budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
         with _tool_errors():
-            return await shelf.navigate(bundle, question, budgets, include_trace)
+            return await shelf.navigate(bundle, question, budgets, include_trace, angles=angles,
+                                        others=other_bundles or [])
 
     @server.tool(annotations=MODEL_BACKED_WRITES)
     async def ask(bundle: BundleName, question: Question,
@@ -160,7 +169,8 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
                   max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
                   deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
                   evidence_tokens: EvidenceTokens = None, contract: ContractData = None,
-                  synthesis: Synthesis = "auto", save: Save = False) -> AnswerResult:
+                  synthesis: Synthesis = "auto", save: Save = False, angles: Angles = "auto",
+                  other_bundles: OtherBundles = None) -> AnswerResult:
         """Answer a question from a bundle, citing the concepts it rests on. status is 'answered',
         'partial' (reason says what is missing) or 'abstained' (nothing relevant found); citations carry
         receipts, sources lists the raw sources behind each cited concept, caveats flag stale or draft
@@ -170,10 +180,12 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         recursive synthesis; the synthesis field says how many evidence items were read (items_covered of
         items_total) and names any not read. With save=true an answered or partial answer is filed into the
         bundle as a Synthesis concept under syntheses/ (the same question updates it in place); saved gives its
-        path, or why it was not saved. Later walks find it like any concept."""
+        path, or why it was not saved. Later walks find it like any concept. angles and other_bundles are
+        navigate's (save and contract take one bundle)."""
         budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
         with _tool_errors():
-            return await shelf.ask(bundle, question, budgets, evidence_tokens, contract, synthesis, save)
+            return await shelf.ask(bundle, question, budgets, evidence_tokens, contract, synthesis, save,
+                                   angles=angles, others=other_bundles or [])
 
     @server.tool(annotations=MODEL_BACKED)
     async def requirements(bundle: BundleName, under: Under = "",

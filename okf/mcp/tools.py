@@ -223,27 +223,39 @@ class BundleSet:
             positive(key, value)
         return b, Budgets.model_validate({k: v for k, v in budgets.items() if v is not None})
 
+    def others(self, names: Sequence[str]) -> list[Bundle]:
+        """The bundles served under ``names`` (more source families beside the first)."""
+        return [self.get(name) for name in names]
+
     async def navigate(self, bundle: str, question: str, budgets: Mapping[str, float | None],
-                       include_trace: bool = False) -> NavigationResult:
-        """Navigate one bundle for ``question``: the shortlist with receipts (trace only when asked)."""
+                       include_trace: bool = False, *, angles: str = "auto",
+                       others: Sequence[str] = ()) -> NavigationResult:
+        """Navigate one bundle (and ``others``) for ``question``: the shortlist with receipts (trace only when
+        asked), orchestrated by ``angles``."""
         b, limits = self.check_input(bundle, question, budgets)
-        result = await navigate_async(b, question.strip(), reader=self.reader, budgets=limits)
+        result = await navigate_async([b, *self.others(others)], question.strip(), reader=self.reader,
+                                      budgets=limits, angles=angles)
         return result if include_trace else result.model_copy(update={"trace": []})
 
     async def ask(self, bundle: str, question: str, budgets: Mapping[str, float | None],
                   evidence_tokens: int | None = None, contract: dict[str, Any] | None = None,
-                  synthesis: str = "auto", save: bool = False) -> AnswerResult:
+                  synthesis: str = "auto", save: bool = False, *, angles: str = "auto",
+                  others: Sequence[str] = ()) -> AnswerResult:
         """Answer ``question`` from one bundle with citations (the navigation and synthesis trace left out);
         with a ``contract`` (the contract as data) its facts are checked first and no model is called if one
         fails. With ``save`` an answered or partial answer is filed into the bundle as a Synthesis concept
         (``saved`` says where, or why not) and the bundle is served afresh from then on."""
         positive("evidence_tokens", evidence_tokens)
         b, limits = self.check_input(bundle, question, budgets)
+        extra = self.others(others)
+        if extra and (save or contract is not None):
+            raise ConfigError("save and contract work on one bundle, and other_bundles were given",
+                              fix="leave other_bundles out, or save and contract")
         kwargs: dict[str, Any] = {} if evidence_tokens is None else {"evidence_tokens": evidence_tokens}
         if contract is not None:
             kwargs["contract"] = load_contract(contract)
-        result = await ask_async(b, question.strip(), reader=self.reader, budgets=limits, synthesis=synthesis,
-                                 **kwargs)
+        result = await ask_async([b, *extra], question.strip(), reader=self.reader, budgets=limits,
+                                 synthesis=synthesis, angles=angles, **kwargs)
         if save:
             result.saved = await asyncio.to_thread(save_answer, b.root, result)
             if result.saved.action != "skipped":

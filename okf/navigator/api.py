@@ -1,9 +1,10 @@
-"""The public entry points: check the inputs, pick the reader, run one :class:`~okf.navigator.walk.Walk`."""
+"""The public entry points: check the inputs, pick the reader, run one :class:`~okf.navigator.walk.Walk`, or
+hand the question to okf.orchestrate (angles, several bundles), which runs walks side by side."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +47,29 @@ def _describe(error: Mapping[str, Any]) -> str:
     return f"{where}: {message}" if where else message
 
 
-def _inputs(bundle: Bundle | str | Path, question: str, reader: Reader | None,
-            budgets: Budgets | Mapping[str, Any] | None) -> tuple[Bundle, str, Reader, Budgets]:
+BundleInput = Bundle | str | Path
+Angles = str | int | None
+
+
+def open_bundles(bundle: BundleInput | Sequence[BundleInput]) -> list[Bundle]:
+    """One bundle, or several (a list or tuple), opened; ConfigError for an empty list or a bundle given twice."""
+    given = list(bundle) if isinstance(bundle, list | tuple) else [bundle]
+    if not given:
+        raise ConfigError("no bundle was given", fix="pass a bundle path, or a list of them")
+    opened = [b if isinstance(b, Bundle) else Bundle.open(b) for b in given]
+    roots = [str(b.root) for b in opened]
+    twice = sorted({r for r in roots if roots.count(r) > 1})
+    if twice:
+        raise ConfigError(f"a bundle was given twice: {twice[0]}", fix="name each bundle once")
+    return opened
+
+
+def _inputs(bundle: BundleInput | Sequence[BundleInput], question: str, reader: Reader | None,
+            budgets: Budgets | Mapping[str, Any] | None) -> tuple[list[Bundle], str, Reader, Budgets]:
     if not isinstance(question, str) or not question.strip():
         raise ConfigError("the question is empty", fix="ask a question in words, e.g. \"How are refunds handled?\"")
     checked = make_budgets(budgets)
-    opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
+    opened = open_bundles(bundle)
     if reader is None:
         from okf.readers import make_reader  # lazy: the configured reader may import a model client
 
@@ -59,31 +77,37 @@ def _inputs(bundle: Bundle | str | Path, question: str, reader: Reader | None,
     return opened, question.strip(), reader, checked
 
 
-async def navigate_async(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
-                         budgets: Budgets | Mapping[str, Any] | None = None,
-                         progress: Progress | None = None) -> NavigationResult:
-    """Find the concepts of ``bundle`` that answer ``question`` by progressive disclosure (no similarity)."""
+async def navigate_async(bundle: BundleInput | Sequence[BundleInput], question: str, *,
+                         reader: Reader | None = None, budgets: Budgets | Mapping[str, Any] | None = None,
+                         progress: Progress | None = None, angles: Angles = "auto") -> NavigationResult:
+    """Find the concepts of ``bundle`` (or of several bundles) that answer ``question`` by progressive
+    disclosure (no similarity). ``angles``: ``auto`` (the default), N angles per part, or ``off`` (one walk
+    of the question as asked); see docs/navigate.md ("Angles")."""
+    from okf.orchestrate import orchestrate, parse_angles  # built on the walk; imported when used
+
+    setting = parse_angles(angles)
     opened, text, chosen, checked = _inputs(bundle, question, reader, budgets)
-    if reader is not None:
-        result = await Walk(opened, text, chosen, checked, progress).run()
-    else:
-        try:
-            result = await Walk(opened, text, chosen, checked, progress).run()
-        finally:
+    try:
+        if setting.off and len(opened) == 1:
+            result = await Walk(opened[0], text, chosen, checked, progress).run()
+        else:
+            result = await orchestrate(opened, text, chosen, checked, setting, progress)
+    finally:
+        if reader is None:
             await aclose(chosen)  # made here (the configured reader), so closed here
     result.budgets = checked  # so a saved result (and its HTML report) says what limits the walk ran under
     return result
 
 
-def navigate(bundle: Bundle | str | Path, question: str, *, reader: Reader | None = None,
-             budgets: Budgets | Mapping[str, Any] | None = None,
-             progress: Progress | None = None) -> NavigationResult:
+def navigate(bundle: BundleInput | Sequence[BundleInput], question: str, *, reader: Reader | None = None,
+             budgets: Budgets | Mapping[str, Any] | None = None, progress: Progress | None = None,
+             angles: Angles = "auto") -> NavigationResult:
     """Synchronous :func:`navigate_async`; call that one instead from inside a running event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(_closing(reader, navigate_async(bundle, question, reader=reader, budgets=budgets,
-                                                           progress=progress)))
+                                                           progress=progress, angles=angles)))
     raise ConfigError("navigate() was called inside a running event loop",
                       fix="use `await okf.navigate_async(...)` there")
 

@@ -12,13 +12,18 @@ Progress = Callable[[TraceEvent], None]
 
 
 class TraceRecorder:
-    """Appends :class:`TraceEvent` s in order and hands each to the optional ``progress`` callable."""
+    """Appends :class:`TraceEvent` s in order and hands each to the optional ``progress`` callable.
 
-    def __init__(self, progress: Progress | None = None) -> None:
-        self.events: list[TraceEvent] = []
+    Walks run side by side (okf.orchestrate) record into one ``events`` list on one clock (``start``, a
+    ``time.monotonic()`` value), each event's data carrying the walk's ``tag`` (its angle)."""
+
+    def __init__(self, progress: Progress | None = None, *, events: list[TraceEvent] | None = None,
+                 start: float | None = None, tag: dict[str, Any] | None = None) -> None:
+        self.events: list[TraceEvent] = [] if events is None else events
         self.warnings: list[str] = []
         self._progress = progress
-        self._start = time.monotonic()
+        self._start = time.monotonic() if start is None else start
+        self._tag = tag or {}
 
     @property
     def elapsed(self) -> float:
@@ -27,7 +32,8 @@ class TraceRecorder:
 
     def add(self, kind: str, path: str | None = None, **data: Any) -> TraceEvent:
         """Record one event (``data`` keys as in the TraceEvent docs) and report it."""
-        event = TraceEvent(seq=len(self.events), t=round(self.elapsed, 6), kind=kind, path=path, data=data)
+        event = TraceEvent(seq=len(self.events), t=round(self.elapsed, 6), kind=kind, path=path,
+                           data={**data, **self._tag} if self._tag else data)
         self.events.append(event)
         if self._progress is not None:
             self._progress(event)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -121,6 +121,11 @@ class Frontier:
     def __len__(self) -> int:
         return self._size
 
+    @property
+    def level(self) -> int:
+        """The fewest weak choices behind a waiting candidate: the level read next (the queue is not empty)."""
+        return min(self._turns)
+
     def __bool__(self) -> bool:
         return self._size > 0
 
@@ -132,25 +137,52 @@ class _Found:
     strong: bool  # graded relevant; a partial (weak) entry gives way to strong ones
 
 
+@dataclass
+class Shared:
+    """What walks run side by side share (okf.orchestrate runs several at once): the concepts claimed for
+    judging (one walk judges each), the bodies, calls and tokens spent against one set of budgets, and the
+    reader's call slots. A walk run alone has its own."""
+
+    seen: set[str] = field(default_factory=set)
+    bodies: int = 0
+    max_bodies: int | None = None  # bodies all walks may send together (None: each walk's own budget only)
+    calls_done: int = 0
+    calls_in_flight: int = 0  # calls sent and not yet settled (admitted against the budgets)
+    tokens: int = 0
+    slot_limit: int | None = None
+    slots_held: int = 0
+    waiters: deque[asyncio.Future[None]] = field(default_factory=deque)
+    walks: list[Walk] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Start:
+    """Where a walk begins: directories to open (path, walk-order key) and concepts to judge first (reached
+    ``via: link``). The default is the root."""
+
+    directories: tuple[tuple[str, Key], ...] = (("", ()),)
+    concepts: tuple[tuple[str, Key, str], ...] = ()  # path, key, the concept or directory it came from
+
+
 class Walk:
     """One navigation of ``bundle`` for ``question``; :meth:`run` returns the :class:`NavigationResult`."""
 
     def __init__(self, bundle: Bundle, question: str, reader: Reader, budgets: Budgets,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, *, shared: Shared | None = None, start: Start | None = None,
+                 trace: TraceRecorder | None = None) -> None:
         self.bundle = bundle
         self.question = question
         bind = getattr(reader, "bind", None)
         # A reader that weighs words by the bundle's own statistics (the offline reader) reads them first.
         self.reader: Reader = bind(bundle.vocabulary()) if callable(bind) else reader
         self.budgets = budgets
-        self.trace = TraceRecorder(progress)
+        self.trace = trace if trace is not None else TraceRecorder(progress)
         self.stats = NavigationStats()
         self.usage = {"selector": Usage(), "judge": Usage()}
         self.stopped_by: StopReason | None = None
         self.depth_blocked = False
         self.now = datetime.now(UTC)
         self.queue = Frontier()
-        self.seen: set[str] = set()
         self.keys: dict[str, Key] = {}
         self.links_of: dict[str, list[tuple[str, int]]] = {}  # expanded concept -> (target, link position)
         self.opened: set[str] = set()
@@ -162,14 +194,15 @@ class Walk:
         self.descents: set[asyncio.Task[None]] = set()
         self.open_descents = 0  # descents that may still add candidates (not yet past their selection)
         self.judges: set[asyncio.Task[None]] = set()
-        self.calls_done = 0
-        self.calls_in_flight = 0  # calls sent and not yet settled (admitted against the budgets)
         # Calls the reader sends at once (its ``concurrency``; None: no limit). A call is admitted against the
         # budgets only once it holds a slot, so calls waiting for one are never counted as spent.
-        limit = getattr(reader, "concurrency", None)
-        self.slot_limit: int | None = limit if isinstance(limit, int) and limit > 0 else None
-        self.slots_held = 0
-        self._slot_waiters: deque[asyncio.Future[None]] = deque()
+        if shared is None:
+            limit = getattr(reader, "concurrency", None)
+            shared = Shared(slot_limit=limit if isinstance(limit, int) and limit > 0 else None)
+        self.shared = shared
+        shared.walks.append(self)
+        self.seen = shared.seen
+        self.start = start or Start()
         self._sending: dict[asyncio.Task[object], int] = {}  # descent -> its selector calls sent, in flight
         self._pump_scheduled = False
         self._hold_until: float | None = None  # loop time when a waiting partial batch must leave
@@ -188,7 +221,11 @@ class Walk:
         # the walk's does not. Receipts pin the text each verdict rests on by its sha256.
         corpus_id = asyncio.ensure_future(asyncio.to_thread(self.bundle.known_corpus_id))
         with deadline(self.budgets.deadline_s):  # the tasks started here inherit it
-            self._spawn_descent("", 0, ())
+            for directory, key in self.start.directories:
+                self._spawn_descent(directory, directory.count("/"), key)
+            for path, key, source in self.start.concepts:
+                self._enqueue(path, key, "link", source)
+            self._check_done()  # a start with nothing to do (every concept already claimed) ends here
         try:
             async with asyncio.timeout(self.budgets.deadline_s + DEADLINE_GRACE_S):
                 await self._done.wait()
@@ -235,7 +272,9 @@ class Walk:
             if self.deferred and self.stopped_by is None:
                 self._release_deferred()
                 return
-            self._done.set()
+            if not self._done.is_set():
+                self._done.set()
+                self._nudge()
 
     def _release_deferred(self) -> None:
         """Everything reached through fewer weak choices is read: open the directories one more weak choice
@@ -249,6 +288,7 @@ class Walk:
         if self.stopped_by is None:
             self.stopped_by = reason
             self.trace.add("budget", None, stopped_by=reason)
+            self._nudge()
         for task in list(self.descents):
             if reason in _DRAIN and self._sending.get(task):
                 continue  # its sent selector call finishes and is counted; it opens nothing more
@@ -261,61 +301,65 @@ class Walk:
     # -- model calls and their budgets ---------------------------------------------------------------
 
     def _slot_free(self) -> bool:
-        return self.slot_limit is None or (self.slots_held < self.slot_limit and not self._slot_waiters)
+        shared = self.shared
+        return shared.slot_limit is None or (shared.slots_held < shared.slot_limit and not shared.waiters)
 
     async def _acquire_slot(self) -> None:
         """Wait until the reader can send one more call at once (a freed slot goes to the longest waiter)."""
         if self._slot_free():
-            self.slots_held += 1
+            self.shared.slots_held += 1
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._slot_waiters.append(waiter)
+        self.shared.waiters.append(waiter)
         try:
             await waiter
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled():
                 self._release_slot()  # handed over just as this task was cancelled: pass it on
             else:
-                self._slot_waiters.remove(waiter)
+                self.shared.waiters.remove(waiter)
             raise
 
     def _release_slot(self) -> None:
-        while self._slot_waiters:
-            waiter = self._slot_waiters.popleft()
+        shared = self.shared
+        while shared.waiters:
+            waiter = shared.waiters.popleft()
             if not waiter.done():
                 waiter.set_result(None)  # the slot passes to it as held
                 return
-        self.slots_held -= 1
-        if self.queue:
-            self._schedule_pump()  # a judge batch may have been waiting for a slot
+        shared.slots_held -= 1
+        for walk in shared.walks:
+            if walk.queue and walk.stopped_by is None:
+                walk._schedule_pump()  # a judge batch may have been waiting for a slot
 
     def _admit_call(self) -> bool:
         """Reserve one model call about to be sent (its slot held), or stop the walk when the calls or tokens
         budget forbids it. Calls still waiting for a slot are not counted."""
         if self.stopped_by is not None:
             return False
-        if self.calls_done + self.calls_in_flight >= self.budgets.max_calls:
+        if self.shared.calls_done + self.shared.calls_in_flight >= self.budgets.max_calls:
             self._stop("calls")
             return False
         if self._tokens() >= self.budgets.max_tokens:
             self._stop("tokens")
             return False
-        self.calls_in_flight += 1
+        self.shared.calls_in_flight += 1
         return True
 
     def _settle_call(self, role: str, usage: Usage | None, started: float) -> None:
-        self.calls_in_flight -= 1
+        self.shared.calls_in_flight -= 1
         if usage is None:
             return
         self._call_seconds += time.monotonic() - started
         self._calls_timed += 1
         self.usage[role] = self.usage[role] + usage
-        self.calls_done += usage.calls
+        self.shared.calls_done += usage.calls
+        self.shared.tokens += usage.tokens
         if self._tokens() >= self.budgets.max_tokens and self._work_left(besides=asyncio.current_task()):
             self._stop("tokens")
 
     def _tokens(self) -> int:
-        return sum(u.tokens for u in self.usage.values())
+        return self.shared.tokens
 
     def _work_left(self, besides: asyncio.Task[object] | None = None) -> bool:
         """Whether anything but the ``besides`` task (the caller) is still to do."""
@@ -449,8 +493,10 @@ class Walk:
 
     def _enqueue(self, path: str, key: Key, via: Literal["descent", "link"], source: str, weak: int = 0) -> bool:
         if path in self.seen:
-            # Reached again: order it by its earliest place in the walk, whichever route won the race.
-            self._place(path, key)
+            # Reached again: order it by its earliest place in the walk, whichever route won the race (a
+            # concept another walk of the same orchestration claimed is that walk's to judge).
+            if path in self.keys:
+                self._place(path, key)
             return False
         self.seen.add(path)
         self.keys[path] = key
@@ -468,8 +514,10 @@ class Walk:
         stack = [(path, key)]
         while stack:
             here, place = stack.pop()
-            if self.keys[here] <= place:
-                continue  # a key only ever gets earlier, so cycles end here
+            # A key only ever gets earlier, so cycles end here; a link target another walk of the same
+            # ledger claimed is that walk's (not a candidate of this one), so it has no key here.
+            if here not in self.keys or self.keys[here] <= place:
+                continue
             self.keys[here] = place
             stack.extend((target, place + (k,)) for target, k in self.links_of.get(here, ()))
 
@@ -484,31 +532,58 @@ class Walk:
         self._pump_scheduled = False
         while (self.queue and self.stopped_by is None and len(self.judges) < MAX_BATCHES_IN_FLIGHT
                and self._slot_free()):
-            room = self.budgets.max_bodies - self.stats.bodies_judged
+            room = self._room()
             if room <= 0:
                 self._stop("bodies")
                 break
+            if self._behind():
+                break  # another walk of the same ledger reads first; it pumps this one when it has
             size = min(room, self.budgets.batch_size)
             if len(self.queue) < size and self._hold_partial():
                 break
-            self.slots_held += 1
+            self.shared.slots_held += 1
             if not self._admit_call():
                 self._release_slot()
                 break
             batch = self._take_batch(size)
             if not batch:
-                self.calls_in_flight -= 1
+                self.shared.calls_in_flight -= 1
                 self._release_slot()
                 continue
             self.stats.bodies_judged += len(batch)
+            self.shared.bodies += len(batch)
             self.stats.words_bodies += sum(_words(offered.document.text) for _, _, offered in batch)
             self._track(asyncio.create_task(self._judge(batch)), self.judges)
+            self._nudge()
         if not self.queue or self.stopped_by is not None:
             self._release_hold()
-        if (self.stopped_by is None and self.stats.bodies_judged >= self.budgets.max_bodies
+        if (self.stopped_by is None and self._room() <= 0
                 and (self.queue or self.descents)):
             self._stop("bodies")  # nothing more can be judged: further descent would only cost calls
         self._check_done()
+
+    def _behind(self) -> bool:
+        """Walks sharing a ledger read best first, then in turn: this one waits while another has candidates
+        waiting that were reached through fewer weak choices, or as few and it has sent fewer bodies; so the
+        bodies they share go to the surest places of all the walks, spread over them."""
+        if len(self.shared.walks) < 2:
+            return False
+        mine = (self.queue.level, self.stats.bodies_judged)
+        return any(w is not self and w.queue and w.stopped_by is None
+                   and (w.queue.level, w.stats.bodies_judged) < mine for w in self.shared.walks)
+
+    def _nudge(self) -> None:
+        """Let the other walks of the ledger pump again (one may have been waiting for this one)."""
+        for walk in self.shared.walks:
+            if walk is not self and walk.queue and walk.stopped_by is None:
+                walk._schedule_pump()
+
+    def _room(self) -> int:
+        """Bodies this walk may still send: its own budget, within what the walks sharing its ledger may."""
+        own = self.budgets.max_bodies - self.stats.bodies_judged
+        if self.shared.max_bodies is None:
+            return own
+        return min(own, self.shared.max_bodies - self.shared.bodies)
 
     def _hold_partial(self) -> bool:
         """Whether a partial batch should wait (within its window) for candidates other tasks may add."""

@@ -34,10 +34,12 @@ from typing import Literal, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel, Field
 
 # The roles a model plays: the three of the Reader protocol, the two of recursive synthesis
-# (okf.readers.synthesis), which read with the answerer's profile, and the extractor and assessor of
-# requirements and compliance (okf.readers.extraction, okf.readers.assessment), which have their own, and
-# the describer that writes a compiled bundle's signposts (okf.readers.describing).
-Role = Literal["selector", "judge", "answerer", "decomposer", "leaf", "extractor", "assessor", "describer"]
+# (okf.readers.synthesis), which read with the answerer's profile, the extractor and assessor of
+# requirements and compliance (okf.readers.extraction, okf.readers.assessment), which have their own, the
+# describer that writes a compiled bundle's signposts (okf.readers.describing), and the planner of
+# orchestration (okf.readers.planning), which reads with the selector's profile.
+Role = Literal["selector", "judge", "answerer", "decomposer", "leaf", "extractor", "assessor", "describer",
+               "planner"]
 
 
 class Usage(BaseModel):
@@ -118,6 +120,8 @@ class Verdict(BaseModel):
     failed: bool = False
     error: str | None = None
     cached: bool = False
+    answers: list[int] = Field(default_factory=list, description="judge_angles only: the indices of the angles "
+                               "this document states the answer to (okf.readers.planning).")
 
 
 class Judgement(BaseModel):

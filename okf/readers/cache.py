@@ -55,7 +55,10 @@ class JudgmentCache:
         grade = data.get("grade")
         if grade not in ("relevant", "partial", "no"):
             grade = "relevant" if relevant else "no"
-        return Verdict(id=document_id, relevant=relevant, grade=grade, reason=reason, cached=True)
+        answers = data.get("answers")
+        answers = [a for a in answers if isinstance(a, int) and not isinstance(a, bool)] if isinstance(
+            answers, list) else []
+        return Verdict(id=document_id, relevant=relevant, grade=grade, reason=reason, cached=True, answers=answers)
 
     def put(self, key: str, verdict: Verdict, *, model: str, prompt_version: str, endpoint: str = "") -> None:
         """Store a decided verdict atomically; failed verdicts are ignored. Disk errors are not fatal."""
@@ -66,6 +69,7 @@ class JudgmentCache:
             "relevant": verdict.relevant,
             "grade": verdict.grade or ("relevant" if verdict.relevant else "no"),
             "reason": verdict.reason,
+            "answers": verdict.answers,
             "endpoint": endpoint,
             "model": model,
             "prompt": prompt_version,

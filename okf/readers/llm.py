@@ -49,6 +49,7 @@ from okf.readers.base import (
 )
 from okf.readers.cache import JudgmentCache, judgment_key
 from okf.readers.config import NAVIGATION_ROLES, ROLES, Profile, ReaderConfig
+from okf.readers.llm_plan import LLMPlan
 from okf.readers.llm_roles import LLMRoles
 from okf.readers.offline import OfflineReader
 from okf.readers.synthesis import LeafExtract, Part, Split
@@ -109,10 +110,11 @@ class _LoopState:
     clients: dict[tuple[str | None, str], openai.AsyncOpenAI] = field(default_factory=dict)
 
 
-class LLMReader(LLMRoles):
+class LLMReader(LLMRoles, LLMPlan):
     """A reader over any OpenAI-compatible chat-completions endpoint; roles without a model read offline.
 
-    The extractor and assessor operations come from :class:`~okf.readers.llm_roles.LLMRoles`."""
+    The extractor and assessor operations come from :class:`~okf.readers.llm_roles.LLMRoles`, the planner
+    and the angle-aware judge from :class:`~okf.readers.llm_plan.LLMPlan`."""
 
     def __init__(self, config: ReaderConfig) -> None:
         self.config = config
@@ -309,10 +311,12 @@ class LLMReader(LLMRoles):
     # --- one request, validated, with one repair retry ---
 
     async def _ask(
-        self, profile: Profile, role: Role, payload: str, parse: Callable[[str], T], usage: Usage
+        self, profile: Profile, role: Role, payload: str, parse: Callable[[str], T], usage: Usage,
+        prompt: str | None = None,
     ) -> T:
+        """One validated exchange for ``role`` (its prompt, or the prompt file named by ``prompt``)."""
         messages: list[dict[str, str]] = [
-            {"role": "system", "content": replies.prompt(role).text},
+            {"role": "system", "content": replies.prompt(prompt or role).text},
             {"role": "user", "content": payload},
         ]
         text = await self._complete(profile, role, messages, usage)

@@ -10,6 +10,8 @@ else. It is no model: it cannot understand a paraphrase it has no word for.
 - judge (okf.readers.judging): a graded verdict per body (relevant / partial / no) from the weighed share
   of the question it says, and says together in one passage; decided on that body alone.
 - answer (okf.readers.extractive): quote the evidence sentences that say the most of the question.
+- plan (okf.readers.angles): the question's parts and angles, from its own words and the bundle's vocabulary;
+  judge_angles: the graded verdict for each angle, the best one given, with the angles it is relevant to.
 
 No network, no randomness: the same question over the same bundle gives the same decisions.
 """
@@ -21,17 +23,20 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Self
 
-from okf.readers.base import Document, DraftAnswer, Evidence, Judgement, Selection, SignpostOffer, Usage
+from okf.readers.angles import plan_offline
+from okf.readers.base import Document, DraftAnswer, Evidence, Judgement, Selection, SignpostOffer, Usage, Verdict
 from okf.readers.extractive import answer_from
 from okf.readers.judging import judge_all, judge_one
 from okf.readers.matching import Body, Question, read_body
 from okf.readers.offline_roles import OfflineRoles
+from okf.readers.planning import AngleSelection, Plan, PlanHints
 from okf.readers.selection import select_offer
 from okf.readers.synthesis import LeafExtract, Part, Split, extract_offline, split_offline
 from okf.text.vocabulary import Vocabulary
 
 __all__ = ["OfflineReader", "Question", "answer_from", "judge_all", "judge_one", "select_offer"]
 
+_RANK = {"relevant": 2, "partial": 1, "no": 0}
 # Parsed bodies kept per reader (keyed by sha256): a walk re-judges nothing, but many walks share bodies.
 BODY_CACHE_SIZE = 4096
 
@@ -103,6 +108,35 @@ class OfflineReader(OfflineRoles):
         parsed = self.question(question)
         verdicts = judge_all(parsed, documents, [self._body(d) for d in documents])
         return Judgement(verdicts=verdicts, usage=_usage(start))
+
+    async def judge_angles(self, question: str, angles: Sequence[str], documents: Sequence[Document]) -> Judgement:
+        """Per document, the verdict under each angle (each body read once): the best grade (the first
+        angle giving it speaks), and the angles under which it is relevant."""
+        start = time.perf_counter()
+        parsed = [self.question(a) for a in angles] or [self.question(question)]
+        verdicts: list[Verdict] = []
+        for document in documents:
+            body = self._body(document)
+            per = [judge_one(q, document, body) for q in parsed]
+            best = max(per, key=lambda v: _RANK[v.grade or "no"])
+            answers = [i for i, v in enumerate(per) if v.grade == "relevant"]
+            verdicts.append(best.model_copy(update={"answers": answers}))
+        return Judgement(verdicts=verdicts, usage=_usage(start))
+
+    async def select_angles(self, question: str, angles: Sequence[str],
+                            signposts: Sequence[SignpostOffer]) -> AngleSelection:
+        """For each angle, the signposts it keeps (as :meth:`select` would, one angle at a time)."""
+        start = time.perf_counter()
+        kept = []
+        for angle in angles:
+            parsed = self.question(angle)
+            kept.append(select_offer(parsed, signposts) if parsed.units else [])
+        return AngleSelection(kept=kept, usage=_usage(start))
+
+    async def plan(self, question: str, count: int | None, hints: PlanHints) -> Plan:
+        """Parts and angles made of the question's words and the bundle's vocabulary (okf.readers.angles)."""
+        start = time.perf_counter()
+        return Plan(parts=plan_offline(question, self.vocabulary, count), usage=_usage(start))
 
     async def answer(self, question: str, evidence: Sequence[Evidence]) -> DraftAnswer:
         """An extractive answer: quoted evidence sentences, with ``partial`` when units stay unsaid."""

@@ -29,6 +29,9 @@ PROMPT_FILES = {
     "repair": "repair.v1.md",
     "decomposer": "decompose.v1.md",
     "leaf": "leaf.v1.md",
+    "planner": "plan.v1.md",
+    "judge-angles": "judge-angles.v1.md",
+    "select-angles": "select-angles.v1.md",
 }
 REASON_CHARS = 300
 GRADES: tuple[Grade, ...] = ("relevant", "partial", "no")

@@ -11,7 +11,7 @@ from okf.bundle import Bundle
 from okf.html import render
 from okf.report.receipts import ReceiptReader, ReceiptView, open_bundle
 from okf.trace.load import WalkRecord
-from okf.trace.text import GRADE_LABELS, STOP_BUDGETS
+from okf.trace.text import GRADE_LABELS, STOP_BUDGETS, orchestration_line
 from okf.trace.tree import WalkTree, fold
 
 _CITE = re.compile(r"\[(\d{1,3})\]")
@@ -139,7 +139,8 @@ def walk_context(record: WalkRecord, reader: ReceiptReader) -> dict[str, Any]:
     answer = record.answer
     context: dict[str, Any] = {"record": record, "tree": tree, "grade_labels": GRADE_LABELS,
                                "gauges": gauges(record, tree), "usage": usage_rows(record), "answer": None,
-                               "shortlist": [], "orchestration": None, "other_fields": {}}
+                               "shortlist": [], "orchestration": None, "other_fields": {},
+                               "orchestration_line": orchestration_line}
     for n, entry in enumerate(_entries(nav.get("shortlist")), start=1):
         context["shortlist"].append({"n": n, "entry": entry, "receipt": _receipt(reader, entry.get("receipt"))})
     if answer is not None:

@@ -386,13 +386,42 @@ def offline_rule(vocabulary: Any = None) -> Rule:
                 )
                 for s in payload["signposts"]
             ]
+            if isinstance(payload.get("angles"), list):  # select-angles: each angle's choices, one reply
+                keep: dict[int, dict[str, Any]] = {}
+                for angle in payload["angles"]:
+                    parsed = offline.Question.parse(str(angle["text"]), vocabulary)
+                    for c in offline.select_offer(parsed, offers) if parsed.units else []:
+                        item = keep.setdefault(c.index, {"index": c.index, "grade": c.grade, "reason": c.reason,
+                                                         "angles": []})
+                        item["angles"].append(angle["index"])
+                        item["grade"] = "strong" if "strong" in (item["grade"], c.grade) else "weak"
+                return {"keep": [keep[i] for i in sorted(keep)]}
             kept = offline.select_offer(question, offers)
             return {"keep": [{"index": c.index, "grade": c.grade, "reason": c.reason} for c in kept]}
+        if task == "plan":
+            from okf.readers.angles import plan_offline
+
+            parts = plan_offline(str(payload.get("question", "")), vocabulary, payload.get("angles_per_part"))
+            return {"parts": [{"question": p.question, "angles": [{"text": a.text, "origin": a.origin}
+                                                                   for a in p.angles]} for p in parts]}
         if task == "judge":
             documents = [
                 Document(id=d["id"], title=d["title"], text=d["text"], sha256="", headings=d["headings"])
                 for d in payload["documents"]
             ]
+            if isinstance(payload.get("angles"), list):  # judge-angles: the best grade and the angles answered
+                rank = {"relevant": 2, "partial": 1, "no": 0}
+                per = [offline.judge_all(offline.Question.parse(str(a["text"]), vocabulary), documents)
+                       for a in payload["angles"]]
+                verdicts = []
+                for n, d in enumerate(payload["documents"]):
+                    mine = [angle_verdicts[n] for angle_verdicts in per]
+                    best = max(mine, key=lambda v: rank[v.grade or "no"], default=None)
+                    verdicts.append({"index": d["index"], "grade": best.grade if best else "no",
+                                     "reason": best.reason if best else "",
+                                     "answers": [a["index"] for a, v in zip(payload["angles"], mine)
+                                                 if v.grade == "relevant"]})
+                return {"verdicts": verdicts}
             decided = offline.judge_all(question, documents)
             return {
                 "verdicts": [

@@ -164,6 +164,11 @@ class _Renderer:
 
 
 def _stop_line(tree: WalkTree, record: WalkRecord | None) -> str:
+    stop = next((e["data"] for e in reversed(tree.orchestration) if e["kind"] == "stop"
+                 and isinstance(e.get("data"), dict) and e["data"].get("stop")), None)
+    if stop is not None:
+        # Walks of an orchestration stop at their round's share of the bodies; what ended it is the stop.
+        return f"Orchestration stopped: {clean(stop['stop'])} ({clean(stop.get('reason', ''), 200)})."
     if tree.stopped_by is None:
         return "Finished: the walk ran out of work (no budget stopped it)."
     key, what = STOP_BUDGETS.get(tree.stopped_by, ("", f"{tree.stopped_by!r}"))
@@ -205,9 +210,39 @@ def render_tree(walk: WalkRecord | WalkTree, *, depth: int | None = None, only: 
     if tree.warnings and only != "relevant":
         r.lines.append(paint(f"Warnings ({len(tree.warnings)}):", "warn"))
         r.lines += [f"  - {clean(w['message'], 300)}" for w in tree.warnings]
+    if tree.orchestration and only is None:
+        r.lines.append(f"Orchestration ({len(tree.orchestration)} events):")
+        r.lines += [f"  - {e['t']:.3f} s {orchestration_line(e)}" for e in tree.orchestration]
     if tree.other and only is None:
         r.lines.append(f"Other events ({len(tree.other)}):")
         r.lines += [f"  - {e['t']:.3f} s {clean(e['kind'], 40)} {clean(e['path'] or '')} "
                     f"{clean(json.dumps(e['data'], ensure_ascii=False, sort_keys=True), 200)}".rstrip()
                     for e in tree.other]
     return "\n".join(r.lines)
+
+
+def orchestration_line(event: dict[str, Any]) -> str:
+    """One orchestration event in words; a shape this version does not know is shown as its JSON."""
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    kind = event.get("kind")
+    text = None
+    if kind == "plan" and isinstance(data.get("parts"), list):
+        fallback = f" (fallback: {clean(data['fallback'], 160)})" if data.get("fallback") else ""
+        text = f"plan by {clean(data.get('planner', '?'))}: {len(data['parts'])} part(s), {data.get('angles', '?')} " \
+               f"angle(s){fallback}"
+    elif kind == "angle" and "text" in data:
+        where = f" in {clean(data['family'])}" if data.get("family") and data["family"] != "bundle" else ""
+        state = f"dropped: {clean(data['dropped'])}" if data.get("dropped") else f"round {data.get('round', '?')}{where}"
+        text = f"angle {clean(data.get('id', '?'))} ({clean(data.get('origin', '?'))}, part {data.get('part', '?')}) " \
+               f"{clean(data['text'], 120)!r}: {state}"
+    elif kind == "round" and "state" in data:
+        why = "; ".join(clean(w, 120) for w in data.get("why") or [] if isinstance(w, str))
+        text = f"round {data.get('round', '?')}: {clean(data['state'])}" + (f" ({why})" if why else "")
+    elif kind == "escalation" and isinstance(data.get("axes"), list):
+        text = f"escalation in round {data.get('round', '?')} to {', '.join(clean(a) for a in data['axes'])}"
+    elif kind == "stop" and "stop" in data:
+        text = f"stop: {clean(data['stop'])} ({clean(data.get('reason', ''), 200)})"
+    if text is None:
+        where = f" {clean(event['path'])}" if event.get("path") else ""
+        text = f"{clean(kind, 40)}{where} {clean(json.dumps(data, ensure_ascii=False, sort_keys=True), 200)}"
+    return text

@@ -1,7 +1,9 @@
 """Fold a walk's events into a tree of directories, the signposts offered in each and the concepts judged.
 
-Every known event kind lands on its node; events of kinds this version does not know are kept in order in
-:attr:`WalkTree.other`, and unknown fields of known events in each node's ``extra``, so nothing is lost.
+Every known event kind lands on its node; the events of an orchestration (plan, angle, round, escalation,
+stop) are kept in order in :attr:`WalkTree.orchestration` (a walk's own events carry its ``angle`` as an extra
+field); events of kinds this version does not know are kept in order in :attr:`WalkTree.other`, and unknown
+fields of known events in each node's ``extra``, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from okf.models import TraceEvent
 # A verdict's grade: the judge's own `grade` when it gives one, else derived from `relevant` and `failed`.
 GRADES = ("relevant", "partial", "no", "failed")
 _KNOWN = {"offered", "selected", "collected", "verdict", "link", "failure", "budget", "warning", "answer"}
+# Events of an orchestrated navigation (okf.orchestrate): kept in order apart from the tree, whatever shape.
+ORCHESTRATION_KINDS = ("plan", "angle", "round", "escalation", "stop")
 _VERDICT_FIELDS = {"relevant", "reason", "failed", "cached", "via", "grade"}
 _SELECTOR_PAGE = re.compile(r"the selector failed on page (\d+)")
 
@@ -148,6 +152,7 @@ class WalkTree:
     warnings: list[dict[str, Any]] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
     answer: dict[str, Any] | None = None
+    orchestration: list[dict[str, Any]] = field(default_factory=list)
     other: list[dict[str, Any]] = field(default_factory=list)
     totals: Counts = field(default_factory=Counts)
     signposts_offered: int = 0
@@ -250,6 +255,9 @@ class _Folder:
         tree.events += 1
         tree.kinds[event.kind] = tree.kinds.get(event.kind, 0) + 1
         tree.t_end = max(tree.t_end, event.t)
+        if event.kind in ORCHESTRATION_KINDS:
+            tree.orchestration.append({"seq": event.seq, "t": event.t, "kind": event.kind, "path": path, "data": data})
+            return
         handler = getattr(self, f"_on_{event.kind}", None) if event.kind in _KNOWN else None
         if handler is None:
             tree.other.append({"seq": event.seq, "t": event.t, "kind": event.kind, "path": path, "data": data})

@@ -1,0 +1,101 @@
+"""Second hops: names that relevant evidence introduces, and the question needs, become new angles.
+
+"What position was held by the woman who portrayed Corliss Archer in Kiss and Tell?": the first walk finds
+the film's page (it names Corliss Archer and Kiss and Tell) but not the position; that page says "starring
+Shirley Temple as Corliss Archer". The name in the sentences that say the question's words, which the
+question itself does not use, is the bridge, and the next angle: walked on its own, the name leads the
+selector to what the bundle says about it (its words of the question already in the evidence trimmed off). Only names at least as telling in the bundle as the question's median word are taken
+(a word half the bundle says, "American", is no bridge), at most ``HOPS_PER_PART`` per part and round, in
+the order the evidence says them, never one already tried; and only from evidence that says one of the
+question's telling names (a clause of another contract than the one asked about bridges nothing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from okf.readers.angles import angle_key, name_spans
+from okf.readers.matching import Field, Question, Unit, read_body
+from okf.text.vocabulary import Vocabulary
+from okf.text.words import terms
+
+from okf.orchestrate.crosscheck import Found
+
+HOPS_PER_PART = 2
+# Capitalized words that name a date, not a thing ("27 September 1976"): never a bridge on their own.
+_CALENDAR = frozenset(terms("January February March April May June July August September October November "
+                            "December Monday Tuesday Wednesday Thursday Friday Saturday Sunday"))
+
+
+def second_hops(part: str, evidence: list[Found], gap: list[Unit], vocabulary: Vocabulary | None,
+                tried: set[frozenset[str]], resolves: Callable[[str], bool] = lambda name: False,
+                only: Callable[[str], bool] | None = None) -> tuple[list[tuple[str, str]], list[Found]]:
+    """(angle text, the concept it came from) for the bridges the evidence of ``part`` introduces, and the
+    evidence read to the end (a concept cut short by the limit yields its other names in a later round). A
+    run of names joined by "and" that is no title (``resolves``) is two names ("Ann Lee and Bob Roe"). With
+    ``only``, only names it accepts are bridges (orchestration: names that are the title of a concept)."""
+    parsed = Question.parse(part, vocabulary)
+    asked = set(terms(part))
+    weights = sorted(u.weight for u in parsed.units) or [0.0]
+    floor = weights[len(weights) // 2]
+    said_units = [u for u in parsed.units if u not in gap]
+    out: list[tuple[str, str]] = []
+    done: list[Found] = []
+    scope = [u for u in parsed.units if u.name and u.weight >= floor]
+    for f in evidence:
+        body = read_body(f.concept.body)
+        if scope and not _in_scope(f, body, scope):
+            done.append(f)  # evidence about something else than what the question names is no bridge
+            continue
+        for n in _passage(body, said_units):
+            for name in _names(body.sentences[n], resolves):
+                text = _new_words(name, asked)
+                words = [t for t in terms(text) if t.isalpha() and t not in _CALENDAR]
+                if not words or not _telling(words, vocabulary, floor):
+                    continue
+                key = angle_key(text)
+                if key in tried or (only is not None and not only(text)):
+                    continue
+                if len(out) >= HOPS_PER_PART:
+                    return out, done
+                tried.add(key)
+                out.append((text, f.entry.path))
+        done.append(f)
+    return out, done
+
+
+def _in_scope(f: Found, body, scope: list[Unit]) -> bool:  # type: ignore[no-untyped-def]
+    """The evidence says one of the question's telling names (in its title, path or body)."""
+    head = Field.of(" ".join([f.concept.title, f.entry.path.replace("/", " ").replace("-", " ")]))
+    return any(head.has_unit(u) or body.has_unit(u) for u in scope)
+
+
+def _names(sentence: str, resolves: Callable[[str], bool]) -> list[str]:
+    out: list[str] = []
+    for span in name_spans(sentence):
+        pieces = re.split(r"\s+and\s+", span.text)
+        out += pieces if len(pieces) > 1 and not resolves(span.text) else [span.text]
+    return out
+
+
+def _new_words(name: str, asked: set[str]) -> str:
+    """The name without the words the question already says at either end ("CEO of Viglen" -> "Viglen")."""
+    words = name.split()
+    while words and (set(terms(words[0])) <= asked or not terms(words[0])):
+        words.pop(0)
+    while words and (set(terms(words[-1])) <= asked or not terms(words[-1])):
+        words.pop()
+    return " ".join(words)
+
+
+def _passage(body, units: list[Unit]) -> list[int]:  # type: ignore[no-untyped-def]
+    """Sentences of ``body`` saying a unit of the question, in order (all sentences when none does)."""
+    places = sorted({n for u in units for n in body.sentences_with(u)})
+    return places or list(range(len(body.sentences)))
+
+
+def _telling(words: list[str], vocabulary: Vocabulary | None, floor: float) -> bool:
+    if vocabulary is None:
+        return True
+    return max(vocabulary.idf(t) for t in words) >= floor

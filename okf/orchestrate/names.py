@@ -1,0 +1,90 @@
+"""Names as links: a name relevant evidence says that is the title of a concept of the bundle.
+
+A second hop (okf.orchestrate.hops) is a name the evidence introduces. When a concept of the bundle bears
+exactly that name as its title or file name (letters and digits compared, case and punctuation aside, a
+trailing parenthesis such as "(film)" and a leading article ignored), the name is read as a link the evidence makes in words,
+the way a wikilink ``[[Shirley Temple]]`` is resolved by title (okf.wikilinks): the hop's walk starts by
+judging that concept, like the lateral expansion of a link. Nothing is ranked: a name resolves or not.
+
+The titles come from the bundle's listings (every directory's signposts, read once per bundle and kept).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import weakref
+
+from okf.bundle import Bundle
+from okf.errors import BundleError
+from okf.text.words import compact
+
+# Concepts a name may resolve to at most (a name several concepts bear: "Ed Wood", "Ed Wood (film)").
+MAX_TARGETS = 3
+_PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+# A name of at least this many letters (and two words) may name a title it begins.
+PREFIX_MIN = 8
+_INDEXES: weakref.WeakKeyDictionary[Bundle, dict[str, list[str]]] = weakref.WeakKeyDictionary()
+_SORTED: weakref.WeakKeyDictionary[Bundle, list[str]] = weakref.WeakKeyDictionary()
+
+
+def _keys(title: str, path: str) -> set[str]:
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    bare = _PARENTHESIS.sub("", title)
+    keys = {compact(title), compact(bare), compact(_ARTICLE.sub("", bare)), compact(stem)}
+    return {k for k in keys if len(k) >= 3}
+
+
+def title_index(bundle: Bundle) -> dict[str, list[str]]:
+    """Concept paths by the letters of their title and file name, from every listing of ``bundle``."""
+    index = _INDEXES.get(bundle)
+    if index is not None:
+        return index
+    index = {}
+    for directory in bundle.iter_directories():
+        try:
+            signposts = bundle.listing(directory).signposts
+        except BundleError:
+            continue
+        for signpost in signposts:
+            if signpost.is_dir:
+                continue
+            for key in _keys(signpost.title, signpost.path):
+                paths = index.setdefault(key, [])
+                if signpost.path not in paths:
+                    paths.append(signpost.path)
+    _INDEXES[bundle] = index
+    return index
+
+
+def resolve(bundle: Bundle, name: str) -> list[str]:
+    """The concepts bearing ``name`` as their title or file name (at most MAX_TARGETS, in listing order); a
+    name of two words or more also names a title it begins ("Harry Connick" for "Harry Connick Jr."), when
+    at most MAX_TARGETS titles begin so (more is no name but a common start)."""
+    key = compact(name)
+    if len(key) < 3:
+        return []
+    index = title_index(bundle)
+    exact = index.get(key, [])
+    if exact or len(name.split()) < 2 or len(key) < PREFIX_MIN:
+        return exact[:MAX_TARGETS]
+    found: list[str] = []
+    for title in _sorted_keys(bundle, index)[_first(bundle, index, key):]:
+        if not title.startswith(key):
+            break
+        found += [p for p in index[title] if p not in found]
+        if len(found) > MAX_TARGETS:
+            return []
+    return found
+
+
+def _sorted_keys(bundle: Bundle, index: dict[str, list[str]]) -> list[str]:
+    keys = _SORTED.get(bundle)
+    if keys is None:
+        keys = _SORTED[bundle] = sorted(index)
+    return keys
+
+
+def _first(bundle: Bundle, index: dict[str, list[str]], key: str) -> int:
+    return bisect.bisect_left(_sorted_keys(bundle, index), key)

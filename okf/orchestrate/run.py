@@ -1,0 +1,459 @@
+"""The orchestration loop (seed 003, Blocks 2 to 5): plan, walk the angles in parallel, cross-check, then
+stop, try new angles in the same source family, or escalate to another, within the walk caps.
+
+- Round 1 walks the planned angles (the first ``AUTO_ANGLES`` of a one-part question, ``AUTO_PART_ANGLES``
+  of each part of a question with several, beside the whole question; ``--angles N``: N each) in every
+  bundle given, angle by angle, all at once, sharing one visited set, one judgment cache and one budget.
+- **sufficient**: stop. **insufficient**: a new round in the same family: second hops (names the evidence
+  introduces, okf.orchestrate.hops) and the planned angles not walked yet; when nothing at all was found,
+  beside them the other families (okf.orchestrate.escalate) so that a corpus boundary can be told.
+  **suspicious**: one composite escalation round; still suspicious after it: stop.
+- Caps (Block 4): no new round past ``SOFT_CAP`` walks except an escalation, never past ``HARD_CAP``.
+- Stops (Block 5): ``sufficient``, ``suspicious`` (unresolved after one escalation), ``cap``, ``boundary``
+  (no result from any angle nor from another family), ``exhausted`` (nothing new left to try), ``budget``
+  (the navigation budgets ran out). The result says which, and what remains uncertain.
+
+A round may spend ``ROUND_SHARE`` of the bodies left (the last round possible, all of them), so later rounds
+keep something to read with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+
+from okf.bundle import Bundle
+from okf.models import (
+    AngleRecord,
+    Budgets,
+    EscalationRecord,
+    NavigationResult,
+    Orchestration,
+    RoundRecord,
+    ShortlistEntry,
+)
+from okf.navigator.trace import Progress, TraceRecorder
+from okf.navigator.walk import Shared, Start, Walk
+from okf.readers.base import Reader, Usage
+from okf.text.vocabulary import Vocabulary
+
+from okf.orchestrate.crosscheck import Check, Found, cross_check
+from okf.orchestrate.escalate import AXES, Family, families
+from okf.orchestrate.hops import second_hops
+from okf.orchestrate.names import resolve
+from okf.orchestrate.views import AngleView, Judgments, settle
+from okf.orchestrate.plan import Planned, make_plan
+from okf.orchestrate.result import assemble
+from okf.readers.angles import AUTO_ANGLES, AUTO_PART_ANGLES, angle_key, name_spans
+
+SOFT_CAP = 8
+HARD_CAP = 12
+ROUND_SHARE = 0.8
+
+
+@dataclass
+class Source:
+    """One bundle given: the bundle, its root (as results name it) and the reader bound to its vocabulary."""
+
+    bundle: Bundle
+    root: str
+    reader: Reader
+    vocabulary: Vocabulary | None
+
+
+@dataclass
+class Job:
+    """One walk to run: an angle, the bundle (index into the sources), where it starts."""
+
+    angle: AngleRecord
+    source: int
+    start: Start | None = None
+
+
+@dataclass
+class State:
+    """What the rounds accumulate."""
+
+    found: dict[tuple[str, str], Found] = field(default_factory=dict)
+    order: list[tuple[str, str]] = field(default_factory=list)
+    results: list[NavigationResult] = field(default_factory=list)
+    opened: list[set[str]] = field(default_factory=list)
+    walked_in: dict[str, set[int]] = field(default_factory=dict)  # angle text -> bundles it was walked in
+    judged: set[tuple[str, str]] = field(default_factory=set)
+    reserve: list[AngleRecord] = field(default_factory=list)
+    tried: set[frozenset[str]] = field(default_factory=set)
+    hopped: set[tuple[str, str]] = field(default_factory=set)  # concepts second hops were drawn from
+    walks: int = 0
+    escalated: bool = False
+    alternate_tried: bool = False
+
+
+class Orchestrator:
+    """One orchestrated navigation of ``sources`` for ``question``; :meth:`run` returns the result."""
+
+    def __init__(self, sources: list[Source], question: str, reader: Reader, budgets: Budgets,
+                 count: int | None, progress: Progress | None = None, *, single: bool = False) -> None:
+        self.single = single  # angles off: the question alone, one round (several bundles)
+        self.sources = sources
+        self.question = question
+        self.reader = reader
+        self.budgets = budgets
+        self.count = count
+        self.progress = progress
+        self.started = time.monotonic()
+        self.events: list = []
+        self.trace = TraceRecorder(progress, events=self.events, start=self.started)
+        limit = getattr(reader, "concurrency", None)
+        self.shared = Shared(slot_limit=limit if isinstance(limit, int) and limit > 0 else None)
+        self.judgments = Judgments(question)
+        self.state = State(opened=[set() for _ in sources])
+        self.report = Orchestration(angles_setting="off" if single else str(count) if count else "auto",
+                                    planner=reader.name)
+        self.usage: dict[str, Usage] = {}
+
+    # -- the loop --------------------------------------------------------------------------------------
+
+    async def run(self) -> NavigationResult:
+        primary = self.sources[0]
+        question = AngleRecord(id="a1", text=self.question, origin="question", part=1, round=0)
+        planning = asyncio.ensure_future(make_plan(primary.reader, self.question, self.count, primary.bundle,
+                                                   primary.vocabulary, self.trace, single=self.single,
+                                                   first=question))
+        await asyncio.sleep(0)  # a planner that needs no model call (offline) has planned now
+        if planning.done():
+            jobs, later = self._planned(planning.result()), None
+        else:
+            # The question's own walks start at once; the planned angles join the round when the plan comes.
+            self.report.angles = [question]
+            jobs = [Job(question, n, self._named_start(question, n)) for n in range(len(self.sources))]
+            later = self._join(planning, question)
+        check: Check | None = None
+        while True:
+            await self._round(jobs, later)
+            later = None
+            check = self._check()
+            jobs = self._next(check)
+            if jobs is None:
+                break
+        return assemble(self, check)
+
+    def _planned(self, planned: Planned) -> list[Job]:
+        self._spend("planner", planned.usage)
+        self.report.planner, self.report.fallback = planned.planner, planned.fallback
+        self.report.parts, self.report.angles = planned.parts, planned.angles
+        return self._first_round(planned.angles)
+
+    async def _join(self, planning: asyncio.Future[Planned], question: AngleRecord) -> list[Job]:
+        """The first round's other walks, once the plan came (the question's already walk)."""
+        jobs = self._planned(await planning)
+        return [job for job in jobs if job.angle is not question]
+
+    def _first_round(self, angles: list[AngleRecord]) -> list[Job]:
+        """The planned angles walked first, the rest kept in reserve; every bundle, angle by angle."""
+        usable = [a for a in angles if a.note is None]
+        parts = {a.part for a in usable if a.part > 0}
+        per = 1 if self.single else self.count or (AUTO_ANGLES if len(parts) <= 1 else AUTO_PART_ANGLES)
+        first: list[AngleRecord] = []
+        taken: dict[int, int] = {}
+        for angle in usable:
+            self.state.tried.add(angle_key(angle.text))
+            if angle.part == 0 or taken.get(angle.part, 0) < per:
+                taken[angle.part] = taken.get(angle.part, 0) + 1
+                first.append(angle)
+            else:
+                self.state.reserve.append(angle)
+        jobs = [Job(a, n, self._named_start(a, n)) for a in first for n in range(len(self.sources))]
+        for job in jobs[SOFT_CAP:]:
+            job.angle.note = f"not walked: the first round holds {SOFT_CAP} walks"
+        return jobs[:SOFT_CAP]
+
+    async def _round(self, jobs: list[Job], later: Awaitable[list[Job]] | None = None) -> None:
+        """Walk ``jobs`` at once, and ``later``'s jobs when they come: one visited set, the judgments, the
+        budgets, one clock and one trace."""
+        number = len(self.report.rounds) + 1
+        round_started = time.monotonic()
+        self.shared.seen = set()
+        self.shared.walks.clear()
+        self.judgments.new_round([])
+        budgets = self._round_budgets(len(jobs))
+        tasks: list[asyncio.Task[NavigationResult]] = []
+        walks: list[Walk] = []
+        try:
+            self._start(jobs, number, budgets, walks, tasks)
+            if later is not None:
+                more = await later
+                self._start(more, number, budgets, walks, tasks)
+                jobs = jobs + more
+            results = await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+            await settle(self.judgments)
+        self.state.walks += len(jobs)
+        for job, walk, result in zip(jobs, walks, results):
+            self._collect(job, walk, result)
+        self.report.rounds.append(RoundRecord(round=number, angles=[j.angle.id for j in jobs], state="insufficient",
+                                              bodies=self.shared.bodies,
+                                              seconds=round(time.monotonic() - round_started, 6)))
+
+    def _start(self, jobs: list[Job], number: int, budgets: Budgets, walks: list[Walk],
+               tasks: list[asyncio.Task[NavigationResult]]) -> None:
+        """Start the walks of ``jobs`` in round ``number`` (their angles join what the judge and selector read)."""
+        self.judgments.walking += [job.angle for job in jobs]
+        for job in jobs:
+            job.angle.round = number
+            job.angle.walked = True
+            if job.angle not in self.judgments.angles:
+                self.judgments.angles.append(job.angle)
+            job.angle.family = job.angle.family or "bundle"
+            root = self.sources[job.source].root
+            if len(self.sources) > 1 and root not in job.angle.bundles:
+                job.angle.bundles.append(root)
+            self.trace.add("angle", None, id=job.angle.id, text=job.angle.text, origin=job.angle.origin,
+                           part=job.angle.part, round=number, family=job.angle.family,
+                           **({"bundle": root} if len(self.sources) > 1 else {}),
+                           **({"source": job.angle.source} if job.angle.source else {}))
+        for job in jobs:
+            source = self.sources[job.source]
+            view = AngleView(source.reader, self.judgments, job.angle, source.root)
+            recorder = TraceRecorder(self.progress, events=self.events, start=self.started,
+                                     tag={"angle": job.angle.id})
+            walk = Walk(source.bundle, job.angle.text, view, budgets, shared=self.shared, start=job.start,
+                        trace=recorder)
+            walks.append(walk)
+            tasks.append(asyncio.ensure_future(walk.run()))
+            self.state.walked_in.setdefault(job.angle.text, set()).add(job.source)
+
+    def _round_budgets(self, walks: int) -> Budgets:
+        """The budgets of each walk of this round: the bodies the round may spend (held by the shared ledger,
+        the walks reading in turn), the calls, tokens and time left."""
+        left = max(0, self.budgets.max_bodies - self.shared.bodies)
+        last = self.single or self.state.walks + walks >= HARD_CAP
+        allowance = left if last or self.report.rounds else max(1, int(left * ROUND_SHARE))
+        self.shared.max_bodies = self.shared.bodies + allowance
+        remaining = self.budgets.deadline_s - (time.monotonic() - self.started)
+        return self.budgets.model_copy(update={"max_bodies": max(1, allowance), "deadline_s": max(0.01, remaining)})
+
+    def _collect(self, job: Job, walk: Walk, result: NavigationResult) -> None:
+        source = self.sources[job.source]
+        self.state.results.append(result)
+        self.state.opened[job.source] |= walk.opened
+        self.state.judged |= {(source.root, e.path) for e in result.trace
+                              if e.kind == "verdict" and e.path and e.data.get("angle") == job.angle.id}
+        job.angle.bodies = result.stats.bodies_judged
+        job.angle.stopped_by = result.stopped_by
+        for role, usage in result.stats.usage.items():
+            self._spend(role, usage, counted=True)
+        for entry in result.shortlist:
+            key = (source.root, entry.path)
+            known = self.state.found.get(key)
+            if known is None:
+                concept = source.bundle.load(entry.path)
+                self.state.found[key] = Found(entry, concept, source.root)
+                self.state.order.append(key)
+            elif known.entry.grade == "partial" and entry.grade == "relevant":
+                known.entry = entry
+        for key in self.state.order:
+            found = self.state.found[key]
+            if found.bundle == source.root:
+                found.answers = self.judgments.answers_of(found.bundle, found.entry.receipt.sha256)
+        job.angle.relevant = [k[1] for k in self.state.order
+                              if job.angle.id in self.state.found[k].answers]
+
+    def _spend(self, role: str, usage: Usage, counted: bool = False) -> None:
+        self.usage[role] = self.usage.get(role, Usage()) + usage
+        if not counted:  # walks count their own calls in the shared ledger; the planner's are added here
+            self.shared.calls_done += usage.calls
+            self.shared.tokens += usage.tokens
+
+    # -- after a round ---------------------------------------------------------------------------------
+
+    def _found(self) -> list[Found]:
+        return [self.state.found[k] for k in self.state.order]
+
+    def _check(self) -> Check:
+        check = cross_check(self.question, self.report.parts, self.report.angles, self._found(),
+                            self.sources[0].vocabulary, [s.vocabulary for s in self.sources[1:]])
+        self.report.parts = check.parts
+        last = self.report.rounds[-1]
+        last.state, last.why, last.signals = check.state, check.why, check.signals
+        last.relevant = sum(f.relevant for f in self._found())
+        if self.report.escalations and self.report.escalations[-1].resolved is None:
+            self.report.escalations[-1].resolved = check.state != "suspicious"
+        self.trace.add("round", None, round=last.round, state=check.state, why=check.why, signals=check.signals,
+                       relevant=last.relevant, bodies=self.shared.bodies)
+        return check
+
+    def _next(self, check: Check) -> list[Job] | None:
+        """The next round's walks, or None after recording the stop."""
+        if self.single:
+            return self._stop("off", "angles off: the question was walked once in each bundle")
+        if check.state == "sufficient":
+            return self._stop("sufficient", "the angles converge: every part has relevant evidence")
+        spent = self._spent_budget()
+        if spent:
+            return self._stop("budget", f"the {spent} budget ran out")
+        failed = sum(r.stats.failures for r in self.state.results[-len(self.report.rounds[-1].angles):])
+        if failed and not any(f.relevant for f in self._found()):
+            return self._stop("failed", f"{failed} model call result(s) failed and nothing relevant was found: "
+                              "the bundle was not fully read")
+        if check.state == "suspicious":
+            if self.state.escalated:
+                return self._stop("suspicious", "still suspicious after one composite escalation round")
+            jobs = self._escalation(check, HARD_CAP)
+            jobs += self._insufficient(check, min(SOFT_CAP, HARD_CAP - len(jobs)) - self.state.walks)
+            if jobs:
+                return jobs
+            return self._stop("suspicious", "suspicious, and no other source family nor angle left to try")
+        nothing = not any(f.relevant for f in self._found())
+        if nothing and self.state.alternate_tried:
+            return self._stop("boundary", "no angle found relevant evidence, in this family nor in another: the "
+                              "answer does not seem to be in the bundle")
+        room = SOFT_CAP - self.state.walks
+        jobs = self._insufficient(check, room)
+        if nothing and room - len(jobs) > 0:
+            jobs += self._alternate(room - len(jobs))
+        if jobs:
+            return jobs
+        if room <= 0:
+            return self._stop("cap", f"the soft cap of {SOFT_CAP} walks was reached")
+        if nothing:
+            return self._stop("exhausted", "no angle found relevant evidence, and no other angle or source "
+                              "family was left to try")
+        return self._stop("exhausted", "no new angle was left to try")
+
+    def _spent_budget(self) -> str | None:
+        b = self.budgets
+        if self.shared.bodies >= b.max_bodies:
+            return "bodies"
+        if self.shared.calls_done >= b.max_calls:
+            return "calls"
+        if self.shared.tokens >= b.max_tokens:
+            return "tokens"
+        if time.monotonic() - self.started >= b.deadline_s:
+            return "deadline"
+        return None
+
+    def _insufficient(self, check: Check, room: int) -> list[Job]:
+        """New angles in the same family: second hops for parts whose evidence leaves words unsaid, planned
+        angles not walked yet for parts without evidence (or without hops)."""
+        jobs: list[Job] = []
+        if room <= 0:
+            return jobs
+        found = self._found()
+        for part in check.parts:
+            gap = check.gaps.get(part.index, [])
+            evidence = [f for f in found if f.entry.path in part.evidence]
+            added = 0
+            fresh = [f for f in evidence if (f.bundle, f.entry.path) not in self.state.hopped]
+            if fresh and gap:
+                # Each concept yields its bridges once: a later round hops from what is left unread of it and
+                # from evidence found since.
+                hops, done = second_hops(part.question, fresh, gap, self.sources[0].vocabulary, self.state.tried,
+                                         self._resolves, only=self._resolves)
+                self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
+                for text, came_from in hops:
+                    jobs += self._hop_jobs(self._angle(text, "second_hop", part.index, came_from), room - len(jobs))
+                    added += 1
+            if (not evidence or not added) and (not evidence or gap):
+                reserve = [a for a in self.state.reserve if a.part == part.index]
+                for angle in reserve[:1]:
+                    self.state.reserve.remove(angle)
+                    jobs += self._jobs(angle, room - len(jobs))
+            if len(jobs) >= room:
+                break
+        return jobs[:room]
+
+    def _resolves(self, name: str) -> bool:
+        return any(resolve(source.bundle, name) for source in self.sources)
+
+    def _named_start(self, angle: AngleRecord, source: int) -> Start | None:
+        """The root, and first the concepts bearing a name the angle says as their title (an index lookup,
+        okf.orchestrate.names); None (the root alone) when no name resolves."""
+        bundle = self.sources[source].bundle
+        targets: list[str] = []
+        for span in name_spans(angle.text):
+            targets += [p for p in resolve(bundle, span.text) if p not in targets]
+        if not targets:
+            return None
+        return Start(concepts=tuple((p, (-1, k), "") for k, p in enumerate(targets)))
+
+    def _hop_jobs(self, angle: AngleRecord, room: int) -> list[Job]:
+        """A second hop's walks: from the concepts its name is the title of (okf.orchestrate.names), in each
+        bundle where one bears it."""
+        jobs: list[Job] = []
+        for n, source in enumerate(self.sources):
+            targets = resolve(source.bundle, angle.text)
+            if targets:
+                jobs.append(Job(angle, n, Start(directories=(), concepts=tuple(
+                    (p, (k,), angle.source or "") for k, p in enumerate(targets)))))
+        angle.family = "titles"
+        jobs = jobs[:max(0, room)]
+        if not jobs:
+            angle.note = "not walked: the walk cap was reached"
+        return jobs
+
+    def _jobs(self, angle: AngleRecord, room: int) -> list[Job]:
+        if angle not in self.report.angles:
+            self.report.angles.append(angle)
+        jobs = [Job(angle, n) for n in range(len(self.sources))][:max(0, room)]
+        if not jobs:
+            angle.note = "not walked: the walk cap was reached"
+        return jobs
+
+    def _angle(self, text: str, origin: str, part: int, source: str | None, family: str = "") -> AngleRecord:
+        angle = AngleRecord(id=f"a{len(self.report.angles) + 1}", text=text, origin=origin, part=part, round=0,
+                            source=source, family=family)
+        self.report.angles.append(angle)
+        return angle
+
+    def _families(self, axes: tuple[str, ...], text: str) -> list[Family]:
+        walked_in = self.state.walked_in.get(text, set())
+        return families([s.bundle for s in self.sources], self._found(), self.state.judged, walked_in,
+                        self.state.opened, axes)
+
+    def _escalation(self, check: Check, cap: int) -> list[Job]:
+        """One walk per source family available (composite), asking the whole question again there."""
+        text = self.question
+        jobs: list[Job] = []
+        for family in self._families(AXES, text)[:max(0, cap - self.state.walks)]:
+            angle = self._angle(text, "escalation", 0 if len(self.report.parts) > 1 else 1, family.came_from,
+                                family.axis)
+            jobs.append(Job(angle, family.source, family.start))
+        if jobs:
+            self.state.escalated = True
+            record = EscalationRecord(round=len(self.report.rounds) + 1, axes=[j.angle.family for j in jobs],
+                                      why=list(check.why), angles=[j.angle.id for j in jobs])
+            self.report.escalations.append(record)
+            self.trace.add("escalation", None, round=record.round, axes=record.axes, why=record.why,
+                           angles=record.angles)
+        return jobs
+
+    def _alternate(self, room: int) -> list[Job]:
+        """Nothing found anywhere: the whole question in the other families (bundles, unopened groups)."""
+        jobs: list[Job] = []
+        for family in self._families(("bundle", "groups"), self.question)[:room]:
+            angle = self._angle(self.question, "escalation", 0 if len(self.report.parts) > 1 else 1,
+                                family.came_from, family.axis)
+            jobs.append(Job(angle, family.source, family.start))
+        if jobs:
+            self.state.alternate_tried = True
+            record = EscalationRecord(round=len(self.report.rounds) + 1, axes=[j.angle.family for j in jobs],
+                                      why=["no angle found relevant evidence"], angles=[j.angle.id for j in jobs])
+            self.report.escalations.append(record)
+            self.trace.add("escalation", None, round=record.round, axes=record.axes, why=record.why,
+                           angles=record.angles)
+        return jobs
+
+    def _stop(self, stop: str, reason: str) -> None:
+        self.report.stop = stop  # type: ignore[assignment]
+        self.report.stop_reason = reason
+        return None
+
+
+def entry_of(found: Found) -> ShortlistEntry:
+    return found.entry

@@ -1,0 +1,290 @@
+"""Orchestration (okf.orchestrate): angles walked in parallel over one ledger, the cross-check, second hops,
+escalations, caps and stops, several bundles, fallbacks; all in the trace and the orchestration block."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+import okf
+from okf.errors import ConfigError
+from okf.models import NavigationResult
+from okf.readers import OfflineReader
+from okf.readers.base import Document, Judgement
+from okf.readers.planning import Plan, PlanHints, PlannedAngle, PlannedPart
+from okf.testing import ScriptedReader
+from tests.builders import concept, write_files
+
+QUESTION = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+
+
+def film_bundle(root: Path) -> Path:
+    """A bridge: the film's page names the actress; her page says what she became."""
+    return write_files(root, {
+        "index.md": "# Encyclopedia\n\n- [Films](films/index.md): comedies and dramas of the 1940s\n"
+                    "- [People](people/index.md): actors, actresses and diplomats\n",
+        "films/index.md": "# Films\n\n- [Kiss and Tell](kiss-and-tell.md): a 1945 comedy film about Corliss Archer\n"
+                          "- [Rope](rope.md): a 1948 thriller\n",
+        "films/kiss-and-tell.md": concept("Kiss and Tell", "Kiss and Tell is a 1945 comedy film starring Shirley "
+                                          "Temple as Corliss Archer, a teenage girl.", kind="Document"),
+        "films/rope.md": concept("Rope", "Rope is a 1948 thriller directed by Alfred Hitchcock.", kind="Document"),
+        "people/index.md": "# People\n\n- [Shirley Temple](shirley-temple.md): an actress\n"
+                           "- [James Stewart](james-stewart.md): an actor\n",
+        "people/shirley-temple.md": concept("Shirley Temple", "Shirley Temple was an American actress. She later "
+                                            "served as Chief of Protocol of the United States.", kind="Document"),
+        "people/james-stewart.md": concept("James Stewart", "James Stewart was an American actor in Rope.",
+                                           kind="Document"),
+    })
+
+
+def people_bundle(root: Path) -> Path:
+    return write_files(root, {
+        "index.md": "# People\n\n- [Models](models/index.md): fashion models\n"
+                    "- [Photographers](photographers/index.md): fashion photographers\n",
+        "models/index.md": "# Models\n\n- [Annie Morton](annie-morton.md): an American model\n",
+        "models/annie-morton.md": concept("Annie Morton", "Annie Morton (born October 8, 1970) is an American "
+                                          "model born in Pennsylvania.", kind="Document"),
+        "photographers/index.md": "# Photographers\n\n- [Terry Richardson](terry-richardson.md): a photographer\n",
+        "photographers/terry-richardson.md": concept("Terry Richardson", "Terry Richardson (born August 14, "
+                                                     "1965) is an American fashion photographer.", kind="Document"),
+    })
+
+
+def _angles(result: NavigationResult) -> dict[str, object]:
+    assert result.orchestration is not None
+    return {a.id: a for a in result.orchestration.angles}
+
+
+def test_a_bridge_is_crossed_by_a_second_hop_through_the_name_the_evidence_introduces(tmp_path: Path) -> None:
+    result = okf.navigate(film_bundle(tmp_path / "b"), QUESTION)
+    orchestration = result.orchestration
+    assert orchestration is not None
+    paths = [e.path for e in result.shortlist]
+    assert "films/kiss-and-tell.md" in paths and "people/shirley-temple.md" in paths
+    hops = [a for a in orchestration.angles if a.origin == "second_hop"]
+    assert hops and hops[0].text == "Shirley Temple" and hops[0].source == "films/kiss-and-tell.md"
+    assert hops[0].family == "titles" and "people/shirley-temple.md" in hops[0].relevant
+    assert [r.round for r in orchestration.rounds] == list(range(1, len(orchestration.rounds) + 1))
+    assert orchestration.rounds[0].state == "insufficient" and "government" in " ".join(orchestration.rounds[0].why)
+    # Every angle and every round is in the trace, and the walks' own events carry their angle.
+    kinds = [e.kind for e in result.trace]
+    assert kinds.count("round") == len(orchestration.rounds) and kinds[-1] == "stop"
+    traced = {e.data["id"] for e in result.trace if e.kind == "angle"}
+    assert traced == {a.id for a in orchestration.angles if a.walked}
+    assert all(e.data.get("angle") for e in result.trace if e.kind == "verdict")
+    assert orchestration.tried.startswith("Tried ") and orchestration.walks == sum(
+        len(r.angles) for r in orchestration.rounds)
+
+
+def test_parallel_walks_judge_each_body_once_per_round_within_one_budget(tmp_path: Path) -> None:
+    bundle = film_bundle(tmp_path / "b")
+    result = okf.navigate(bundle, QUESTION, budgets={"max_bodies": 5})
+    assert result.stats.bodies_judged <= 5
+    round_of = {a.id: a.round for a in result.orchestration.angles}
+    seen: set[tuple[int, str]] = set()
+    for event in result.trace:
+        if event.kind == "verdict":
+            key = (round_of[event.data["angle"]], event.path)
+            assert key not in seen, f"{event.path} judged twice in round {key[0]}"
+            seen.add(key)
+    assert result.orchestration.stop == "budget" and result.stopped_by == "bodies"
+
+
+def test_angles_off_is_the_single_walk_and_a_number_sets_the_angles_per_part(tmp_path: Path) -> None:
+    bundle = film_bundle(tmp_path / "b")
+    off = okf.navigate(bundle, QUESTION, angles="off")
+    plain = okf.navigate(bundle, QUESTION, angles="off")
+    assert off.orchestration is None and [e.path for e in off.shortlist] == [e.path for e in plain.shortlist]
+    one = okf.navigate(bundle, QUESTION, angles=1)
+    first = [a for a in one.orchestration.angles if a.round == 1]
+    assert [a.origin for a in first] == ["question"] and one.orchestration.angles_setting == "1"
+    with pytest.raises(ConfigError, match="angles must be auto, off or a number"):
+        okf.navigate(bundle, QUESTION, angles="many")
+
+
+def test_a_comparison_is_two_parts_each_covered(tmp_path: Path) -> None:
+    result = okf.navigate(people_bundle(tmp_path / "b"), "Who is older, Annie Morton or Terry Richardson?")
+    orchestration = result.orchestration
+    assert [p.question for p in orchestration.parts] == ["Who is older, Annie Morton?",
+                                                        "Who is older, Terry Richardson?"]
+    assert all(p.covered for p in orchestration.parts)
+    assert {e.path for e in result.shortlist} >= {"models/annie-morton.md", "photographers/terry-richardson.md"}
+    whole = [a for a in orchestration.angles if a.part == 0]
+    assert whole and whole[0].text == "Who is older, Annie Morton or Terry Richardson?"
+    # Each part's evidence comes first, so a small shortlist keeps both.
+    small = okf.navigate(people_bundle(tmp_path / "c"), "Who is older, Annie Morton or Terry Richardson?",
+                         budgets={"max_shortlist": 2})
+    assert {e.path for e in small.shortlist} == {"models/annie-morton.md", "photographers/terry-richardson.md"}
+
+
+def test_only_deprecated_evidence_is_suspicious_escalated_once_then_surfaced(tmp_path: Path) -> None:
+    bundle = write_files(tmp_path / "b", {
+        "index.md": "# Handbook\n\n- [Policies](policies/index.md): travel and expenses\n"
+                    "- [Guides](guides/index.md): how to book\n",
+        "policies/index.md": "# Policies\n\n- [Travel Policy](travel.md): travel approvals\n",
+        "policies/travel.md": concept("Travel Policy", "International travel is approved by the department vice "
+                                      "president.", kind="Policy", status="deprecated"),
+        "policies/other.md": concept("Other", "Nothing about trips.", kind="Policy"),
+        "guides/index.md": "# Guides\n\n- [Booking](booking.md): booking tools\n",
+        "guides/booking.md": concept("Booking", "Book flights in the travel portal.", kind="Guide"),
+    })
+    result = okf.navigate(bundle, "Who approves international travel?")
+    orchestration = result.orchestration
+    assert orchestration.rounds[0].state == "suspicious" and "deprecated" in orchestration.rounds[0].signals
+    assert len(orchestration.escalations) == 1 and orchestration.escalations[0].axes
+    assert orchestration.escalations[0].resolved is False
+    assert orchestration.stop == "suspicious" and "one composite escalation" in orchestration.stop_reason
+    assert any("deprecated" in u for u in orchestration.uncertain)
+    assert any(e.kind == "escalation" for e in result.trace)
+    assert [e.path for e in result.shortlist] == ["policies/travel.md"]  # found, flagged, never hidden
+
+
+def test_nothing_anywhere_is_a_corpus_boundary_after_another_family(tmp_path: Path) -> None:
+    groups = {f"g{n}/index.md": f"# Group {n}\n\n- [Item {n}](item.md): parts list {n}\n" for n in range(8)}
+    items = {f"g{n}/item.md": concept(f"Item {n}", f"Bolts and nuts, lot {n}.") for n in range(8)}
+    index = "# Store\n\n" + "".join(f"- [Group {n}](g{n}/index.md): hardware lot {n}\n" for n in range(8))
+    bundle = write_files(tmp_path / "b", {"index.md": index, **groups, **items})
+    result = okf.navigate(bundle, "Who approves international travel?")
+    orchestration = result.orchestration
+    assert orchestration.stop == "boundary" and not result.shortlist
+    assert orchestration.escalations and "groups" in orchestration.escalations[-1].axes
+    assert any("not seem to be in the bundle" in u for u in orchestration.uncertain)
+
+
+def test_a_chain_of_names_stops_at_the_soft_cap(tmp_path: Path) -> None:
+    # Every page introduces two more names; nothing ever says what was asked.
+    files = {"index.md": "# Films\n\n- [All](all/index.md): films and people\n"}
+    listing = ["# All\n"]
+    names = [f"Person{chr(65 + n)} Star" for n in range(40)]
+    files["all/kiss-and-tell.md"] = concept("Kiss and Tell", f"Kiss and Tell is a film starring {names[0]} and "
+                                            f"{names[1]} as Corliss Archer.")
+    listing.append("- [Kiss and Tell](kiss-and-tell.md): a film about Corliss Archer")
+    for n, name in enumerate(names):
+        nxt = names[(2 * n + 2) % 40], names[(2 * n + 3) % 40]
+        slug = name.lower().replace(" ", "-")
+        files[f"all/{slug}.md"] = concept(name, f"{name} acted in a film with {nxt[0]} and {nxt[1]}, portrayed "
+                                          "by Corliss Archer fans.")
+        listing.append(f"- [{name}]({slug}.md): a performer")
+    files["all/index.md"] = "\n".join(listing) + "\n"
+    result = okf.navigate(write_files(tmp_path / "b", files), QUESTION, budgets={"max_bodies": 400})
+    orchestration = result.orchestration
+    assert orchestration.stop == "cap" and orchestration.walks == 8
+    assert max(len(r.angles) for r in orchestration.rounds) <= 8
+
+
+def test_several_bundles_are_source_families_and_receipts_name_the_bundle(tmp_path: Path) -> None:
+    films = film_bundle(tmp_path / "films")
+    people = people_bundle(tmp_path / "people")
+    result = okf.navigate([films, people], "Who is older, Annie Morton or Terry Richardson?")
+    assert result.bundles == [str(films.resolve()), str(people.resolve())] and result.bundle == str(films.resolve())
+    found = {(e.bundle, e.path) for e in result.shortlist}
+    assert (str(people.resolve()), "models/annie-morton.md") in found
+    assert all(e.receipt.bundle == e.bundle for e in result.shortlist)
+    walked = {b for a in result.orchestration.angles if a.walked for b in a.bundles}
+    assert walked == {str(films.resolve()), str(people.resolve())}
+    answer = okf.ask([films, people], "When was Annie Morton born?")
+    assert answer.status == "answered" and answer.citations
+    assert all(c.receipt.bundle == str(people.resolve()) for c in answer.citations)
+    with pytest.raises(ConfigError, match="given twice"):
+        okf.navigate([films, films], QUESTION)
+
+
+class FailingPlanner(OfflineReader):
+    """The offline reader whose plan fails (or, with ``duplicates``, repeats itself)."""
+
+    def __init__(self, duplicates: bool = False) -> None:
+        super().__init__()
+        self.duplicates = duplicates
+
+    def bind(self, vocabulary):  # type: ignore[no-untyped-def]
+        bound = FailingPlanner(self.duplicates)
+        bound.vocabulary = vocabulary
+        return bound
+
+    async def plan(self, question: str, count: int | None, hints: PlanHints) -> Plan:
+        if not self.duplicates:
+            return Plan(failed=True, error="planner: the reply was not valid JSON")
+        same = [PlannedAngle(text=question.upper(), origin="rephrasing"),
+                PlannedAngle(text=question.upper(), origin="rephrasing"),  # the same text twice: one angle
+                PlannedAngle(text=question.lower(), origin="rephrasing")]
+        return Plan(parts=[PlannedPart(question=question, angles=same)])
+
+
+def test_a_failed_plan_falls_back_to_the_offline_plan_and_says_so(tmp_path: Path) -> None:
+    result = okf.navigate(film_bundle(tmp_path / "b"), QUESTION, reader=FailingPlanner())
+    orchestration = result.orchestration
+    assert orchestration.planner == "offline" and "the plan failed" in orchestration.fallback
+    assert any(e.kind == "failure" and e.data.get("role") == "planner" for e in result.trace)
+    assert result.stats.failures >= 1 and "films/kiss-and-tell.md" in [e.path for e in result.shortlist]
+    plan = next(e for e in result.trace if e.kind == "plan")
+    assert plan.data["fallback"] == orchestration.fallback
+
+
+def test_duplicate_angles_are_dropped_and_recorded(tmp_path: Path) -> None:
+    result = okf.navigate(film_bundle(tmp_path / "b"), QUESTION, reader=FailingPlanner(duplicates=True))
+    dropped = [a for a in result.orchestration.angles if a.note and "duplicate" in a.note]
+    assert len(dropped) == 2 and all(not a.walked for a in dropped)  # same terms as the question, twice
+    assert [e.data["dropped"] for e in result.trace if e.kind == "angle" and "dropped" in e.data] == [
+        "a duplicate of a1", "a duplicate of a1"]
+
+
+def test_a_question_that_decomposes_into_nothing_is_walked_as_asked(tmp_path: Path) -> None:
+    result = okf.navigate(film_bundle(tmp_path / "b"), "how is it?")
+    orchestration = result.orchestration
+    assert "decomposes into nothing" in orchestration.fallback
+    assert [a.text for a in orchestration.angles if a.walked][0] == "how is it?"
+
+
+def test_a_reader_without_angle_roles_judges_for_the_walks_own_angle(tmp_path: Path) -> None:
+    offline = OfflineReader()
+
+    async def judge(question: str, documents: Sequence[Document]) -> Judgement:
+        return await offline.judge(question, documents)
+
+    async def select(question, signposts):  # type: ignore[no-untyped-def]
+        return await offline.select(question, signposts)
+
+    reader = ScriptedReader(select=select, judge=judge)
+    result = okf.navigate(people_bundle(tmp_path / "b"), "Who is older, Annie Morton or Terry Richardson?",
+                          reader=reader)
+    assert result.orchestration.planner == "offline" and result.orchestration.fallback is None
+    judged = [q for role, q, _ in reader.requests if role == "judge"]
+    walked = {a.text for a in result.orchestration.angles if a.walked}
+    assert judged and set(judged) <= walked  # each batch judged for the angle of the walk that reached it
+
+
+def test_navigate_async_runs_inside_a_loop_with_several_bundles(tmp_path: Path) -> None:
+    films, people = film_bundle(tmp_path / "f"), people_bundle(tmp_path / "p")
+
+    async def run() -> NavigationResult:
+        return await okf.navigate_async([films, people], QUESTION, angles="off")
+
+    result = asyncio.run(run())
+    assert result.orchestration is not None and result.orchestration.stop == "off"
+    assert result.orchestration.walks == 2 and len(result.bundles) == 2
+
+
+def test_a_concept_reached_again_carries_its_place_past_links_another_walk_claimed(tmp_path: Path) -> None:
+    """Walks of one ledger share the visited set: a link target the other walk claimed has no key in this
+    walk, and re-placing the concept linking to it must pass it by (it once raised KeyError on cuad)."""
+    from okf.bundle import Bundle
+    from okf.models import Budgets
+    from okf.navigator.walk import Shared, Walk
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+
+    async def reach_again() -> tuple[Walk, Walk]:
+        shared = Shared()
+        mine = Walk(bundle, QUESTION, OfflineReader(), Budgets(), shared=shared)
+        other = Walk(bundle, "Shirley Temple", OfflineReader(), Budgets(), shared=shared)
+        assert other._enqueue("people/shirley-temple.md", (0,), "descent", "")
+        assert mine._enqueue("films/kiss-and-tell.md", (5,), "descent", "")
+        mine.links_of["films/kiss-and-tell.md"] = [("people/shirley-temple.md", 0)]
+        assert not mine._enqueue("films/kiss-and-tell.md", (1,), "link", "films/index.md")
+        return mine, other
+
+    mine, other = asyncio.run(reach_again())
+    assert mine.keys == {"films/kiss-and-tell.md": (1,)} and other.keys["people/shirley-temple.md"] == (0,)

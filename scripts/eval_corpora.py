@@ -33,9 +33,9 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
-from collections import Counter
 from statistics import mean, median
 from typing import Any
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import asyncio
 
 from okf.readers import OfflineReader
-from okf.readers.angles import angle_key, granularity, in_bundle_words, name_spans, plan_offline, split_parts, viewpoints
+from okf.readers.angles import (
+    angle_key,
+    granularity,
+    in_bundle_words,
+    name_spans,
+    plan_offline,
+    split_parts,
+    viewpoints,
+)
 from okf.readers.planning import PlanHints
 from okf.text.vocabulary import Vocabulary
 

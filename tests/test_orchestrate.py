@@ -235,7 +235,7 @@ def test_a_question_that_decomposes_into_nothing_is_walked_as_asked(tmp_path: Pa
     result = okf.navigate(film_bundle(tmp_path / "b"), "how is it?")
     orchestration = result.orchestration
     assert "decomposes into nothing" in orchestration.fallback
-    assert [a.text for a in orchestration.angles if a.walked][0] == "how is it?"
+    assert next(a.text for a in orchestration.angles if a.walked) == "how is it?"
 
 
 def test_a_reader_without_angle_roles_judges_for_the_walks_own_angle(tmp_path: Path) -> None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from okf.bundle.model import Concept

@@ -8,10 +8,9 @@ from okf.bundle import Bundle
 from okf.errors import ConfigError
 from okf.models import Budgets, NavigationResult
 from okf.navigator.trace import Progress
+from okf.orchestrate.run import Orchestrator, Source
 from okf.readers.base import Reader
 from okf.readers.planning import MAX_ANGLES
-
-from okf.orchestrate.run import Orchestrator, Source
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from okf.bundle import Bundle
 from okf.errors import BundleError
 from okf.navigator.walk import Start
-
 from okf.orchestrate.crosscheck import Found
 
 _RESERVED = {"index.md", "log.md"}

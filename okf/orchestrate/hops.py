@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from okf.orchestrate.crosscheck import Found
 from okf.readers.angles import angle_key, name_spans
 from okf.readers.matching import Field, Question, Unit, read_body
 from okf.text.vocabulary import Vocabulary
 from okf.text.words import terms
-
-from okf.orchestrate.crosscheck import Found
 
 HOPS_PER_PART = 2
 # Capitalized words that name a date, not a thing ("27 September 1976"): never a bridge on their own.

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from okf.models import NavigationResult, NavigationStats, ShortlistEntry
 from okf.navigator.receipts import offer
 from okf.navigator.walk import PARTIAL_ROOM
-from okf.readers.base import Usage
 from okf.orchestrate.crosscheck import Check, Found
+from okf.readers.base import Usage
 
 if TYPE_CHECKING:
     from okf.orchestrate.run import Orchestrator

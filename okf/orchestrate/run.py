@@ -36,17 +36,16 @@ from okf.models import (
 )
 from okf.navigator.trace import Progress, TraceRecorder
 from okf.navigator.walk import Shared, Start, Walk
-from okf.readers.base import Reader, Usage
-from okf.text.vocabulary import Vocabulary
-
 from okf.orchestrate.crosscheck import Check, Found, cross_check
 from okf.orchestrate.escalate import AXES, Family, families
 from okf.orchestrate.hops import second_hops
 from okf.orchestrate.names import resolve
-from okf.orchestrate.views import AngleView, Judgments, settle
 from okf.orchestrate.plan import Planned, make_plan
 from okf.orchestrate.result import assemble
+from okf.orchestrate.views import AngleView, Judgments, settle
 from okf.readers.angles import AUTO_ANGLES, AUTO_PART_ANGLES, angle_key, name_spans
+from okf.readers.base import Reader, Usage
+from okf.text.vocabulary import Vocabulary
 
 SOFT_CAP = 8
 HARD_CAP = 12

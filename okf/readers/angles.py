@@ -165,7 +165,7 @@ def name_spans(text: str) -> list[Span]:
 
 def _runs(text: str, begin: int, end: int) -> list[Span]:
     """The runs of names in ``text[begin:end]`` (see :func:`name_spans`)."""
-    words = [m for m in _WORD.finditer(text, begin, end)]
+    words = list(_WORD.finditer(text, begin, end))
     spans: list[Span] = []
     run: list[re.Match[str]] = []
     pending: list[re.Match[str]] = []

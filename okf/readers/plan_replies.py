@@ -171,5 +171,13 @@ def parse_angle_selection(text: str, angles: Sequence[str], signposts: Sequence[
     return kept
 
 
-__all__ = ["GRADES", "judge_angles_payload", "parse_angle_selection", "parse_angle_verdicts", "parse_plan",
-           "plan_payload", "select_angles_payload", "_reason"]
+__all__ = [
+    "GRADES",
+    "_reason",
+    "judge_angles_payload",
+    "parse_angle_selection",
+    "parse_angle_verdicts",
+    "parse_plan",
+    "plan_payload",
+    "select_angles_payload",
+]

@@ -37,8 +37,9 @@ class OKFError(Exception):
 class BundleError(OKFError):
     """Bad bundle input; names the file and, when known, the line."""
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
-                 fix: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, path: str | None = None, line: int | None = None, fix: str | None = None
+    ) -> None:
         super().__init__(message, fix=fix)
         self.path = path
         self.line = line
@@ -80,8 +81,9 @@ class ContractError(ConfigError):
     ``problems`` holds one line per problem, each naming the fact (and field) and its fix.
     """
 
-    def __init__(self, message: str, *, path: str | None = None, problems: list[str] | None = None,
-                 fix: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, path: str | None = None, problems: list[str] | None = None, fix: str | None = None
+    ) -> None:
         super().__init__(message, fix=fix)
         self.path = path
         self.problems = list(problems or [])
@@ -94,8 +96,9 @@ class ContractError(ConfigError):
 class ProviderError(OKFError):
     """A model endpoint call failed after its retries; keeps the HTTP status (None for network errors)."""
 
-    def __init__(self, message: str, *, status: int | None = None, role: str | None = None,
-                 fix: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, status: int | None = None, role: str | None = None, fix: str | None = None
+    ) -> None:
         super().__init__(message, fix=fix)
         self.status = status
         self.role = role

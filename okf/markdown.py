@@ -136,8 +136,11 @@ def parse_blocks(text: str, line_offset: int = 0) -> list[Block]:
         kind = _BLOCK_KINDS[tok.type]
         if kind == "heading":
             inline = tokens[i + 1]
-            blocks.append(Block(kind, start + 1 + line_offset, end + line_offset,
-                                level=int(tok.tag[1]), text=_inline_text(inline)))
+            blocks.append(
+                Block(
+                    kind, start + 1 + line_offset, end + line_offset, level=int(tok.tag[1]), text=_inline_text(inline)
+                )
+            )
         else:
             blocks.append(Block(kind, start + 1 + line_offset, max(end, start + 1) + line_offset))
     return blocks
@@ -215,7 +218,7 @@ _NOT_PARAGRAPH = re.compile(r"#{1,6}(?: |$)|(?:=+|-+|(?:[-*_][ ]*){3,})[ ]*$")
 def _paragraph_text(line: str) -> bool:
     """True when ``line`` surely holds paragraph text (leading spaces and block markers aside): not blank,
     not a bare marker, heading, setext underline or thematic break."""
-    content = line[_LEAD.match(line).end():]  # type: ignore[union-attr]
+    content = line[_LEAD.match(line).end() :]  # type: ignore[union-attr]
     return bool(content) and _NOT_PARAGRAPH.match(content) is None
 
 
@@ -235,8 +238,7 @@ def _without_code(text: str) -> str | None:
         indent = len(line) - len(line.lstrip(" "))
         if indent >= 4:
             if in_code or not _paragraph_text(previous):
-                if indent < content_column + 4 or (not in_code and previous.strip(" ")
-                                                   and not previous.strip(" =")):
+                if indent < content_column + 4 or (not in_code and previous.strip(" ") and not previous.strip(" =")):
                     return None  # which container holds it decides; "===" is paragraph text unless underlining
                 in_code = blanked = True
                 lines[n] = " " * len(line)
@@ -260,8 +262,10 @@ def _without_code(text: str) -> str | None:
 # ``[a]( "t")`` markdown-it reads ``"t"`` as the destination.
 _LINK = re.compile(r"\[([^\[\]]*)\]\((?:([^\s()<>]+)(?: +(?:\"[^\"\n]*\"|'[^'\n]*'))? *)?\)")
 # The same on one line of an index whose labels may hold backslash escapes (never the destination or title).
-_INDEX_LINK = re.compile(r"\[((?:[^\[\]\\\n]|\\" + _PUNCTUATION + r")*)\]\((?:([^\s()<>\\]+)"
-                         r"(?: +(?:\"[^\"\n\\]*\"|'[^'\n\\]*'))? *)?\)")
+_INDEX_LINK = re.compile(
+    r"\[((?:[^\[\]\\\n]|\\" + _PUNCTUATION + r")*)\]\((?:([^\s()<>\\]+)"
+    r"(?: +(?:\"[^\"\n\\]*\"|'[^'\n\\]*'))? *)?\)"
+)
 _LABEL_BREAK = re.compile(r" *\n *")
 _BLANK_LINE = re.compile(r"\n *\n")
 # A continuation line of a multi-line label must be plain paragraph text, not a block start.
@@ -327,11 +331,11 @@ def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
     pos = 0
     line = 1 + line_offset
     for m in _LINK.finditer(masked):
-        if "]" in masked[pos:m.start()] and not _stray_brackets_plain(masked[pos:m.start()]):
+        if "]" in masked[pos : m.start()] and not _stray_brackets_plain(masked[pos : m.start()]):
             return None
-        if escaped and "\\" in text[m.start(2):m.end(2)]:
+        if escaped and "\\" in text[m.start(2) : m.end(2)]:
             return None  # an escape in the destination: markdown-it unescapes it before normalizing
-        label = _label_text(m.group(1), text[m.start(1):m.end(1)] if escaped else None)
+        label = _label_text(m.group(1), text[m.start(1) : m.end(1)] if escaped else None)
         href = _href(m.group(2) or "")
         if label is None or href is None:
             return None
@@ -357,8 +361,7 @@ def _chunks(text: str) -> list[tuple[int, str]]:
     (fences, HTML) that may run across blank lines.
     """
     lines = text.split("\n")
-    starts = [0] + [n for n in range(1, len(lines))
-                    if lines[n][:1] not in ("", " ") and not lines[n - 1].strip(" ")]
+    starts = [0] + [n for n in range(1, len(lines)) if lines[n][:1] not in ("", " ") and not lines[n - 1].strip(" ")]
     return [(a, "\n".join(lines[a:b])) for a, b in zip(starts, starts[1:] + [len(lines)])]
 
 
@@ -457,7 +460,7 @@ def _fast_index(text: str, line_offset: int) -> IndexListing | None:
         link = _INDEX_LINK.match(line, bullet.end()) if bullet else None
         if link is None:
             return None
-        rest = line[link.end():]
+        rest = line[link.end() :]
         label = _plain(link.group(1))
         markup = _plain(rest)
         href = _href(link.group(2) or "")
@@ -513,7 +516,7 @@ def parse_index(text: str, line_offset: int = 0, *, fast: bool = True) -> IndexL
                 title_parts.append(children[k].content)
             k += 1
         rest: list[str] = []
-        for child in children[k + 1:]:
+        for child in children[k + 1 :]:
             if child.type in ("text", "code_inline", "html_inline"):
                 rest.append(child.content)
             elif child.type in ("softbreak", "hardbreak"):
@@ -529,8 +532,15 @@ def headings(text: str, line_offset: int = 0) -> list[Block]:
     out: list[Block] = []
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.map is not None:
-            out.append(Block("heading", tok.map[0] + 1 + line_offset, tok.map[1] + line_offset,
-                             level=int(tok.tag[1]), text=_inline_text(tokens[i + 1])))
+            out.append(
+                Block(
+                    "heading",
+                    tok.map[0] + 1 + line_offset,
+                    tok.map[1] + line_offset,
+                    level=int(tok.tag[1]),
+                    text=_inline_text(tokens[i + 1]),
+                )
+            )
     return out
 
 
@@ -623,13 +633,17 @@ def fenced_lines(lines: list[str]) -> list[bool]:
     for line in lines:
         opened = FENCE.match(line)
         if fence is None:
-            if opened and not (opened.group(1)[0] == "`" and "`" in line[opened.end():]):
+            if opened and not (opened.group(1)[0] == "`" and "`" in line[opened.end() :]):
                 fence = opened.group(1)
             out.append(fence is not None)
             continue
         out.append(True)
-        if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
-                and not line[opened.end():].strip(" \t"):
+        if (
+            opened
+            and opened.group(1)[0] == fence[0]
+            and len(opened.group(1)) >= len(fence)
+            and not line[opened.end() :].strip(" \t")
+        ):
             fence = None
     return out
 
@@ -644,7 +658,7 @@ def atx_heading(line: str) -> tuple[int, str] | None:
     if text.endswith("#"):
         closing = _ATX_CLOSING.search(text)
         if closing:
-            text = text[:closing.start()]
+            text = text[: closing.start()]
     return len(m.group(1)), text.strip(" \t")
 
 
@@ -658,7 +672,11 @@ def code_spans(body: str) -> list[tuple[int, int]]:
         marker = m.group(1)
         if opened is None:
             opened = (m.start(), marker)
-        elif marker[0] == opened[1][0] and len(marker) >= len(opened[1]) and not body[m.end():].split("\n", 1)[0].strip():
+        elif (
+            marker[0] == opened[1][0]
+            and len(marker) >= len(opened[1])
+            and not body[m.end() :].split("\n", 1)[0].strip()
+        ):
             spans.append((opened[0], m.end()))
             opened = None
     if opened is not None:

@@ -18,23 +18,47 @@ StopReason = Literal["bodies", "shortlist", "depth", "calls", "tokens", "deadlin
 class Budgets(BaseModel):
     """Limits on one navigation. Whichever is hit first ends the walk (``stopped_by`` names it)."""
 
-    max_bodies: int = Field(default=120, ge=1, description="Concept bodies judged at most: the walk ends when a "
-                            "candidate waits and this many were sent to the judge.")
-    max_shortlist: int = Field(default=12, ge=1, description="Relevant concepts kept at most: the walk ends when "
-                               "this many relevant (not partial) entries were found while work remains.")
-    max_depth: int = Field(default=8, ge=1, description="Directory levels below the root descended at most "
-                           "(reported as the stop only at the end, when the selector kept a deeper directory).")
-    max_calls: int = Field(default=200, ge=1, description="Model calls, all roles, at most: the walk ends when a "
-                           "call is about to be sent and this many were sent (settled or in flight).")
-    max_tokens: int = Field(default=400_000, ge=1, description="Prompt plus completion tokens at most: the walk "
-                            "ends when they reach this while work remains.")
-    deadline_s: float = Field(default=120.0, gt=0, description="Wall-clock seconds for one navigation: the walk "
-                              "ends when they have passed.")
+    max_bodies: int = Field(
+        default=120,
+        ge=1,
+        description="Concept bodies judged at most: the walk ends when a "
+        "candidate waits and this many were sent to the judge.",
+    )
+    max_shortlist: int = Field(
+        default=12,
+        ge=1,
+        description="Relevant concepts kept at most: the walk ends when "
+        "this many relevant (not partial) entries were found while work remains.",
+    )
+    max_depth: int = Field(
+        default=8,
+        ge=1,
+        description="Directory levels below the root descended at most "
+        "(reported as the stop only at the end, when the selector kept a deeper directory).",
+    )
+    max_calls: int = Field(
+        default=200,
+        ge=1,
+        description="Model calls, all roles, at most: the walk ends when a "
+        "call is about to be sent and this many were sent (settled or in flight).",
+    )
+    max_tokens: int = Field(
+        default=400_000,
+        ge=1,
+        description="Prompt plus completion tokens at most: the walk ends when they reach this while work remains.",
+    )
+    deadline_s: float = Field(
+        default=120.0, gt=0, description="Wall-clock seconds for one navigation: the walk ends when they have passed."
+    )
     batch_size: int = Field(default=8, ge=1, description="Documents per judge call (not a stop).")
-    page_size: int = Field(default=60, ge=1, description="Signposts per selector call; wider listings are paged "
-                           "(not a stop).")
-    body_chars: int = Field(default=JUDGE_WINDOW_CHARS, ge=1, description="Characters of a body shown to the "
-                            "judge: the compile's --max-chars (not a stop).")
+    page_size: int = Field(
+        default=60, ge=1, description="Signposts per selector call; wider listings are paged (not a stop)."
+    )
+    body_chars: int = Field(
+        default=JUDGE_WINDOW_CHARS,
+        ge=1,
+        description="Characters of a body shown to the judge: the compile's --max-chars (not a stop).",
+    )
 
 
 class Receipt(BaseModel):
@@ -46,8 +70,10 @@ class Receipt(BaseModel):
     end_line: int
     sha256: str
     truncated: bool = False
-    bundle: str | None = Field(default=None, description="The bundle (its root path) the path is in, when "
-                               "several bundles were read; null for one.")
+    bundle: str | None = Field(
+        default=None,
+        description="The bundle (its root path) the path is in, when several bundles were read; null for one.",
+    )
 
 
 class ShortlistEntry(BaseModel):
@@ -62,17 +88,26 @@ class ShortlistEntry(BaseModel):
     stale: bool = False
     reason: str = ""
     via: Literal["descent", "link"] = "descent"
-    grade: Literal["relevant", "partial"] = Field(default="relevant", description="The judge's grade: "
-                                                  "relevant states the answer, partial bears on it.")
+    grade: Literal["relevant", "partial"] = Field(
+        default="relevant", description="The judge's grade: relevant states the answer, partial bears on it."
+    )
     receipt: Receipt
     generated_by: str | None = Field(default=None, description="generated.by: who or what wrote the concept.")
     generated_at: str | None = Field(default=None, description="generated.at, ISO 8601.")
-    cites: list[str] = Field(default_factory=list, description="Concept ids of the bundle this concept cites "
-                             "as its sources (a synthesis saved by okf ask --save); empty for others.")
-    bundle: str | None = Field(default=None, description="The bundle (its root path) the concept is in, when "
-                               "several bundles were read; null for one.")
-    angles: list[str] = Field(default_factory=list, description="With orchestration: the ids of the angles "
-                              "this concept states the answer to (see NavigationResult.orchestration).")
+    cites: list[str] = Field(
+        default_factory=list,
+        description="Concept ids of the bundle this concept cites "
+        "as its sources (a synthesis saved by okf ask --save); empty for others.",
+    )
+    bundle: str | None = Field(
+        default=None,
+        description="The bundle (its root path) the concept is in, when several bundles were read; null for one.",
+    )
+    angles: list[str] = Field(
+        default_factory=list,
+        description="With orchestration: the ids of the angles "
+        "this concept states the answer to (see NavigationResult.orchestration).",
+    )
 
 
 class TraceEvent(BaseModel):
@@ -95,12 +130,18 @@ class NavigationStats(BaseModel):
     candidates: int = 0
     bodies_judged: int = 0
     links_followed: int = 0
-    failures: int = Field(default=0, description="Model call results that failed (a failed selection page, each "
-                          "verdict not had), calls cut off by the deadline included.")
-    cut_off: int = Field(default=0, description="Model calls still running when a budget or the deadline ended "
-                         "the walk (cancelled unfinished).")
-    words_signposts: int = Field(default=0, description="Words of the signposts offered to the selector "
-                                 "(titles and descriptions).")
+    failures: int = Field(
+        default=0,
+        description="Model call results that failed (a failed selection page, each "
+        "verdict not had), calls cut off by the deadline included.",
+    )
+    cut_off: int = Field(
+        default=0,
+        description="Model calls still running when a budget or the deadline ended the walk (cancelled unfinished).",
+    )
+    words_signposts: int = Field(
+        default=0, description="Words of the signposts offered to the selector (titles and descriptions)."
+    )
     words_bodies: int = Field(default=0, description="Words of the bodies offered to the judge.")
     words_shortlist: int = Field(default=0, description="Words of the shortlisted bodies (what answering reads).")
     usage: dict[str, Usage] = Field(default_factory=dict, description="Per role: selector, judge, answerer.")
@@ -123,24 +164,34 @@ class AngleRecord(BaseModel):
 
     id: str = Field(description="a1, a2, ... in the order angles were made.")
     text: str
-    origin: str = Field(description="question, subquestion, rephrasing, viewpoint, granularity, vocabulary "
-                        "(planned), second_hop (a name relevant evidence introduced), escalation.")
-    part: int = Field(description="The part (sub-question) it asks, from 1; 0 for the whole question of a "
-                      "question with several parts.")
+    origin: str = Field(
+        description="question, subquestion, rephrasing, viewpoint, granularity, vocabulary "
+        "(planned), second_hop (a name relevant evidence introduced), escalation."
+    )
+    part: int = Field(
+        description="The part (sub-question) it asks, from 1; 0 for the whole question of a "
+        "question with several parts."
+    )
     round: int = Field(description="The round it was walked in; 0 when it was never walked.")
-    family: str = Field(default="", description="Where its walk started: 'bundle' (the root), 'groups' "
-                        "(top-level groups no walk had opened), 'links' (the links of the evidence), 'cited' "
-                        "(the concepts a synthesis cites), or another bundle's path.")
-    source: str | None = Field(default=None, description="For a second hop or an escalation: the concept (or "
-                               "angle) it came from.")
-    bundles: list[str] = Field(default_factory=list, description="The bundles it was walked in, when several "
-                               "were given.")
+    family: str = Field(
+        default="",
+        description="Where its walk started: 'bundle' (the root), 'groups' "
+        "(top-level groups no walk had opened), 'links' (the links of the evidence), 'cited' "
+        "(the concepts a synthesis cites), or another bundle's path.",
+    )
+    source: str | None = Field(
+        default=None, description="For a second hop or an escalation: the concept (or angle) it came from."
+    )
+    bundles: list[str] = Field(
+        default_factory=list, description="The bundles it was walked in, when several were given."
+    )
     walked: bool = False
     relevant: list[str] = Field(default_factory=list, description="Concept paths judged to state its answer.")
     bodies: int = Field(default=0, description="Bodies its walk sent to the judge.")
     stopped_by: str | None = None
-    note: str | None = Field(default=None, description="Why it was not walked (a duplicate, the cap), or "
-                             "what its walk met.")
+    note: str | None = Field(
+        default=None, description="Why it was not walked (a duplicate, the cap), or what its walk met."
+    )
 
 
 class PartRecord(BaseModel):
@@ -160,8 +211,10 @@ class RoundRecord(BaseModel):
     angles: list[str] = Field(description="Ids of the angles walked in this round.")
     state: OrchestrationState
     why: list[str] = Field(default_factory=list, description="The cross-check's reasons, in words.")
-    signals: list[str] = Field(default_factory=list, description="Suspicion signals: disagree, one_source, "
-                               "one_author, deprecated, stale, superseded, echo.")
+    signals: list[str] = Field(
+        default_factory=list,
+        description="Suspicion signals: disagree, one_source, one_author, deprecated, stale, superseded, echo.",
+    )
     relevant: int = Field(default=0, description="Concepts judged relevant so far.")
     bodies: int = Field(default=0, description="Bodies judged so far, all walks together.")
     seconds: float = 0.0
@@ -182,8 +235,11 @@ class Orchestration(BaseModel):
 
     angles_setting: str = Field(description="auto, or the number of angles per part asked for.")
     planner: str = Field(description="Who planned the angles: the reader's name, or 'offline' on a fallback.")
-    fallback: str | None = Field(default=None, description="Why the plan fell back (invalid plan reply, a "
-                                 "question that decomposes into nothing), when it did.")
+    fallback: str | None = Field(
+        default=None,
+        description="Why the plan fell back (invalid plan reply, a "
+        "question that decomposes into nothing), when it did.",
+    )
     parts: list[PartRecord] = Field(default_factory=list)
     angles: list[AngleRecord] = Field(default_factory=list)
     rounds: list[RoundRecord] = Field(default_factory=list)
@@ -201,9 +257,11 @@ class NavigationResult(BaseModel):
 
     question: str
     bundle: str
-    corpus_id: str | None = Field(description="The bundle's content id when known without a pass over the bundle "
-                                  "(its compile manifest, or Bundle.corpus_id() called before the walk); null "
-                                  "otherwise. Receipts carry the sha256 of every text judged.")
+    corpus_id: str | None = Field(
+        description="The bundle's content id when known without a pass over the bundle "
+        "(its compile manifest, or Bundle.corpus_id() called before the walk); null "
+        "otherwise. Receipts carry the sha256 of every text judged."
+    )
     reader: str
     shortlist: list[ShortlistEntry] = Field(default_factory=list)
     stopped_by: StopReason | None = None
@@ -211,10 +269,14 @@ class NavigationResult(BaseModel):
     stats: NavigationStats = Field(default_factory=NavigationStats)
     warnings: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)
-    bundles: list[str] = Field(default_factory=list, description="Every bundle read, when several were given "
-                               "(``bundle`` is the first); empty for one.")
-    orchestration: Orchestration | None = Field(default=None, description="The angles, rounds, escalations and "
-                                                "stop of an orchestrated navigation (--angles); null without.")
+    bundles: list[str] = Field(
+        default_factory=list,
+        description="Every bundle read, when several were given (``bundle`` is the first); empty for one.",
+    )
+    orchestration: Orchestration | None = Field(
+        default=None,
+        description="The angles, rounds, escalations and stop of an orchestrated navigation (--angles); null without.",
+    )
 
 
 class Citation(BaseModel):
@@ -231,8 +293,11 @@ class SourceLine(BaseModel):
     concept_id: str
     title: str
     sources: list[str] = Field(default_factory=list, description="'path:start-end' strings; empty = none recorded.")
-    through: list[str] = Field(default_factory=list, description="Concepts of the bundle the ledger went through "
-                               "to reach the raw sources (a cited synthesis names the concepts it cites).")
+    through: list[str] = Field(
+        default_factory=list,
+        description="Concepts of the bundle the ledger went through "
+        "to reach the raw sources (a cited synthesis names the concepts it cites).",
+    )
 
 
 class Supporting(BaseModel):
@@ -281,25 +346,28 @@ class SynthesisNode(BaseModel):
     ``first`` and ``last`` are 1-based positions in the evidence order (``c1`` is 1), inclusive.
     """
 
-    id: str = Field(description="'r' for the root, 'r.2' for its second group, 'r.2.1', ...; 't' for the "
-                    "coverage tail.")
+    id: str = Field(
+        description="'r' for the root, 'r.2' for its second group, 'r.2.1', ...; 't' for the coverage tail."
+    )
     depth: int
     kind: Literal["split", "leaf"]
     first: int
     last: int
     items: int
     tokens: int
-    decided_by: str = Field(description="decomposer | repaired | size (the decomposer failed) | fits | "
-                            "max depth | coverage tail")
-    repairs: list[str] = Field(default_factory=list, description="What the code changed in the decomposer's "
-                               "reply to make it a valid partition.")
+    decided_by: str = Field(
+        description="decomposer | repaired | size (the decomposer failed) | fits | max depth | coverage tail"
+    )
+    repairs: list[str] = Field(
+        default_factory=list,
+        description="What the code changed in the decomposer's reply to make it a valid partition.",
+    )
     children: list[SynthesisNode] = Field(default_factory=list)
     calls: int = Field(default=0, description="Leaf calls made for this node (budget-sized parts, retries).")
     facts: int = 0
     evidence_ids: list[str] = Field(default_factory=list, description="Leaf: the ids of its slice.")
     missed: list[str] = Field(default_factory=list, description="Leaf: ids the worker did not account for.")
-    failed: list[str] = Field(default_factory=list, description="Leaf: ids not read because the worker "
-                              "failed twice.")
+    failed: list[str] = Field(default_factory=list, description="Leaf: ids not read because the worker failed twice.")
     dropped_citations: list[str] = Field(default_factory=list, description="Leaf: cited ids outside its slice.")
     error: str | None = None
 
@@ -313,24 +381,33 @@ class SynthesisReport(BaseModel):
     budget_tokens: int = Field(description="Tokens one prompt may carry (--evidence-tokens).")
     evidence_tokens: int = Field(description="Tokens of the whole evidence (each item within the budget).")
     items_total: int
-    items_covered: int = Field(description="Items read whole or in part by the answerer (single) or by a "
-                               "leaf worker that accounted for them (recursive).")
-    missed_then_covered: list[str] = Field(default_factory=list, description="Evidence ids no leaf "
-                                           "accounted for, dispatched by the coverage tail and then read.")
-    not_covered: list[str] = Field(default_factory=list, description="Evidence ids (or paths, if "
-                                   "unreadable) no worker read; the answer is partial and names them.")
+    items_covered: int = Field(
+        description="Items read whole or in part by the answerer (single) or by a "
+        "leaf worker that accounted for them (recursive)."
+    )
+    missed_then_covered: list[str] = Field(
+        default_factory=list,
+        description="Evidence ids no leaf accounted for, dispatched by the coverage tail and then read.",
+    )
+    not_covered: list[str] = Field(
+        default_factory=list,
+        description="Evidence ids (or paths, if unreadable) no worker read; the answer is partial and names them.",
+    )
     depth: int = Field(default=0, description="Deepest level of a leaf (the root is 0).")
     leaves: int = 0
-    calls: dict[str, int] = Field(default_factory=dict, description="Role calls made: decomposer, leaf, "
-                                  "answerer (retries included).")
+    calls: dict[str, int] = Field(
+        default_factory=dict, description="Role calls made: decomposer, leaf, answerer (retries included)."
+    )
     facts: int = Field(default=0, description="Facts given to the answerer after the fan-in.")
     reduce_rounds: int = 0
-    rounds: int = Field(default=0, description="Model calls one after another on the longest chain: the "
-                        "wall time in units of one call's latency when every level runs in parallel.")
+    rounds: int = Field(
+        default=0,
+        description="Model calls one after another on the longest chain: the "
+        "wall time in units of one call's latency when every level runs in parallel.",
+    )
     seconds: float = 0.0
     tree: SynthesisNode | None = None
-    tail: SynthesisNode | None = Field(default=None, description="The coverage tail's leaf, when items "
-                                       "were missed.")
+    tail: SynthesisNode | None = Field(default=None, description="The coverage tail's leaf, when items were missed.")
     trace: list[TraceEvent] = Field(default_factory=list)
 
 
@@ -357,18 +434,33 @@ class AnswerResult(BaseModel):
     shortlist: list[ShortlistEntry] = Field(default_factory=list)
     usage: dict[str, Usage] = Field(default_factory=dict)
     reader: str = ""
-    corpus_id: str | None = Field(default=None, description="As NavigationResult.corpus_id: null for a bundle "
-                                  "without a compile manifest unless its id was computed before.")
+    corpus_id: str | None = Field(
+        default=None,
+        description="As NavigationResult.corpus_id: null for a bundle "
+        "without a compile manifest unless its id was computed before.",
+    )
     navigation: NavigationResult | None = None
-    failed: bool = Field(default=False, description="The answerer failed (a model error, not an honest "
-                         "abstention); the shortlist is kept.")
-    typed_fact_guarantee: bool = Field(default=False, description="True only when a contract was checked in code "
-                                       "before answering and its facts were grounded; a contract-free answer has "
-                                       "no typed-fact guarantee.")
+    failed: bool = Field(
+        default=False,
+        description="The answerer failed (a model error, not an honest abstention); the shortlist is kept.",
+    )
+    typed_fact_guarantee: bool = Field(
+        default=False,
+        description="True only when a contract was checked in code "
+        "before answering and its facts were grounded; a contract-free answer has "
+        "no typed-fact guarantee.",
+    )
     contract: ContractSummary | None = Field(default=None, description="The contract checked first; null without one.")
-    facts: list[FactResult] = Field(default_factory=list, description="With a contract: every fact the preflight "
-                                    "checked; grounded ones were given to the answerer as evidence (receipt_ids).")
-    synthesis: SynthesisReport | None = Field(default=None, description="How the evidence was read: one "
-                                              "prompt or recursive synthesis (docs/ask.md).")
-    saved: SavedSynthesis | None = Field(default=None, description="With --save (MCP save): the Synthesis "
-                                         "concept the answer was filed as, or why it was not; null otherwise.")
+    facts: list[FactResult] = Field(
+        default_factory=list,
+        description="With a contract: every fact the preflight "
+        "checked; grounded ones were given to the answerer as evidence (receipt_ids).",
+    )
+    synthesis: SynthesisReport | None = Field(
+        default=None, description="How the evidence was read: one prompt or recursive synthesis (docs/ask.md)."
+    )
+    saved: SavedSynthesis | None = Field(
+        default=None,
+        description="With --save (MCP save): the Synthesis "
+        "concept the answer was filed as, or why it was not; null otherwise.",
+    )

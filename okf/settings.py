@@ -89,15 +89,18 @@ class Setting:
         return f"{self.description.rstrip('.')} (default {self.default_text()})."
 
 
-def settings_table(settings: Sequence[Setting], *, cli: Collection[str] | None = None,
-                   mcp: Collection[str] = ()) -> str:
+def settings_table(
+    settings: Sequence[Setting], *, cli: Collection[str] | None = None, mcp: Collection[str] = ()
+) -> str:
     """The markdown table docs/ shows for ``settings``: name, default, bound, CLI flag (every setting, or those
     named in ``cli``), MCP argument (those named in ``mcp``), meaning."""
     rows = ["| setting | default | bound | CLI | MCP | meaning |", "|---|---|---|---|---|---|"]
     for s in settings:
         flag = f"`{s.cli_flag}`" if cli is None or s.name in cli else "-"
-        rows.append(f"| `{s.name}` | {s.default_text()} | {s.bound_text()} | {flag} | "
-                    f"{'`' + s.name + '`' if s.name in mcp else '-'} | {s.description} |")
+        rows.append(
+            f"| `{s.name}` | {s.default_text()} | {s.bound_text()} | {flag} | "
+            f"{'`' + s.name + '`' if s.name in mcp else '-'} | {s.description} |"
+        )
     return "\n".join(rows)
 
 
@@ -135,8 +138,16 @@ BUDGETS: tuple[Setting, ...] = _budgets()
 MCP_BUDGETS: tuple[str, ...] = ("max_bodies", "max_shortlist", "deadline_s")
 # The scalar settings of okf.readers.config.ReaderConfig (flags, config file); timeout and concurrency have a
 # flag on every model-backed command, the others are set in the config file (docs/models.md).
-READER_TABLE = ("timeout", "concurrency", "deadline", "max_retries", "retry_after_cap", "temperature", "max_tokens",
-                "json_mode")
+READER_TABLE = (
+    "timeout",
+    "concurrency",
+    "deadline",
+    "max_retries",
+    "retry_after_cap",
+    "temperature",
+    "max_tokens",
+    "json_mode",
+)
 READER_FLAGS = ("timeout", "concurrency")
 READER_SETTINGS: tuple[Setting, ...] = _reader_settings()
 # The okf.compile.CompileOptions fields okf compile takes as flags (imported only when asked: compile is heavy).

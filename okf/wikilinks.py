@@ -75,7 +75,7 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
             ticks = list(_TICKS.finditer(line))
             i = 0
             while i < len(ticks):
-                match = next((t for t in ticks[i + 1:] if len(t.group()) == len(ticks[i].group())), None)
+                match = next((t for t in ticks[i + 1 :] if len(t.group()) == len(ticks[i].group())), None)
                 if match is None:
                     i += 1
                     continue
@@ -110,9 +110,18 @@ def find_wikilinks(text: str) -> list[WikiLink]:
         target, heading, label = _parse(match.group(2))
         if not target and not heading:
             continue  # [[ ]] or [[|x]]: names nothing
-        out.append(WikiLink(text=match.group(0), target=target, heading=heading, label=label,
-                            embed=bool(match.group(1)), start=start, end=match.end(),
-                            line=text.count("\n", 0, start) + 1))
+        out.append(
+            WikiLink(
+                text=match.group(0),
+                target=target,
+                heading=heading,
+                label=label,
+                embed=bool(match.group(1)),
+                start=start,
+                end=match.end(),
+                line=text.count("\n", 0, start) + 1,
+            )
+        )
     return out
 
 
@@ -199,7 +208,7 @@ def rewrite_wikilinks(text: str, replace: Callable[[WikiLink], str | None]) -> t
         if new is None:
             kept.append(link)
             continue
-        parts += [text[at:link.start], new]
+        parts += [text[at : link.start], new]
         at = link.end
     parts.append(text[at:])
     return "".join(parts), kept

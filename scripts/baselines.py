@@ -58,8 +58,7 @@ def score_shortlist(question: EvalQuestion, shortlist: Sequence[str], index: Gol
     """Score any list of concept paths with okf's gold matching."""
     hits = [any(index.hits(c, span) for c in shortlist) for span in question.gold]
     relevant = [c for c in shortlist if any(index.hits(c, span) for span in question.gold)]
-    return Scored(any(hits), all(hits), sum(hits) / len(hits),
-                  len(relevant) / len(shortlist) if shortlist else None)
+    return Scored(any(hits), all(hits), sum(hits) / len(hits), len(relevant) / len(shortlist) if shortlist else None)
 
 
 @dataclass
@@ -130,8 +129,9 @@ class BM25Index:
         return [self.paths[i] for i in order]
 
 
-def bm25_at_words(bm25: BM25Index, questions: Sequence[EvalQuestion], words_by_id: dict[str, int],
-                  depth: int = 400) -> list[BaselineRun]:
+def bm25_at_words(
+    bm25: BM25Index, questions: Sequence[EvalQuestion], words_by_id: dict[str, int], depth: int = 400
+) -> list[BaselineRun]:
     """BM25's top concepts per question, taken in rank order until they hold at least the words given for it
     (okf's shortlist words): the flat retriever at equal words."""
     runs = []
@@ -166,28 +166,33 @@ def _documents(bundle: Bundle, paths: Sequence[str], body_chars: int) -> list[tu
     return out
 
 
-async def judge_everything(bundle: Bundle, question: EvalQuestion, reader: Reader, budgets: Budgets,
-                           documents: list[tuple[str, Document]] | None = None) -> BaselineRun:
+async def judge_everything(
+    bundle: Bundle,
+    question: EvalQuestion,
+    reader: Reader,
+    budgets: Budgets,
+    documents: list[tuple[str, Document]] | None = None,
+) -> BaselineRun:
     """The reader's judge on every concept, batch by batch; everything judged relevant is returned."""
     start = time.perf_counter()
     reader = bound(reader, bundle)
-    docs = documents if documents is not None else _documents(bundle, list(bundle.iter_concepts()),
-                                                                budgets.body_chars)
+    docs = documents if documents is not None else _documents(bundle, list(bundle.iter_concepts()), budgets.body_chars)
     strong: list[str] = []
     weak: list[str] = []
     calls = 0
     for offset in range(0, len(docs), budgets.batch_size):
-        batch = docs[offset:offset + budgets.batch_size]
+        batch = docs[offset : offset + budgets.batch_size]
         judgement = await reader.judge(question.question, [d for _, d in batch])
         calls += judgement.usage.calls
         for (path, _), v in zip(batch, judgement.verdicts):
             grade = v.grade or ("relevant" if v.relevant else "no")
             (strong if grade == "relevant" else weak if grade == "partial" else []).append(path)
     # The walk's shortlist rule: relevant ones, then partial ones while fewer than three relevant were found.
-    chosen = strong + weak[:max(0, 3 - len(strong))]
+    chosen = strong + weak[: max(0, 3 - len(strong))]
     words = sum(len(d.text.split()) for _, d in docs)
-    return BaselineRun(question.id, chosen, bodies=len(docs), calls=calls, seconds=time.perf_counter() - start,
-                       words=words)
+    return BaselineRun(
+        question.id, chosen, bodies=len(docs), calls=calls, seconds=time.perf_counter() - start, words=words
+    )
 
 
 def bound(reader: Reader, bundle: Bundle) -> Reader:
@@ -206,9 +211,11 @@ async def serial_reference(bundle: Bundle, question: EvalQuestion, reader: Reade
         nonlocal calls
         kept = []
         for page_start in range(0, len(signposts), budgets.page_size):
-            page = signposts[page_start:page_start + budgets.page_size]
-            offers = [SignpostOffer(index=i, path=s.path, title=s.title, description=s.description, is_dir=True)
-                      for i, s in enumerate(page)]
+            page = signposts[page_start : page_start + budgets.page_size]
+            offers = [
+                SignpostOffer(index=i, path=s.path, title=s.title, description=s.description, is_dir=True)
+                for i, s in enumerate(page)
+            ]
             if calls >= budgets.max_calls:
                 break
             selection = await reader.select(question.question, offers)
@@ -231,8 +238,12 @@ async def serial_reference(bundle: Bundle, question: EvalQuestion, reader: Reade
     visited: set[str] = set()
     shortlist: list[str] = []
     bodies = 0
-    while frontier and len(shortlist) < budgets.max_shortlist and bodies < budgets.max_bodies \
-            and calls < budgets.max_calls:
+    while (
+        frontier
+        and len(shortlist) < budgets.max_shortlist
+        and bodies < budgets.max_bodies
+        and calls < budgets.max_calls
+    ):
         batch: list[str] = []
         while frontier and len(batch) < min(budgets.batch_size, budgets.max_bodies - bodies):
             path = frontier.pop(0)

@@ -87,8 +87,12 @@ def serve(latency: float, words: list[str]) -> int:
 @contextlib.contextmanager
 def model_server(latency: float, words: list[str], seen: dict[str, Any]) -> Iterator[str]:
     """The loopback model in a child process; yields its URL; fills ``seen`` with what it was asked."""
-    child = subprocess.Popen([sys.executable, __file__, "--serve", str(latency), ",".join(words)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(latency), ",".join(words)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdin is not None and child.stdout is not None
     try:
         url = child.stdout.readline().strip()
@@ -107,8 +111,16 @@ def model_server(latency: float, words: list[str], seen: dict[str, Any]) -> Iter
 
 def reader(url: str, concurrency: int) -> LLMReader:
     """Answer-side roles over HTTP; selector and judge have no model, so they read offline in process."""
-    return LLMReader(ReaderConfig(answerer={"model": "loopback"}, base_url=url, api_key_env="OKF_BENCH_KEY",
-                                  concurrency=concurrency, cache=False, max_retries=0))
+    return LLMReader(
+        ReaderConfig(
+            answerer={"model": "loopback"},
+            base_url=url,
+            api_key_env="OKF_BENCH_KEY",
+            concurrency=concurrency,
+            cache=False,
+            max_retries=0,
+        )
+    )
 
 
 def compile_cuad(cache: Path) -> Bundle:
@@ -135,28 +147,44 @@ async def evidence_tokens(bundle: Bundle, question: str) -> tuple[int, int]:
     return len(nav.shortlist), sum(estimate_tokens(item.evidence.text) for item in whole.items)
 
 
-async def one(bundle: Bundle, question: str, words: list[str], latency: float, budget: int, concurrency: int,
-              synthesis: str) -> dict[str, Any]:
+async def one(
+    bundle: Bundle, question: str, words: list[str], latency: float, budget: int, concurrency: int, synthesis: str
+) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     with model_server(latency, words, seen) as url:
         llm = reader(url, concurrency)
         started, cpu = time.monotonic(), time.process_time()
-        result: AnswerResult = await ask_async(bundle, question, reader=llm, budgets=BUDGETS,
-                                               evidence_tokens=budget, synthesis=synthesis)
+        result: AnswerResult = await ask_async(
+            bundle, question, reader=llm, budgets=BUDGETS, evidence_tokens=budget, synthesis=synthesis
+        )
         wall, cpu = time.monotonic() - started, time.process_time() - cpu
         await llm.aclose()
     report = result.synthesis
     assert report is not None and result.navigation is not None
     answer_seconds = report.seconds if report.mode == "recursive" else result.usage["answerer"].seconds
     return {
-        "synthesis": synthesis, "concurrency": concurrency, "mode": report.mode, "status": result.status,
-        "shortlist": len(result.shortlist), "evidence_tokens": report.evidence_tokens, "budget": budget,
-        "items_covered": report.items_covered, "items_total": report.items_total,
-        "missed_then_covered": len(report.missed_then_covered), "not_covered": report.not_covered,
-        "depth": report.depth, "leaves": report.leaves, "calls": report.calls or {"answerer": 1},
-        "rounds": report.rounds or 1, "facts": report.facts, "reduce_rounds": report.reduce_rounds,
-        "citations": len(result.citations), "navigation_seconds": result.navigation.stats.seconds,
-        "answer_seconds": answer_seconds, "wall_seconds": wall, "cpu_seconds": cpu,
+        "synthesis": synthesis,
+        "concurrency": concurrency,
+        "mode": report.mode,
+        "status": result.status,
+        "shortlist": len(result.shortlist),
+        "evidence_tokens": report.evidence_tokens,
+        "budget": budget,
+        "items_covered": report.items_covered,
+        "items_total": report.items_total,
+        "missed_then_covered": len(report.missed_then_covered),
+        "not_covered": report.not_covered,
+        "depth": report.depth,
+        "leaves": report.leaves,
+        "calls": report.calls or {"answerer": 1},
+        "rounds": report.rounds or 1,
+        "facts": report.facts,
+        "reduce_rounds": report.reduce_rounds,
+        "citations": len(result.citations),
+        "navigation_seconds": result.navigation.stats.seconds,
+        "answer_seconds": answer_seconds,
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
         "server_tasks": {t: seen.get("tasks", []).count(t) for t in sorted(set(seen.get("tasks", [])))},
         "server_max_in_flight": seen.get("max_in_flight"),
     }
@@ -170,22 +198,42 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return chosen
 
 
-async def bench(bundle: Bundle, question: str, words: list[str], latency: float, budget: int | None,
-                ratio: float, concurrency: int, repeats: int) -> dict[str, Any]:
+async def bench(
+    bundle: Bundle,
+    question: str,
+    words: list[str],
+    latency: float,
+    budget: int | None,
+    ratio: float,
+    concurrency: int,
+    repeats: int,
+) -> dict[str, Any]:
     shortlist, whole = await evidence_tokens(bundle, question)
     budget = budget or int(whole // ratio)
     print(f"shortlist {shortlist} concepts, {whole} tokens; answer budget {budget}", file=sys.stderr)
     rows = {}
-    for name, synthesis, width, wait in (("recursive", "auto", concurrency, latency),
-                                         ("recursive, L = 0", "auto", concurrency, 0.0),
-                                         ("serial reference", "recursive", 1, latency),
-                                         ("single prompt", "single", concurrency, latency)):
-        runs = [await one(bundle, question, words, wait, budget, width, synthesis)
-                for _ in range(repeats if name != "serial reference" else 1)]
+    for name, synthesis, width, wait in (
+        ("recursive", "auto", concurrency, latency),
+        ("recursive, L = 0", "auto", concurrency, 0.0),
+        ("serial reference", "recursive", 1, latency),
+        ("single prompt", "single", concurrency, latency),
+    ):
+        runs = [
+            await one(bundle, question, words, wait, budget, width, synthesis)
+            for _ in range(repeats if name != "serial reference" else 1)
+        ]
         rows[name] = median_run(runs)
         print(f"{name}: {rows[name]['answer_seconds']:.2f} s", file=sys.stderr)
-    return {"question": question, "clause_words": words, "latency": latency, "budget": budget,
-            "whole_tokens": whole, "concurrency": concurrency, "repeats": repeats, "rows": rows}
+    return {
+        "question": question,
+        "clause_words": words,
+        "latency": latency,
+        "budget": budget,
+        "whole_tokens": whole,
+        "concurrency": concurrency,
+        "repeats": repeats,
+        "rows": rows,
+    }
 
 
 def report(f: dict[str, Any]) -> None:
@@ -193,63 +241,100 @@ def report(f: dict[str, Any]) -> None:
     rec, ser, single = (f["rows"][k] for k in ("recursive", "serial reference", "single prompt"))
     ratio = f["whole_tokens"] / f["budget"]
     print(f"okf ask synthesis bench: cuad, {f['question']!r}")
-    print(f"shortlist {rec['shortlist']} concepts, {f['whole_tokens']} evidence tokens = {ratio:.1f}x the "
-          f"{f['budget']}-token answer budget (each item within the budget: {rec['evidence_tokens']} tokens); "
-          f"simulated latency L = {latency * 1000:.0f} ms per call; concurrency {f['concurrency']}; answer wall "
-          f"time: the run with the median of {f['repeats']}")
+    print(
+        f"shortlist {rec['shortlist']} concepts, {f['whole_tokens']} evidence tokens = {ratio:.1f}x the "
+        f"{f['budget']}-token answer budget (each item within the budget: {rec['evidence_tokens']} tokens); "
+        f"simulated latency L = {latency * 1000:.0f} ms per call; concurrency {f['concurrency']}; answer wall "
+        f"time: the run with the median of {f['repeats']}"
+    )
     print()
-    print("| run | items covered / total | calls per role | depth | leaves | rounds (calls deep) | bound depth + 2 "
-          "| answer wall | wall / L | status |")
+    print(
+        "| run | items covered / total | calls per role | depth | leaves | rounds (calls deep) | bound depth + 2 "
+        "| answer wall | wall / L | status |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, row in (("recursive synthesis", rec), ("same recursion, one call at a time", ser),
-                      ("single prompt (--synthesis single)", single)):
+    for name, row in (
+        ("recursive synthesis", rec),
+        ("same recursion, one call at a time", ser),
+        ("single prompt (--synthesis single)", single),
+    ):
         calls = ", ".join(f"{k} {v}" for k, v in row["calls"].items() if v)
         share = 100 * row["items_covered"] / row["items_total"]
         bound = row["depth"] + 2 if row["mode"] == "recursive" else 1
-        print(f"| {name} | {row['items_covered']} / {row['items_total']} ({share:.0f}%) | {calls} | "
-              f"{row['depth'] if row['mode'] == 'recursive' else '-'} | {row['leaves'] or '-'} | {row['rounds']} | "
-              f"{bound} | {row['answer_seconds']:.2f} s | {row['answer_seconds'] / latency:.2f} | {row['status']} |")
+        print(
+            f"| {name} | {row['items_covered']} / {row['items_total']} ({share:.0f}%) | {calls} | "
+            f"{row['depth'] if row['mode'] == 'recursive' else '-'} | {row['leaves'] or '-'} | {row['rounds']} | "
+            f"{bound} | {row['answer_seconds']:.2f} s | {row['answer_seconds'] / latency:.2f} | {row['status']} |"
+        )
     print()
     zero = f["rows"]["recursive, L = 0"]
     waited = (rec["answer_seconds"] - zero["answer_seconds"]) / latency
-    print(f"recursive synthesis at L = 0: {zero['answer_seconds']:.2f} s (every run: {zero['answer_seconds_all']});"
-          f" wall - wall at L = 0 = {waited:.2f} L against the bound depth + 2 = {rec['depth'] + 2} L")
-    print(f"recursive vs one call at a time: {ser['answer_seconds'] / rec['answer_seconds']:.1f}x faster with the "
-          f"same {sum(rec['calls'].values())} calls; recursive vs single prompt: "
-          f"{rec['items_covered'] / max(single['items_covered'], 1):.1f}x the items read, "
-          f"{rec['answer_seconds'] / single['answer_seconds']:.1f}x the wall time")
-    print(f"missed then covered by the coverage tail: {rec['missed_then_covered']}; facts to the answerer: "
-          f"{rec['facts']}; reduce rounds: {rec['reduce_rounds']}; citations: {rec['citations']}; "
-          f"navigation (offline, in process): {rec['navigation_seconds']:.2f} s")
-    print(f"okf process CPU for the whole ask (navigation included): recursive {rec['cpu_seconds']:.2f} s, "
-          f"single {single['cpu_seconds']:.2f} s")
-    print(f"requests the model server saw (recursive run): {rec['server_tasks']}, at most "
-          f"{rec['server_max_in_flight']} in flight")
-    print(f"answer wall times of every run: recursive {rec['answer_seconds_all']}, single "
-          f"{single['answer_seconds_all']}; load average {f['load_average']}")
+    print(
+        f"recursive synthesis at L = 0: {zero['answer_seconds']:.2f} s (every run: {zero['answer_seconds_all']});"
+        f" wall - wall at L = 0 = {waited:.2f} L against the bound depth + 2 = {rec['depth'] + 2} L"
+    )
+    print(
+        f"recursive vs one call at a time: {ser['answer_seconds'] / rec['answer_seconds']:.1f}x faster with the "
+        f"same {sum(rec['calls'].values())} calls; recursive vs single prompt: "
+        f"{rec['items_covered'] / max(single['items_covered'], 1):.1f}x the items read, "
+        f"{rec['answer_seconds'] / single['answer_seconds']:.1f}x the wall time"
+    )
+    print(
+        f"missed then covered by the coverage tail: {rec['missed_then_covered']}; facts to the answerer: "
+        f"{rec['facts']}; reduce rounds: {rec['reduce_rounds']}; citations: {rec['citations']}; "
+        f"navigation (offline, in process): {rec['navigation_seconds']:.2f} s"
+    )
+    print(
+        f"okf process CPU for the whole ask (navigation included): recursive {rec['cpu_seconds']:.2f} s, "
+        f"single {single['cpu_seconds']:.2f} s"
+    )
+    print(
+        f"requests the model server saw (recursive run): {rec['server_tasks']}, at most "
+        f"{rec['server_max_in_flight']} in flight"
+    )
+    print(
+        f"answer wall times of every run: recursive {rec['answer_seconds_all']}, single "
+        f"{single['answer_seconds_all']}; load average {f['load_average']}"
+    )
 
 
 def main() -> int:
     if len(sys.argv) == 4 and sys.argv[1] == "--serve":
         return serve(float(sys.argv[2]), sys.argv[3].split(","))
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--cache", type=Path, default=Path(os.environ.get("OKF_EVAL_CACHE", "") or
-                                                           Path(tempfile.gettempdir()) / "okf-eval-cache"),
-                        help="Folder for the compiled cuad bundle (outside the repository).")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(os.environ.get("OKF_EVAL_CACHE", "") or Path(tempfile.gettempdir()) / "okf-eval-cache"),
+        help="Folder for the compiled cuad bundle (outside the repository).",
+    )
     parser.add_argument("--latency", type=float, default=0.2, help="Seconds per simulated model call (0.2).")
     parser.add_argument("--ratio", type=float, default=10.0, help="Evidence tokens / answer budget (10).")
     parser.add_argument("--evidence-tokens", type=int, help="The answer budget (default: evidence / ratio).")
     parser.add_argument("--question", default=QUESTION)
-    parser.add_argument("--clause-words", default="terminat,convenience",
-                        help="Comma-separated words a leaf fact must hold (lowercase stems).")
+    parser.add_argument(
+        "--clause-words",
+        default="terminat,convenience",
+        help="Comma-separated words a leaf fact must hold (lowercase stems).",
+    )
     parser.add_argument("--concurrency", type=int, default=64, help="Model calls in flight at most (64).")
     parser.add_argument("--repeats", type=int, default=3, help="Runs of the recursive and single ways.")
     parser.add_argument("--json", type=Path, help="Also write the figures to this JSON file.")
     args = parser.parse_args()
     bundle = compile_cuad(args.cache)
     load_before = os.getloadavg()
-    figures = asyncio.run(bench(bundle, args.question, args.clause_words.split(","), args.latency,
-                                args.evidence_tokens, args.ratio, args.concurrency, args.repeats))
+    figures = asyncio.run(
+        bench(
+            bundle,
+            args.question,
+            args.clause_words.split(","),
+            args.latency,
+            args.evidence_tokens,
+            args.ratio,
+            args.concurrency,
+            args.repeats,
+        )
+    )
     figures["load_average"] = [round(x, 2) for x in (load_before[0], os.getloadavg()[0])]
     report(figures)
     if args.json:

@@ -27,7 +27,7 @@ def generate(root: Path, concepts: int, fanout: int) -> int:
     leaves = -(-concepts // fanout)
     # Enough levels of `fanout` directories to hold every leaf directory.
     depth = 1
-    while fanout ** depth < leaves:
+    while fanout**depth < leaves:
         depth += 1
 
     def leaf_dir(i: int) -> str:
@@ -50,7 +50,9 @@ def generate(root: Path, concepts: int, fanout: int) -> int:
                 f"---\ntype: Note\ntitle: Concept {written}\ndescription: Fact number {written} in {rel}.\n"
                 f"tags: [bench, d{k}]\ngenerated: {{ by: bench/1, at: 2026-01-01T00:00:00Z }}\n---\n"
                 f"# Concept {written}\n\nSee [the next one](c{written + 1:06d}.md) and [root](/index.md).\n\n"
-                "- a list item\n- another\n", encoding="utf-8")
+                "- a list item\n- another\n",
+                encoding="utf-8",
+            )
             names.append(f"* [Concept {written}]({name}) - Fact number {written} in {rel}.")
             written += 1
         dirs[rel] = names
@@ -99,11 +101,13 @@ def main() -> None:
             report = check(Bundle.open(root), fanout=args.fanout, workers=args.workers)
             cpu = _cpu_seconds() - cpu
             rate = report.concepts / report.seconds if report.seconds else float("inf")
-            print(f"check run {run}: {report.concepts} concepts, {report.files} files in {report.seconds:.2f}s = "
-                  f"{rate:,.0f} concepts/s (target >= 5,000); {report.error_count} errors, "
-                  f"{report.warning_count} warnings; load average {load:.1f} on {os.cpu_count()} CPUs; "
-                  f"CPU time {cpu:.1f}s (this process and its workers) = "
-                  f"{cpu / max(report.concepts, 1) * 1e6:.0f} us per concept")
+            print(
+                f"check run {run}: {report.concepts} concepts, {report.files} files in {report.seconds:.2f}s = "
+                f"{rate:,.0f} concepts/s (target >= 5,000); {report.error_count} errors, "
+                f"{report.warning_count} warnings; load average {load:.1f} on {os.cpu_count()} CPUs; "
+                f"CPU time {cpu:.1f}s (this process and its workers) = "
+                f"{cpu / max(report.concepts, 1) * 1e6:.0f} us per concept"
+            )
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)

@@ -39,8 +39,7 @@ def shared() -> Path:
 
 
 def run(src: Path, out: Path) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", CHILD, str(src), str(out)], check=True, capture_output=True,
-                          text=True)
+    done = subprocess.run([sys.executable, "-c", CHILD, str(src), str(out)], check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -58,22 +57,31 @@ def main() -> None:
         noops = [run(src, out) for _ in range(3)]
         texts = sorted(src.rglob("*.txt"))
         changed = []
-        for victim in texts[len(texts) // 2:len(texts) // 2 + 4]:
+        for victim in texts[len(texts) // 2 : len(texts) // 2 + 4]:
             victim.write_text(victim.read_text() + "\n\nADDENDUM\n\nA changed paragraph for the benchmark.\n")
             changed.append(run(src, out))
         one, again = changed[0], changed[1:]
         noop = sorted(noops, key=lambda r: r["seconds"])[1]
         reused = sorted(again, key=lambda r: r["seconds"])[1]
     result = {
-        "corpus_mb": round(mb, 1), "cpus": os.cpu_count(), "full_s": round(full["seconds"], 2),
-        "mb_per_s": round(mb / full["seconds"], 2), "concepts": full["concepts"],
-        "concepts_per_s": round(full["concepts"] / full["seconds"]), "peak_rss_mb": round(full["max_rss_mb"]),
-        "worker_peak_rss_mb": round(full["worker_max_rss_mb"]), "full_user_cpu_s": round(full["user_s"], 2),
-        "full_sys_cpu_s": round(full["sys_s"], 2), "one_changed_cpu_s": round(one["user_s"] + one["sys_s"], 2),
+        "corpus_mb": round(mb, 1),
+        "cpus": os.cpu_count(),
+        "full_s": round(full["seconds"], 2),
+        "mb_per_s": round(mb / full["seconds"], 2),
+        "concepts": full["concepts"],
+        "concepts_per_s": round(full["concepts"] / full["seconds"]),
+        "peak_rss_mb": round(full["max_rss_mb"]),
+        "worker_peak_rss_mb": round(full["worker_max_rss_mb"]),
+        "full_user_cpu_s": round(full["user_s"], 2),
+        "full_sys_cpu_s": round(full["sys_s"], 2),
+        "one_changed_cpu_s": round(one["user_s"] + one["sys_s"], 2),
         "load_avg_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-        "noop_s": round(noop["seconds"], 3), "noop_ratio": round(noop["seconds"] / full["seconds"], 3),
-        "one_changed_s": round(one["seconds"], 3), "one_changed_ratio": round(one["seconds"] / full["seconds"], 3),
-        "one_changed_rebuilt": one["rebuilt"], "noop_changed": any(r["changed"] for r in noops),
+        "noop_s": round(noop["seconds"], 3),
+        "noop_ratio": round(noop["seconds"] / full["seconds"], 3),
+        "one_changed_s": round(one["seconds"], 3),
+        "one_changed_ratio": round(one["seconds"] / full["seconds"], 3),
+        "one_changed_rebuilt": one["rebuilt"],
+        "noop_changed": any(r["changed"] for r in noops),
         "noop_runs_s": [round(r["seconds"], 3) for r in noops],
         "one_changed_reused_s": round(reused["seconds"], 3),
         "one_changed_reused_ratio": round(reused["seconds"] / full["seconds"], 3),

@@ -40,9 +40,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _tasks(server: LoopbackServer, since: int) -> dict[str, Any]:
     payloads = [request_payload(r.body or {}) for r in server.completions[since:]]
-    return {"describe_calls": sum(p.get("task") == "describe" for p in payloads),
-            "title_calls": sum(p.get("task") == "title" for p in payloads),
-            "concepts_asked": sum(len(p.get("concepts", [])) for p in payloads if p.get("task") == "describe")}
+    return {
+        "describe_calls": sum(p.get("task") == "describe" for p in payloads),
+        "title_calls": sum(p.get("task") == "title" for p in payloads),
+        "concepts_asked": sum(len(p.get("concepts", [])) for p in payloads if p.get("task") == "describe"),
+    }
 
 
 def main() -> None:
@@ -59,7 +61,7 @@ def main() -> None:
         tmp = Path(tmp_name)
         files = sorted(p for p in args.corpus.rglob("*") if p.is_file())
         if args.limit:
-            files = files[:args.limit]
+            files = files[: args.limit]
         src = tmp / "src"
         for path in files:
             target = src / path.relative_to(args.corpus)
@@ -74,20 +76,30 @@ def main() -> None:
                 reader = LLMReader(ReaderConfig(model="bench", base_url=server.base_url, concurrency=concurrency))
                 since = len(server.completions)
                 started = time.perf_counter()
-                report = compile_bundle([src], tmp / label, options=options, describer=reader,
-                                        cache=DescriptionCache(tmp / f"cache-{label}"))
+                report = compile_bundle(
+                    [src],
+                    tmp / label,
+                    options=options,
+                    describer=reader,
+                    cache=DescriptionCache(tmp / f"cache-{label}"),
+                )
                 seconds = time.perf_counter() - started
                 calls = len(server.completions) - since
                 assert report.model is not None
-                out[label] = {"seconds": round(seconds, 3), "calls": calls, **_tasks(server, since),
-                              "concepts": report.model.concepts, "groups": report.model.groups,
-                              "kept_extractive": report.model.concepts_failed + report.model.groups_failed,
-                              "max_in_flight": server.max_in_flight,
-                              "wall_over_serial_calls": round(seconds / (calls * args.latency), 3),
-                              "wall_over_concurrency_bound": round(seconds / (calls * args.latency / concurrency),
-                                                                   3),
-                              "wall_over_extractive_plus_bound": round(
-                                  seconds / (out["extractive"]["seconds"] + calls * args.latency / concurrency), 3)}
+                out[label] = {
+                    "seconds": round(seconds, 3),
+                    "calls": calls,
+                    **_tasks(server, since),
+                    "concepts": report.model.concepts,
+                    "groups": report.model.groups,
+                    "kept_extractive": report.model.concepts_failed + report.model.groups_failed,
+                    "max_in_flight": server.max_in_flight,
+                    "wall_over_serial_calls": round(seconds / (calls * args.latency), 3),
+                    "wall_over_concurrency_bound": round(seconds / (calls * args.latency / concurrency), 3),
+                    "wall_over_extractive_plus_bound": round(
+                        seconds / (out["extractive"]["seconds"] + calls * args.latency / concurrency), 3
+                    ),
+                }
                 server.max_in_flight = 0
             reader = LLMReader(ReaderConfig(model="bench", base_url=server.base_url, concurrency=args.concurrency))
             cache = DescriptionCache(tmp / "cache-concurrent")
@@ -96,37 +108,51 @@ def main() -> None:
             again = compile_bundle([src], target, options=options, describer=reader, cache=cache)
             out["recompile_unchanged"] = {"calls": len(server.completions) - since, "changed": again.changed}
             since = len(server.completions)
-            forced = compile_bundle([src], target, options=options.model_copy(update={"force": True}),
-                                    describer=reader, cache=cache)
+            forced = compile_bundle(
+                [src], target, options=options.model_copy(update={"force": True}), describer=reader, cache=cache
+            )
             out["force_with_cache"] = {"calls": len(server.completions) - since, "rebuilt": forced.documents_rebuilt}
             victim = next(p for p in sorted(src.rglob("*")) if p.is_file() and re.search(r"\bthe\b", p.read_text()))
             victim.write_text(re.sub(r"\bthe\b", "THE", victim.read_text(), count=1))
             since = len(server.completions)
             one = compile_bundle([src], target, options=options, describer=reader, cache=cache)
-            out["one_source_changed"] = {"source": victim.relative_to(src).as_posix(),
-                                         "calls": len(server.completions) - since, **_tasks(server, since),
-                                         "concepts_of_rebuilt_sources": one.model.concepts if one.model else 0}
+            out["one_source_changed"] = {
+                "source": victim.relative_to(src).as_posix(),
+                "calls": len(server.completions) - since,
+                **_tasks(server, since),
+                "concepts_of_rebuilt_sources": one.model.concepts if one.model else 0,
+            }
     if args.json:
         print(json.dumps(out, indent=2))
         return
     serial, conc = out["serial"], out["concurrent"]
-    print(f"corpus {out['corpus']} ({out['files']} files, {out['extractive']['concepts']} concepts); "
-          f"simulated latency {args.latency:g} s")
+    print(
+        f"corpus {out['corpus']} ({out['files']} files, {out['extractive']['concepts']} concepts); "
+        f"simulated latency {args.latency:g} s"
+    )
     print(f"extractive compile: {out['extractive']['seconds']:.2f} s")
     for label, row in (("model, 1 in flight", serial), (f"model, {args.concurrency} in flight", conc)):
-        print(f"{label}: {row['seconds']:.2f} s, {row['calls']} calls ({row['describe_calls']} describe, "
-              f"{row['title_calls']} title), {row['concepts']} concepts and {row['groups']} groups written, "
-              f"{row['kept_extractive']} kept extractive, max {row['max_in_flight']} in flight; wall / serial calls "
-              f"{row['wall_over_serial_calls']:.2f}, wall / concurrency bound {row['wall_over_concurrency_bound']:.2f}, "
-              f"wall / (extractive compile + bound) {row['wall_over_extractive_plus_bound']:.2f}")
+        print(
+            f"{label}: {row['seconds']:.2f} s, {row['calls']} calls ({row['describe_calls']} describe, "
+            f"{row['title_calls']} title), {row['concepts']} concepts and {row['groups']} groups written, "
+            f"{row['kept_extractive']} kept extractive, max {row['max_in_flight']} in flight; wall / serial calls "
+            f"{row['wall_over_serial_calls']:.2f}, wall / concurrency bound {row['wall_over_concurrency_bound']:.2f}, "
+            f"wall / (extractive compile + bound) {row['wall_over_extractive_plus_bound']:.2f}"
+        )
     print(f"speed-up of {args.concurrency} in flight over 1: {serial['seconds'] / conc['seconds']:.2f}x")
-    print(f"recompile, same model, unchanged sources: {out['recompile_unchanged']['calls']} calls, "
-          f"changed={out['recompile_unchanged']['changed']}")
-    print(f"--force with the cache: {out['force_with_cache']['calls']} calls "
-          f"({out['force_with_cache']['rebuilt']} sources rebuilt)")
+    print(
+        f"recompile, same model, unchanged sources: {out['recompile_unchanged']['calls']} calls, "
+        f"changed={out['recompile_unchanged']['changed']}"
+    )
+    print(
+        f"--force with the cache: {out['force_with_cache']['calls']} calls "
+        f"({out['force_with_cache']['rebuilt']} sources rebuilt)"
+    )
     one = out["one_source_changed"]
-    print(f"one source changed ({one['source']}): {one['calls']} calls, {one['concepts_asked']} concepts asked of "
-          f"{one['concepts_of_rebuilt_sources']} in the rebuilt source")
+    print(
+        f"one source changed ({one['source']}): {one['calls']} calls, {one['concepts_asked']} concepts asked of "
+        f"{one['concepts_of_rebuilt_sources']} in the rebuilt source"
+    )
 
 
 if __name__ == "__main__":

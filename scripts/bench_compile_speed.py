@@ -39,8 +39,13 @@ def compile_once(tree: Path, corpus: Path, out: Path, extra: list[str]) -> dict[
     env = {**os.environ, "PYTHONPATH": str(tree), "SOURCE_DATE_EPOCH": "1700000000"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "okf", "compile", str(corpus), "-o", str(out), "--quiet", *extra], check=True,
-                   env=env, cwd=tree, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "okf", "compile", str(corpus), "-o", str(out), "--quiet", *extra],
+        check=True,
+        env=env,
+        cwd=tree,
+        stdout=subprocess.DEVNULL,
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
@@ -71,10 +76,17 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, action="append")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--arg", action="append", default=[], help="an okf compile option for both sides "
-                        "(repeat; e.g. --arg=--no-copy-sources)")
+    parser.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        help="an okf compile option for both sides (repeat; e.g. --arg=--no-copy-sources)",
+    )
     args = parser.parse_args()
-    corpora = args.corpus or [shared() / "corpora" / "cuad" / "sources", shared() / "corpora" / "hotpotqa-dev" / "sources"]
+    corpora = args.corpus or [
+        shared() / "corpora" / "cuad" / "sources",
+        shared() / "corpora" / "hotpotqa-dev" / "sources",
+    ]
     results = []
     for corpus in corpora:
         mb, files = size_mb(corpus), sum(1 for p in corpus.rglob("*") if p.is_file())
@@ -83,35 +95,53 @@ def main() -> None:
         diff: list[str] = []
         with tempfile.TemporaryDirectory() as tmp:
             for i in range(args.runs):
-                for side, tree in (("before", args.before), ("after", ROOT)) if i % 2 == 0 else \
-                        (("after", ROOT), ("before", args.before)):
+                for side, tree in (
+                    (("before", args.before), ("after", ROOT))
+                    if i % 2 == 0
+                    else (("after", ROOT), ("before", args.before))
+                ):
                     out = Path(tmp) / side / str(i) / corpus.parent.name
                     runs[side].append(compile_once(tree.resolve(), corpus.resolve(), out, args.arg))
                 if i == 0:
-                    diff = differences(Path(tmp) / "before" / "0" / corpus.parent.name,
-                                       Path(tmp) / "after" / "0" / corpus.parent.name)
+                    diff = differences(
+                        Path(tmp) / "before" / "0" / corpus.parent.name, Path(tmp) / "after" / "0" / corpus.parent.name
+                    )
                 for side in runs:
                     shutil.rmtree(Path(tmp) / side / str(i), ignore_errors=True)
         load.append(os.getloadavg()[0])
-        row = {"corpus": str(corpus), "mb": round(mb, 2), "files": files, "load_avg_1min": [round(x, 2) for x in load],
-               "identical": not diff, "differences": diff[:20]}
+        row = {
+            "corpus": str(corpus),
+            "mb": round(mb, 2),
+            "files": files,
+            "load_avg_1min": [round(x, 2) for x in load],
+            "identical": not diff,
+            "differences": diff[:20],
+        }
         for side, found in runs.items():
             best = min(found, key=lambda r: r["wall_s"])
-            row[side] = {"wall_s": [round(r["wall_s"], 2) for r in found], "cpu_s": [round(r["cpu_s"], 2) for r in found],
-                         "user_s": [round(r["user_s"], 2) for r in found], "sys_s": [round(r["sys_s"], 2) for r in found],
-                         "best_mb_per_s": round(mb / best["wall_s"], 2),
-                         "cpu_ms_per_file": round(1000 * min(r["cpu_s"] for r in found) / files, 2)}
+            row[side] = {
+                "wall_s": [round(r["wall_s"], 2) for r in found],
+                "cpu_s": [round(r["cpu_s"], 2) for r in found],
+                "user_s": [round(r["user_s"], 2) for r in found],
+                "sys_s": [round(r["sys_s"], 2) for r in found],
+                "best_mb_per_s": round(mb / best["wall_s"], 2),
+                "cpu_ms_per_file": round(1000 * min(r["cpu_s"] for r in found) / files, 2),
+            }
         row["wall_ratio"] = round(min(r["wall_s"] for r in runs["before"]) / min(r["wall_s"] for r in runs["after"]), 2)
         row["cpu_ratio"] = round(min(r["cpu_s"] for r in runs["before"]) / min(r["cpu_s"] for r in runs["after"]), 2)
         row["user_ratio"] = round(min(r["user_s"] for r in runs["before"]) / min(r["user_s"] for r in runs["after"]), 2)
         results.append(row)
         if not args.json:
-            print(f"{corpus.parent.name}: {mb:.1f} MB, {files} files, load {row['load_avg_1min']}, "
-                  f"output {'identical' if not diff else 'DIFFERS: ' + '; '.join(diff[:5])}")
+            print(
+                f"{corpus.parent.name}: {mb:.1f} MB, {files} files, load {row['load_avg_1min']}, "
+                f"output {'identical' if not diff else 'DIFFERS: ' + '; '.join(diff[:5])}"
+            )
             for side in ("before", "after"):
                 r = row[side]
-                print(f"  {side:6s} wall {r['wall_s']} s, user {r['user_s']} s, sys {r['sys_s']} s, best {r['best_mb_per_s']} MB/s, "
-                      f"{r['cpu_ms_per_file']} ms CPU per file")
+                print(
+                    f"  {side:6s} wall {r['wall_s']} s, user {r['user_s']} s, sys {r['sys_s']} s, best {r['best_mb_per_s']} MB/s, "
+                    f"{r['cpu_ms_per_file']} ms CPU per file"
+                )
             print(f"  before/after: wall x{row['wall_ratio']}, cpu x{row['cpu_ratio']}, user cpu x{row['user_ratio']}")
     if args.json:
         print(json.dumps(results, indent=1))

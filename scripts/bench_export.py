@@ -45,10 +45,12 @@ def main() -> int:
                 started, cpu = time.perf_counter(), _cpu_seconds()
                 report = export(Bundle.open(root), out / name)
                 seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
-                print(f"{name} {run}: {report.concepts} concepts in {seconds:.2f} s wall = "
-                      f"{report.concepts / seconds:,.0f} concepts/s; {cpu:.2f} CPU s (all processes) = "
-                      f"{report.concepts / cpu:,.0f} concepts per CPU second ({report.written} files written, "
-                      f"{report.unchanged} unchanged); load average {os.getloadavg()[0]:.1f}")
+                print(
+                    f"{name} {run}: {report.concepts} concepts in {seconds:.2f} s wall = "
+                    f"{report.concepts / seconds:,.0f} concepts/s; {cpu:.2f} CPU s (all processes) = "
+                    f"{report.concepts / cpu:,.0f} concepts per CPU second ({report.written} files written, "
+                    f"{report.unchanged} unchanged); load average {os.getloadavg()[0]:.1f}"
+                )
     finally:
         shutil.rmtree(out, ignore_errors=True)
         if args.keep is None:

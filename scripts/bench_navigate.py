@@ -53,23 +53,40 @@ LEVEL_WORDS = [
     ["copper", "marble", "cedar", "velvet", "amber", "cobalt", "ivory", "saffron", "indigo", "crimson"],
     ["falcon", "otter", "badger", "heron", "lynx", "walrus", "beetle", "salmon", "raven", "bison"],
 ]
-TOPICS = ["refund", "warranty", "shipping", "invoice", "payroll", "pension", "vacation", "training", "security",
-          "audit"]
-FILLER = ("This note records how the matter is handled day to day, who signs off, and where the records are "
-          "kept. Exceptions go to the owner named below. ") * 6
+TOPICS = [
+    "refund",
+    "warranty",
+    "shipping",
+    "invoice",
+    "payroll",
+    "pension",
+    "vacation",
+    "training",
+    "security",
+    "audit",
+]
+FILLER = (
+    "This note records how the matter is handled day to day, who signs off, and where the records are "
+    "kept. Exceptions go to the owner named below. "
+) * 6
 
 # The mix: the selector keeps every directory named in the question, so a question naming k words per level
 # opens that many siblings at each level. (question, kind)
 QUESTIONS = [
     ("Which refund rules apply to the harbor copper falcon office?", "1 leaf"),
-    ("Compare the pension rules of the tundra indigo raven office and the tundra indigo bison office.",
-     "2 leaves"),
-    ("How do the vacation rules of the glacier cedar heron office and the lagoon ivory heron office differ?",
-     "4 leaves"),
-    ("Compare the shipping rules of the harbor copper falcon office and the orchard marble otter office.",
-     "8 leaves"),
-    (("What audit rules cover the glacier cedar heron office, the meadow amber lynx office and the canyon "
-     "velvet walrus office?"), "27 leaves"),
+    ("Compare the pension rules of the tundra indigo raven office and the tundra indigo bison office.", "2 leaves"),
+    (
+        "How do the vacation rules of the glacier cedar heron office and the lagoon ivory heron office differ?",
+        "4 leaves",
+    ),
+    ("Compare the shipping rules of the harbor copper falcon office and the orchard marble otter office.", "8 leaves"),
+    (
+        (
+            "What audit rules cover the glacier cedar heron office, the meadow amber lynx office and the canyon "
+            "velvet walrus office?"
+        ),
+        "27 leaves",
+    ),
 ]
 
 
@@ -98,13 +115,23 @@ def keyword_rule(request: dict[str, Any]) -> dict[str, Any]:
     payload = request_payload(request)
     words = _words(str(payload.get("question", "")))
     if payload.get("task") == "select":
-        return {"keep": [{"index": s["index"], "reason": "named in the question"} for s in payload["signposts"]
-                         if keeps(words, s["title"])]}
+        return {
+            "keep": [
+                {"index": s["index"], "reason": "named in the question"}
+                for s in payload["signposts"]
+                if keeps(words, s["title"])
+            ]
+        }
     verdicts = []
     for d in payload.get("documents", []):
         yes = relevant(words, d["title"], d["text"])
-        verdicts.append({"index": d["index"], "relevant": yes,
-                         "reason": "topic and office named" if yes else "another topic or office"})
+        verdicts.append(
+            {
+                "index": d["index"],
+                "relevant": yes,
+                "reason": "topic and office named" if yes else "another topic or office",
+            }
+        )
     return {"verdicts": verdicts}
 
 
@@ -115,13 +142,17 @@ class KeywordReader:
 
     async def select(self, question: str, signposts: Sequence[SignpostOffer]) -> Selection:
         words = _words(question)
-        return Selection(choices=[Choice(index=s.index, reason="named") for s in signposts if keeps(words, s.title)],
-                         usage=Usage(calls=1))
+        return Selection(
+            choices=[Choice(index=s.index, reason="named") for s in signposts if keeps(words, s.title)],
+            usage=Usage(calls=1),
+        )
 
     async def judge(self, question: str, documents: Sequence[Document]) -> Judgement:
         words = _words(question)
-        return Judgement(verdicts=[Verdict(id=d.id, relevant=relevant(words, d.title, d.text)) for d in documents],
-                         usage=Usage(calls=1))
+        return Judgement(
+            verdicts=[Verdict(id=d.id, relevant=relevant(words, d.title, d.text)) for d in documents],
+            usage=Usage(calls=1),
+        )
 
     async def answer(self, question: str, evidence: Any) -> Any:
         raise NotImplementedError("the navigate bench never answers")
@@ -135,16 +166,22 @@ def generate(root: Path) -> int:
     """Write the bench bundle (3 directory levels of 10, 10 concepts per leaf); returns the concept count."""
     count = 0
     root.mkdir(parents=True, exist_ok=True)
-    (root / "index.md").write_text("# Divisions\n\n" + "".join(
-        f"* [{w.capitalize()}]({w}/) - records of the {w} division\n" for w in LEVEL_WORDS[0]))
+    (root / "index.md").write_text(
+        "# Divisions\n\n"
+        + "".join(f"* [{w.capitalize()}]({w}/) - records of the {w} division\n" for w in LEVEL_WORDS[0])
+    )
     for a, w1 in enumerate(LEVEL_WORDS[0]):
         (root / w1).mkdir()
-        (root / w1 / "index.md").write_text(f"# {w1.capitalize()}\n\n" + "".join(
-            f"* [{w.capitalize()}]({w}/) - the {w} branch\n" for w in LEVEL_WORDS[1]))
+        (root / w1 / "index.md").write_text(
+            f"# {w1.capitalize()}\n\n"
+            + "".join(f"* [{w.capitalize()}]({w}/) - the {w} branch\n" for w in LEVEL_WORDS[1])
+        )
         for b, w2 in enumerate(LEVEL_WORDS[1]):
             (root / w1 / w2).mkdir()
-            (root / w1 / w2 / "index.md").write_text(f"# {w2.capitalize()}\n\n" + "".join(
-                f"* [{w.capitalize()}]({w}/) - the {w} crew\n" for w in LEVEL_WORDS[2]))
+            (root / w1 / w2 / "index.md").write_text(
+                f"# {w2.capitalize()}\n\n"
+                + "".join(f"* [{w.capitalize()}]({w}/) - the {w} crew\n" for w in LEVEL_WORDS[2])
+            )
             for c, w3 in enumerate(LEVEL_WORDS[2]):
                 leaf = root / w1 / w2 / w3
                 leaf.mkdir()
@@ -152,8 +189,10 @@ def generate(root: Path) -> int:
                 for t, topic in enumerate(TOPICS):
                     # Each concept links to another topic in another subtree: a lateral round that is judged
                     # but (by its words) rarely relevant.
-                    other = (f"../../../{LEVEL_WORDS[0][(a + 1) % 10]}/{LEVEL_WORDS[1][(b + 1) % 10]}/"
-                             f"{LEVEL_WORDS[2][(c + 1) % 10]}/{TOPICS[(t + 1) % 10]}.md")
+                    other = (
+                        f"../../../{LEVEL_WORDS[0][(a + 1) % 10]}/{LEVEL_WORDS[1][(b + 1) % 10]}/"
+                        f"{LEVEL_WORDS[2][(c + 1) % 10]}/{TOPICS[(t + 1) % 10]}.md"
+                    )
                     title = f"{topic.capitalize()} rules"
                     body = f"How {topic} requests are handled. Approved by the {w1} {w2} {w3} office."
                     (leaf / f"{topic}.md").write_text(_concept(title, body, f"See also [related]({other}).\n"))
@@ -165,6 +204,7 @@ def generate(root: Path) -> int:
 
 def critical_path(result: NavigationResult) -> int:
     """Model-call rounds on the longest dependency chain of the walk, read from its trace."""
+
     def depth(path: str) -> int:
         return path.rstrip("/").count("/") + 1 if path.rstrip("/") else 0
 
@@ -172,8 +212,9 @@ def critical_path(result: NavigationResult) -> int:
     for e in result.trace:
         if e.kind == "selected":
             rounds = max(rounds, depth(e.path or "") + 1)
-    parent: dict[str, str] = {e.data["target"]: e.path or "" for e in result.trace
-                              if e.kind == "link" and "skipped" not in e.data}
+    parent: dict[str, str] = {
+        e.data["target"]: e.path or "" for e in result.trace if e.kind == "link" and "skipped" not in e.data
+    }
     cost: dict[str, int] = {}
 
     def concept_rounds(path: str) -> int:
@@ -200,8 +241,10 @@ async def reference_serial(bundle: Bundle, question: str, reader: Reader, budget
         out = [s.path for s in signposts if not s.is_dir]
         dirs = [s for s in signposts if s.is_dir]
         if dirs:
-            offers = [SignpostOffer(index=i, path=s.path, title=s.title, description=s.description)
-                      for i, s in enumerate(dirs)]
+            offers = [
+                SignpostOffer(index=i, path=s.path, title=s.title, description=s.description)
+                for i, s in enumerate(dirs)
+            ]
             selection = await reader.select(question, offers)
             usage = usage + selection.usage
             for choice in selection.choices:
@@ -230,23 +273,35 @@ async def reference_serial(bundle: Bundle, question: str, reader: Reader, budget
             if verdict.relevant and len(shortlist) < budgets.max_shortlist:
                 shortlist.append(concept.id)
                 frontier.extend(link.path for link in bundle.links(concept) if link.exists and link.path)
-    return {"seconds": time.monotonic() - start, "calls": usage.calls, "tokens": usage.tokens,
-            "bodies": judged, "shortlist": shortlist}
+    return {
+        "seconds": time.monotonic() - start,
+        "calls": usage.calls,
+        "tokens": usage.tokens,
+        "bodies": judged,
+        "shortlist": shortlist,
+    }
 
 
 async def judge_everything(bundle: Bundle, question: str, reader: Reader, budgets: Budgets) -> dict[str, Any]:
     """Baseline (c): every concept of the bundle judged, in parallel batches."""
     paths = list(bundle.iter_concepts())
-    batches = [paths[i:i + budgets.batch_size] for i in range(0, len(paths), budgets.batch_size)]
+    batches = [paths[i : i + budgets.batch_size] for i in range(0, len(paths), budgets.batch_size)]
     start = time.monotonic()
-    judgements = await asyncio.gather(*(
-        reader.judge(question, [offer(bundle.concept(p), budgets.body_chars).document for p in batch])
-        for batch in batches))
+    judgements = await asyncio.gather(
+        *(
+            reader.judge(question, [offer(bundle.concept(p), budgets.body_chars).document for p in batch])
+            for batch in batches
+        )
+    )
     usage = Usage()
     for j in judgements:
         usage = usage + j.usage
-    return {"seconds": time.monotonic() - start, "calls": usage.calls, "tokens": usage.tokens,
-            "relevant": sum(bool(v.relevant) for j in judgements for v in j.verdicts)}
+    return {
+        "seconds": time.monotonic() - start,
+        "calls": usage.calls,
+        "tokens": usage.tokens,
+        "relevant": sum(bool(v.relevant) for j in judgements for v in j.verdicts),
+    }
 
 
 def serve(latency: float) -> int:
@@ -260,8 +315,9 @@ def serve(latency: float) -> int:
 @contextlib.contextmanager
 def model_server(latency: float) -> Iterator[str]:
     """The loopback model in a child process (its CPU and threads apart from the engine's); yields its URL."""
-    child = subprocess.Popen([sys.executable, __file__, "--serve", str(latency)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert child.stdout is not None
         url = child.stdout.readline().strip()
@@ -279,8 +335,16 @@ def model_server(latency: float) -> Iterator[str]:
 
 
 def llm_reader(base_url: str, concurrency: int) -> LLMReader:
-    return LLMReader(ReaderConfig(model="loopback", base_url=base_url, api_key_env="OKF_BENCH_KEY",
-                                  concurrency=concurrency, cache=False, max_retries=0))
+    return LLMReader(
+        ReaderConfig(
+            model="loopback",
+            base_url=base_url,
+            api_key_env="OKF_BENCH_KEY",
+            concurrency=concurrency,
+            cache=False,
+            max_retries=0,
+        )
+    )
 
 
 async def bench(root: Path, concepts: int, latency: float, everything: bool, repeats: int) -> dict[str, Any]:
@@ -297,8 +361,7 @@ async def bench(root: Path, concepts: int, latency: float, everything: bool, rep
                 # As a compiled bundle (its manifest makes the corpus id instant): listings still parsed cold.
                 known = Bundle.open(root)
                 known.corpus_id()
-                known_walls.append((await navigate_async(known, question, reader=fast, budgets=budgets))
-                                   .stats.seconds)
+                known_walls.append((await navigate_async(known, question, reader=fast, budgets=budgets)).stats.seconds)
                 bundle = Bundle.open(root)  # cold: listings parsed and the corpus id hashed inside the walk
                 result = await navigate_async(bundle, question, reader=fast, budgets=budgets)
                 serialized = await navigate_async(bundle, question, reader=slow, budgets=budgets)
@@ -309,26 +372,42 @@ async def bench(root: Path, concepts: int, latency: float, everything: bool, rep
             cp = critical_path(result)
             seconds = statistics.median(walls)
             reference["seconds"] = statistics.median(reference_walls)
-            rows.append({
-                "question": question, "kind": kind, "shortlist": [e.concept_id for e in result.shortlist],
-                "stopped_by": result.stopped_by, "wall_s": seconds, "wall_s_runs": walls,
-                "wall_over_L": seconds / latency, "critical_path": cp,
-                "wall_vs_critical_path": seconds / (cp * latency),
-                "id_known": {"wall_s": statistics.median(known_walls), "wall_s_runs": known_walls,
-                             "wall_vs_critical_path": statistics.median(known_walls) / (cp * latency),
-                             "speedup_vs_reference": reference["seconds"] / statistics.median(known_walls)},
-                "calls": result.stats.total.calls, "tokens": result.stats.total.tokens,
-                "bodies_judged": result.stats.bodies_judged, "bodies_share": result.stats.bodies_judged / concepts,
-                "signposts_offered": result.stats.signposts_offered,
-                "serialized_same_calls": {"wall_s": statistics.median(serial_walls),
-                                          "calls": serialized.stats.total.calls},
-                "speedup_vs_serialized": statistics.median(serial_walls) / seconds,
-                "reference_serial": {**{k: v for k, v in reference.items() if k != "shortlist"},
-                                     "seconds_runs": reference_walls},
-                "speedup_vs_reference": reference["seconds"] / seconds,
-                "reference_shortlist_same": sorted(reference["shortlist"])
-                == sorted(e.concept_id for e in result.shortlist),
-            })
+            rows.append(
+                {
+                    "question": question,
+                    "kind": kind,
+                    "shortlist": [e.concept_id for e in result.shortlist],
+                    "stopped_by": result.stopped_by,
+                    "wall_s": seconds,
+                    "wall_s_runs": walls,
+                    "wall_over_L": seconds / latency,
+                    "critical_path": cp,
+                    "wall_vs_critical_path": seconds / (cp * latency),
+                    "id_known": {
+                        "wall_s": statistics.median(known_walls),
+                        "wall_s_runs": known_walls,
+                        "wall_vs_critical_path": statistics.median(known_walls) / (cp * latency),
+                        "speedup_vs_reference": reference["seconds"] / statistics.median(known_walls),
+                    },
+                    "calls": result.stats.total.calls,
+                    "tokens": result.stats.total.tokens,
+                    "bodies_judged": result.stats.bodies_judged,
+                    "bodies_share": result.stats.bodies_judged / concepts,
+                    "signposts_offered": result.stats.signposts_offered,
+                    "serialized_same_calls": {
+                        "wall_s": statistics.median(serial_walls),
+                        "calls": serialized.stats.total.calls,
+                    },
+                    "speedup_vs_serialized": statistics.median(serial_walls) / seconds,
+                    "reference_serial": {
+                        **{k: v for k, v in reference.items() if k != "shortlist"},
+                        "seconds_runs": reference_walls,
+                    },
+                    "speedup_vs_reference": reference["seconds"] / seconds,
+                    "reference_shortlist_same": sorted(reference["shortlist"])
+                    == sorted(e.concept_id for e in result.shortlist),
+                }
+            )
         total = {
             "wall_s": sum(r["wall_s"] for r in rows),
             "id_known_wall_s": sum(r["id_known"]["wall_s"] for r in rows),
@@ -343,12 +422,17 @@ async def bench(root: Path, concepts: int, latency: float, everything: bool, rep
         total["speedup_vs_serialized"] = total["serialized_s"] / total["wall_s"]
         total["id_known_wall_vs_critical_path"] = total["id_known_wall_s"] / total["critical_path_s"]
         total["id_known_speedup_vs_reference"] = total["reference_s"] / total["id_known_wall_s"]
-        judged_all = (await judge_everything(Bundle.open(root), QUESTIONS[0][0], fast, budgets)
-                      if everything else None)
+        judged_all = await judge_everything(Bundle.open(root), QUESTIONS[0][0], fast, budgets) if everything else None
         await fast.aclose()
         await slow.aclose()
-    return {"latency": latency, "concepts": concepts, "repeats": repeats, "questions": rows, "aggregate": total,
-            "judge_everything": judged_all}
+    return {
+        "latency": latency,
+        "concepts": concepts,
+        "repeats": repeats,
+        "questions": rows,
+        "aggregate": total,
+        "judge_everything": judged_all,
+    }
 
 
 class TimedReader:
@@ -398,11 +482,22 @@ async def overhead(root: Path, repeats: int = 5) -> dict[str, Any]:
     for kind, row in rows.items():
         ms = statistics.median(row["ms"])
         allowed = 50 + 1 * row["signposts"]
-        per_question.append({"kind": kind, "ms_median": ms, "ms_max": max(row["ms"]), "signposts": row["signposts"],
-                             "allowed_ms": allowed, "ms_per_signpost": ms / max(row["signposts"], 1),
-                             "within": ms <= allowed})
-    return {"questions": per_question, "all_within_50ms_plus_1ms_per_signpost": all(q["within"] for q in per_question),
-            "corpus_id_ms_median": statistics.median(corpus_ms)}
+        per_question.append(
+            {
+                "kind": kind,
+                "ms_median": ms,
+                "ms_max": max(row["ms"]),
+                "signposts": row["signposts"],
+                "allowed_ms": allowed,
+                "ms_per_signpost": ms / max(row["signposts"], 1),
+                "within": ms <= allowed,
+            }
+        )
+    return {
+        "questions": per_question,
+        "all_within_50ms_plus_1ms_per_signpost": all(q["within"] for q in per_question),
+        "corpus_id_ms_median": statistics.median(corpus_ms),
+    }
 
 
 def main() -> int:
@@ -413,14 +508,19 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="Where to write the bench bundle (default: a temp dir).")
     parser.add_argument("--json", type=Path, help="Also write the figures to this JSON file.")
     parser.add_argument("--repeats", type=int, default=3, help="Runs of each question each way (medians).")
-    parser.add_argument("--no-judge-everything", dest="everything", action="store_false",
-                        help="Skip baseline (c), judging every concept (1,250 calls).")
+    parser.add_argument(
+        "--no-judge-everything",
+        dest="everything",
+        action="store_false",
+        help="Skip baseline (c), judging every concept (1,250 calls).",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.out or Path(tmp) / "bench"
         t0 = time.monotonic()
-        concepts = generate(root) if not (root / "index.md").exists() else sum(1 for _ in Bundle.open(root)
-                                                                                 .iter_concepts())
+        concepts = (
+            generate(root) if not (root / "index.md").exists() else sum(1 for _ in Bundle.open(root).iter_concepts())
+        )
         print(f"bundle: {concepts} concepts at {root} ({time.monotonic() - t0:.1f}s to write)", file=sys.stderr)
         load_before = os.getloadavg()
         figures = asyncio.run(bench(root, concepts, args.latency, args.everything, args.repeats))
@@ -434,47 +534,67 @@ def main() -> int:
 
 def report(f: dict[str, Any]) -> None:
     latency = f["latency"]
-    print(f"okf navigate bench: {f['concepts']} concepts, simulated latency L = {latency * 1000:.0f} ms per call; "
-          f"wall times are medians of {f['repeats']} runs")
+    print(
+        f"okf navigate bench: {f['concepts']} concepts, simulated latency L = {latency * 1000:.0f} ms per call; "
+        f"wall times are medians of {f['repeats']} runs"
+    )
     for q in f["questions"]:
         ref, ser = q["reference_serial"], q["serialized_same_calls"]
         print(f"\n[{q['kind']}] {q['question']}")
         print(f"  shortlist {len(q['shortlist'])} concepts (stopped_by={q['stopped_by']})")
         runs = ", ".join(f"{w:.3f}" for w in q["wall_s_runs"])
-        print(f"  wall {q['wall_s']:.3f}s = {q['wall_over_L']:.2f} L (runs: {runs}); critical path "
-              f"{q['critical_path']} L; ratio {q['wall_vs_critical_path']:.2f} (target <= 1.3)")
+        print(
+            f"  wall {q['wall_s']:.3f}s = {q['wall_over_L']:.2f} L (runs: {runs}); critical path "
+            f"{q['critical_path']} L; ratio {q['wall_vs_critical_path']:.2f} (target <= 1.3)"
+        )
         k = q["id_known"]
-        print(f"  corpus id known beforehand (as with a manifest): wall {k['wall_s']:.3f}s, ratio "
-              f"{k['wall_vs_critical_path']:.2f}, {k['speedup_vs_reference']:.1f}x faster than the reference")
-        print(f"  calls {q['calls']}, tokens {q['tokens']}, bodies {q['bodies_judged']} "
-              f"({q['bodies_share']:.2%} of concepts, target <= 5%), signposts offered {q['signposts_offered']}")
-        print(f"  same calls one at a time: {ser['wall_s']:.3f}s, {ser['calls']} calls -> "
-              f"{q['speedup_vs_serialized']:.1f}x faster")
-        print(f"  seed reference, serial: {ref['seconds']:.3f}s, {ref['calls']} calls, {ref['tokens']} tokens, "
-              f"{ref['bodies']} bodies -> {q['speedup_vs_reference']:.1f}x faster; same shortlist: "
-              f"{q['reference_shortlist_same']}")
+        print(
+            f"  corpus id known beforehand (as with a manifest): wall {k['wall_s']:.3f}s, ratio "
+            f"{k['wall_vs_critical_path']:.2f}, {k['speedup_vs_reference']:.1f}x faster than the reference"
+        )
+        print(
+            f"  calls {q['calls']}, tokens {q['tokens']}, bodies {q['bodies_judged']} "
+            f"({q['bodies_share']:.2%} of concepts, target <= 5%), signposts offered {q['signposts_offered']}"
+        )
+        print(
+            f"  same calls one at a time: {ser['wall_s']:.3f}s, {ser['calls']} calls -> "
+            f"{q['speedup_vs_serialized']:.1f}x faster"
+        )
+        print(
+            f"  seed reference, serial: {ref['seconds']:.3f}s, {ref['calls']} calls, {ref['tokens']} tokens, "
+            f"{ref['bodies']} bodies -> {q['speedup_vs_reference']:.1f}x faster; same shortlist: "
+            f"{q['reference_shortlist_same']}"
+        )
     a = f["aggregate"]
-    print(f"\nall questions: wall {a['wall_s']:.3f}s against a critical path of {a['critical_path_s']:.3f}s "
-          f"(ratio {a['wall_vs_critical_path']:.2f}); {a['calls']} calls against the reference's "
-          f"{a['reference_calls']}; {a['speedup_vs_reference']:.1f}x faster than the serial reference "
-          f"(target >= 2x), {a['speedup_vs_serialized']:.1f}x faster than the same calls one at a time")
-    print(f"all questions, corpus id known beforehand: wall {a['id_known_wall_s']:.3f}s (ratio "
-          f"{a['id_known_wall_vs_critical_path']:.2f}), {a['id_known_speedup_vs_reference']:.1f}x faster than "
-          "the serial reference")
+    print(
+        f"\nall questions: wall {a['wall_s']:.3f}s against a critical path of {a['critical_path_s']:.3f}s "
+        f"(ratio {a['wall_vs_critical_path']:.2f}); {a['calls']} calls against the reference's "
+        f"{a['reference_calls']}; {a['speedup_vs_reference']:.1f}x faster than the serial reference "
+        f"(target >= 2x), {a['speedup_vs_serialized']:.1f}x faster than the same calls one at a time"
+    )
+    print(
+        f"all questions, corpus id known beforehand: wall {a['id_known_wall_s']:.3f}s (ratio "
+        f"{a['id_known_wall_vs_critical_path']:.2f}), {a['id_known_speedup_vs_reference']:.1f}x faster than "
+        "the serial reference"
+    )
     e = f["judge_everything"]
     if e:
-        print(f"judging every concept: {e['calls']} calls, {e['tokens']} tokens ({e['seconds']:.1f}s at "
-              f"concurrency 32)")
+        print(
+            f"judging every concept: {e['calls']} calls, {e['tokens']} tokens ({e['seconds']:.1f}s at concurrency 32)"
+        )
     o = f["overhead"]
-    print(f"engine overhead (in-process decisions, model time excluded; corpus id hashed apart: "
-          f"{o['corpus_id_ms_median']:.0f} ms):")
+    print(
+        f"engine overhead (in-process decisions, model time excluded; corpus id hashed apart: "
+        f"{o['corpus_id_ms_median']:.0f} ms):"
+    )
     for q in o["questions"]:
-        print(f"  [{q['kind']}] {q['ms_median']:.1f} ms median (max {q['ms_max']:.1f}) for {q['signposts']} "
-              f"signposts = {q['ms_per_signpost']:.2f} ms/signpost; allowed {q['allowed_ms']} ms: "
-              f"{'ok' if q['within'] else 'OVER'}")
+        print(
+            f"  [{q['kind']}] {q['ms_median']:.1f} ms median (max {q['ms_max']:.1f}) for {q['signposts']} "
+            f"signposts = {q['ms_per_signpost']:.2f} ms/signpost; allowed {q['allowed_ms']} ms: "
+            f"{'ok' if q['within'] else 'OVER'}"
+        )
     load = f["load_average"]
-    print(f"machine load average (1/5/15 min) before {load['before']}, after {load['after']}, "
-          f"{load['cpus']} CPUs")
+    print(f"machine load average (1/5/15 min) before {load['before']}, after {load['after']}, {load['cpus']} CPUs")
 
 
 if __name__ == "__main__":

@@ -75,28 +75,45 @@ def main() -> int:
     valid = sum(n for kind, n in s.by_type.items() if kind != "ambiguous")
     cited = verified(bundle, result)
     report = {
-        "bundle": args.bundle, "sections": s.sections, "megabytes": round(size / 1e6, 2), "rules": s.rules,
-        "by_type": s.by_type, "rules_per_section": round(s.rules / s.sections, 2),
-        "sections_with_rules": s.sections_with_rules, "median_rules_per_section": statistics.median(counts),
-        "max_rules_per_section": max(counts), "skeleton_then_fill_sections": s.dense,
-        "valid_deontic_type": valid, "valid_deontic_share": round(valid / s.rules, 4),
-        "citation_verifies": cited, "citation_share": round(cited / s.rules, 4),
-        "seconds_processes": round(pooled, 2), "seconds_one_process": round(single, 2),
-        "workers": pool.workers(), "speedup": round(single / pooled, 2),
-        "sections_per_second": round(s.sections / pooled), "load_before": round(load, 2),
+        "bundle": args.bundle,
+        "sections": s.sections,
+        "megabytes": round(size / 1e6, 2),
+        "rules": s.rules,
+        "by_type": s.by_type,
+        "rules_per_section": round(s.rules / s.sections, 2),
+        "sections_with_rules": s.sections_with_rules,
+        "median_rules_per_section": statistics.median(counts),
+        "max_rules_per_section": max(counts),
+        "skeleton_then_fill_sections": s.dense,
+        "valid_deontic_type": valid,
+        "valid_deontic_share": round(valid / s.rules, 4),
+        "citation_verifies": cited,
+        "citation_share": round(cited / s.rules, 4),
+        "seconds_processes": round(pooled, 2),
+        "seconds_one_process": round(single, 2),
+        "workers": pool.workers(),
+        "speedup": round(single / pooled, 2),
+        "sections_per_second": round(s.sections / pooled),
+        "load_before": round(load, 2),
         "load_after": round(os.getloadavg()[0], 2),
     }
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{report['sections']} sections ({report['megabytes']} MB): {report['rules']} rules, "
-          f"{report['rules_per_section']} per section (median {report['median_rules_per_section']}, "
-          f"max {report['max_rules_per_section']}); {report['sections_with_rules']} sections hold one or more")
-    print(f"by type: {report['by_type']}; valid deontic type {report['valid_deontic_share']:.1%}, "
-          f"citation verifies {report['citation_share']:.1%}")
-    print(f"offline extraction: {report['seconds_processes']} s in {report['workers']} processes, "
-          f"{report['seconds_one_process']} s in one ({report['speedup']}x); best of {args.repeat}; "
-          f"load {report['load_before']} -> {report['load_after']}")
+    print(
+        f"{report['sections']} sections ({report['megabytes']} MB): {report['rules']} rules, "
+        f"{report['rules_per_section']} per section (median {report['median_rules_per_section']}, "
+        f"max {report['max_rules_per_section']}); {report['sections_with_rules']} sections hold one or more"
+    )
+    print(
+        f"by type: {report['by_type']}; valid deontic type {report['valid_deontic_share']:.1%}, "
+        f"citation verifies {report['citation_share']:.1%}"
+    )
+    print(
+        f"offline extraction: {report['seconds_processes']} s in {report['workers']} processes, "
+        f"{report['seconds_one_process']} s in one ({report['speedup']}x); best of {args.repeat}; "
+        f"load {report['load_before']} -> {report['load_after']}"
+    )
     return 0
 
 

@@ -64,14 +64,19 @@ def main() -> None:
             fresh.append(time.perf_counter() - started)
         files = files_in(out)
     figures = {
-        "corpus": str(args.corpus), "concepts": report.concepts, "bundle_files": files,
-        "compile_s": round(compile_s, 2), "ask_s": round(ask_s, 2), "status": result.status,
+        "corpus": str(args.corpus),
+        "concepts": report.concepts,
+        "bundle_files": files,
+        "compile_s": round(compile_s, 2),
+        "ask_s": round(ask_s, 2),
+        "status": result.status,
         "cited": len(result.citations),
         "save_reconciled_median_s": round(statistics.median(reconciled), 3),
         "save_fresh_median_s": round(statistics.median(fresh), 3),
         "save_reconciled_over_ask": round(statistics.median(reconciled) / ask_s, 3),
         "save_fresh_over_ask": round(statistics.median(fresh) / ask_s, 3),
-        "load_before": load_before, "load_after": os.getloadavg()[0],
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
     }
     if args.json:
         print(json.dumps(figures))

@@ -41,10 +41,22 @@ from pathlib import Path
 from typing import Any
 
 CONCEPTS_PER_LEAF = 10
-TOPICS = ["refund", "warranty", "shipping", "invoice", "payroll", "pension", "vacation", "training", "security",
-          "audit"]
-FILLER = ("This note records how the matter is handled day to day, who signs off, and where the records are "
-          "kept. Exceptions go to the owner named below.")
+TOPICS = [
+    "refund",
+    "warranty",
+    "shipping",
+    "invoice",
+    "payroll",
+    "pension",
+    "vacation",
+    "training",
+    "security",
+    "audit",
+]
+FILLER = (
+    "This note records how the matter is handled day to day, who signs off, and where the records are "
+    "kept. Exceptions go to the owner named below."
+)
 _CONSONANTS = "bdfgklmnprstvz"
 _VOWELS = "aeiou"
 _LEVEL_ROOTS = ["har", "cop", "fal"]  # words of different levels never collide
@@ -112,7 +124,9 @@ def generate(root: Path, concepts: int) -> None:
             (leaf / f"{topic}.md").write_text(
                 f"---\ntype: policy\ntitle: {title}\ndescription: {topic} rules of the {w3} crew\n---\n"
                 f"# {title}\n\nHow {topic} requests are handled. Approved by the {w1} {w2} {w3} office.\n\n"
-                f"{FILLER}\n\nSee also [related]({link}).\n", encoding="utf-8")
+                f"{FILLER}\n\nSee also [related]({link}).\n",
+                encoding="utf-8",
+            )
             lines.append(f"* [{title}]({topic}.md) - {topic} rules of the {w3} crew\n")
             written += 1
         (leaf / "index.md").write_text("".join(lines), encoding="utf-8")
@@ -120,8 +134,8 @@ def generate(root: Path, concepts: int) -> None:
         kind = {0: "division", 1: "branch", 2: "crew"}[parent.count("/") + 1 if parent else 0]
         title = parent.rsplit("/", 1)[-1].capitalize() if parent else "Divisions"
         (root / parent / "index.md").write_text(
-            f"# {title}\n\n" + "".join(f"* [{k.capitalize()}]({k}/) - the {k} {kind}\n" for k in kids),
-            encoding="utf-8")
+            f"# {title}\n\n" + "".join(f"* [{k.capitalize()}]({k}/) - the {k} {kind}\n" for k in kids), encoding="utf-8"
+        )
     (root / ".okf-bench-complete").write_text(f"{concepts}\n")
 
 
@@ -139,14 +153,17 @@ def generate_sources(root: Path, concepts: int) -> None:
         for topic in TOPICS:
             if written >= concepts:
                 break
-            parts.append(f"\n## {topic.capitalize()} rules\n\nHow {topic} requests are handled. Approved by the "
-                         f"{w1} {w2} {w3} office. {FILLER} {FILLER}\n")
+            parts.append(
+                f"\n## {topic.capitalize()} rules\n\nHow {topic} requests are handled. Approved by the "
+                f"{w1} {w2} {w3} office. {FILLER} {FILLER}\n"
+            )
             written += 1
         (folder / f"{w3}.md").write_text("".join(parts), encoding="utf-8")
     (root / ".okf-bench-complete").write_text(f"{concepts}\n")
 
 
 # -- measures, each run in a fresh child process -------------------------------------------------------------
+
 
 def _evict(root: Path) -> int:
     """Drop the bundle's file pages from the OS page cache (posix_fadvise DONTNEED, file by file: nothing else
@@ -178,8 +195,9 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
         from okf.checker import check
 
         report = check(Bundle.open(root))
-        out.update(concepts=report.concepts, errors=report.error_count, warnings=report.warning_count,
-                   call_s=report.seconds)
+        out.update(
+            concepts=report.concepts, errors=report.error_count, warnings=report.warning_count, call_s=report.seconds
+        )
     elif measure in ("navigate", "ask"):
         from okf.bundle import Bundle
         from okf.models import Budgets
@@ -192,13 +210,19 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
             from okf.readers.base import SignpostOffer
 
             async def walk() -> tuple[Any, float]:
-                reader = LLMReader(ReaderConfig(model="loopback", base_url=spec["base_url"],
-                                                api_key_env="OKF_BENCH_KEY", concurrency=32, cache=False,
-                                                max_retries=0))
+                reader = LLMReader(
+                    ReaderConfig(
+                        model="loopback",
+                        base_url=spec["base_url"],
+                        api_key_env="OKF_BENCH_KEY",
+                        concurrency=32,
+                        cache=False,
+                        max_retries=0,
+                    )
+                )
                 await reader.select("warm up", [SignpostOffer(index=0, path="x/", title="x")])  # a connection
                 t0 = time.perf_counter()
-                result = await navigate_async(Bundle.open(root), spec["question"], reader=reader,
-                                              budgets=Budgets())
+                result = await navigate_async(Bundle.open(root), spec["question"], reader=reader, budgets=Budgets())
                 seconds = time.perf_counter() - t0
                 await reader.aclose()
                 return result, seconds
@@ -219,9 +243,14 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
             nav = answer.navigation
             out.update(status=answer.status, cited=[c.concept_id for c in answer.citations])
         assert nav is not None
-        out.update(corpus_id=nav.corpus_id, directories=nav.stats.directories_opened,
-                   bodies=nav.stats.bodies_judged, calls=nav.stats.total.calls, walk_s=nav.stats.seconds,
-                   shortlist=[e.concept_id for e in nav.shortlist])
+        out.update(
+            corpus_id=nav.corpus_id,
+            directories=nav.stats.directories_opened,
+            bodies=nav.stats.bodies_judged,
+            calls=nav.stats.total.calls,
+            walk_s=nav.stats.seconds,
+            shortlist=[e.concept_id for e in nav.shortlist],
+        )
         if spec.get("base_url"):
             sys.path.insert(0, str(Path(__file__).parent))
             from bench_navigate import critical_path
@@ -236,9 +265,12 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
         report = compile_bundle([root], spec["output"], options=CompileOptions(max_words=COMPILE_MAX_WORDS))
         out.update(call_s=time.perf_counter() - t0, concepts=report.concepts, bytes=report.bytes)
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    out.update(process_s=time.perf_counter() - t_start,
-               cpu_s=own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime,
-               peak_rss_mb=own.ru_maxrss / 1024, children_peak_rss_mb=kids.ru_maxrss / 1024)
+    out.update(
+        process_s=time.perf_counter() - t_start,
+        cpu_s=own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime,
+        peak_rss_mb=own.ru_maxrss / 1024,
+        children_peak_rss_mb=kids.ru_maxrss / 1024,
+    )
     return out
 
 
@@ -262,8 +294,13 @@ def _tree_pss_kb(pid: int) -> int:
 def run_child(spec: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one measure in a fresh process; sample the memory of it and its workers (PSS) every 0.1 s."""
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, "--child", json.dumps(spec)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--child", json.dumps(spec)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
     peak_pss = 0
     while True:
         try:
@@ -280,6 +317,7 @@ def run_child(spec: dict[str, Any], env: dict[str, str] | None = None) -> dict[s
 
 
 # -- the run -----------------------------------------------------------------------------------------------------
+
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
@@ -320,8 +358,9 @@ def measure_size(n: int, args: argparse.Namespace, url: str | None) -> dict[str,
         try:
             figures["navigate_manifest"] = [run_child(spec, env) for _ in range(args.repeats)]
             if url:
-                figures["navigate_loopback_manifest"] = [run_child({**spec, "base_url": url}, env)
-                                                         for _ in range(args.repeats)]
+                figures["navigate_loopback_manifest"] = [
+                    run_child({**spec, "base_url": url}, env) for _ in range(args.repeats)
+                ]
         finally:
             manifest.unlink()
     if "check" in args.measures:
@@ -342,72 +381,100 @@ def report(all_figures: list[dict[str, Any]], args: argparse.Namespace, loads: t
         return median([r[key] for r in rows])
 
     sizes = ", ".join(f"{f['concepts']:,}" for f in all_figures)
-    print(f"okf scaling bench: sizes {sizes}; "
-          f"load average before {loads[0]}, after {loads[1]} on {os.cpu_count()} CPUs")
-    print("wall = process wall (interpreter start included); call = the library call (bundle opened inside it); "
-          "CPU = user + system of the process and its workers; RSS = peak of the process (workers apart)")
+    print(
+        f"okf scaling bench: sizes {sizes}; load average before {loads[0]}, after {loads[1]} on {os.cpu_count()} CPUs"
+    )
+    print(
+        "wall = process wall (interpreter start included); call = the library call (bundle opened inside it); "
+        "CPU = user + system of the process and its workers; RSS = peak of the process (workers apart)"
+    )
     if "navigate" in args.measures:
         print(f"\nnavigate, offline reader, the same question (median of {args.repeats} runs):")
-        print("| concepts | walk | no manifest, cold: call / wall / RSS | no manifest, warm: call / wall / CPU / RSS "
-              "| manifest, warm: call / wall | ask, warm: call / wall | corpus_id |")
+        print(
+            "| concepts | walk | no manifest, cold: call / wall / RSS | no manifest, warm: call / wall / CPU / RSS "
+            "| manifest, warm: call / wall | ask, warm: call / wall | corpus_id |"
+        )
         print("|---|---|---|---|---|---|---|")
         for f in all_figures:
             cold, warm, man, ask = f["navigate_cold"], f["navigate_warm"], f["navigate_manifest"], f["ask_warm"]
-            print(f"| {f['concepts']:,} | {warm[0]['directories']} dirs, {warm[0]['bodies']} bodies, "
-                  f"{warm[0]['calls']} calls | {cold['call_s']:.3f} s / {cold['wall_s']:.3f} s / "
-                  f"{cold['peak_rss_mb']:.0f} MB | {med(warm, 'call_s'):.3f} s / {med(warm, 'wall_s'):.3f} s / "
-                  f"{med(warm, 'cpu_s'):.2f} s / {med(warm, 'peak_rss_mb'):.0f} MB | {med(man, 'call_s'):.3f} s / "
-                  f"{med(man, 'wall_s'):.3f} s | {med(ask, 'call_s'):.3f} s / {med(ask, 'wall_s'):.3f} s | "
-                  f"{warm[0]['corpus_id']} / {man[0]['corpus_id']} |")
+            print(
+                f"| {f['concepts']:,} | {warm[0]['directories']} dirs, {warm[0]['bodies']} bodies, "
+                f"{warm[0]['calls']} calls | {cold['call_s']:.3f} s / {cold['wall_s']:.3f} s / "
+                f"{cold['peak_rss_mb']:.0f} MB | {med(warm, 'call_s'):.3f} s / {med(warm, 'wall_s'):.3f} s / "
+                f"{med(warm, 'cpu_s'):.2f} s / {med(warm, 'peak_rss_mb'):.0f} MB | {med(man, 'call_s'):.3f} s / "
+                f"{med(man, 'wall_s'):.3f} s | {med(ask, 'call_s'):.3f} s / {med(ask, 'wall_s'):.3f} s | "
+                f"{warm[0]['corpus_id']} / {man[0]['corpus_id']} |"
+            )
         first = all_figures[0]
         for f in all_figures[1:]:
-            print(f"{f['concepts']:,} against {first['concepts']:,}, no manifest: warm call "
-                  f"{med(f['navigate_warm'], 'call_s') / med(first['navigate_warm'], 'call_s'):.2f}x, warm wall "
-                  f"{med(f['navigate_warm'], 'wall_s') / med(first['navigate_warm'], 'wall_s'):.2f}x, cold call "
-                  f"{f['navigate_cold']['call_s'] / first['navigate_cold']['call_s']:.2f}x, cold wall "
-                  f"{f['navigate_cold']['wall_s'] / first['navigate_cold']['wall_s']:.2f}x; ask warm call "
-                  f"{med(f['ask_warm'], 'call_s') / med(first['ask_warm'], 'call_s'):.2f}x "
-                  "(targets: warm <= 1.5x, cold <= 2x)")
+            print(
+                f"{f['concepts']:,} against {first['concepts']:,}, no manifest: warm call "
+                f"{med(f['navigate_warm'], 'call_s') / med(first['navigate_warm'], 'call_s'):.2f}x, warm wall "
+                f"{med(f['navigate_warm'], 'wall_s') / med(first['navigate_warm'], 'wall_s'):.2f}x, cold call "
+                f"{f['navigate_cold']['call_s'] / first['navigate_cold']['call_s']:.2f}x, cold wall "
+                f"{f['navigate_cold']['wall_s'] / first['navigate_cold']['wall_s']:.2f}x; ask warm call "
+                f"{med(f['ask_warm'], 'call_s') / med(first['ask_warm'], 'call_s'):.2f}x "
+                "(targets: warm <= 1.5x, cold <= 2x)"
+            )
         for key in ("call_s", "wall_s"):
             rows = [(f["concepts"], med(f["navigate_warm"], key)) for f in all_figures]
             print(f"growth per decade, no manifest warm {key[:-2]}: " + "; ".join(growth(rows)))
         if "navigate_loopback" in first:
-            print(f"\nnavigate through LLMReader and the loopback model at L = {args.latency * 1000:.0f} ms per call "
-                  f"(median of {args.repeats}):")
+            print(
+                f"\nnavigate through LLMReader and the loopback model at L = {args.latency * 1000:.0f} ms per call "
+                f"(median of {args.repeats}):"
+            )
             print("| concepts | no manifest: walk / critical path | ratio | manifest: walk | ratio | calls |")
             print("|---|---|---|---|---|---|")
             for f in all_figures:
                 lb, lbm = f["navigate_loopback"], f["navigate_loopback_manifest"]
                 bound = lb[0]["critical_path_rounds"] * args.latency
-                print(f"| {f['concepts']:,} | {med(lb, 'call_s'):.3f} s / {bound:.3f} s "
-                      f"({lb[0]['critical_path_rounds']} L) | {med(lb, 'call_s') / bound:.2f} | "
-                      f"{med(lbm, 'call_s'):.3f} s | {med(lbm, 'call_s') / bound:.2f} | {lb[0]['calls']} |")
+                print(
+                    f"| {f['concepts']:,} | {med(lb, 'call_s'):.3f} s / {bound:.3f} s "
+                    f"({lb[0]['critical_path_rounds']} L) | {med(lb, 'call_s') / bound:.2f} | "
+                    f"{med(lbm, 'call_s'):.3f} s | {med(lbm, 'call_s') / bound:.2f} | {lb[0]['calls']} |"
+                )
     if "check" in args.measures:
         workers = os.cpu_count() or 1
-        print(f"\nokf check (no manifest; memory = peak PSS of the process and its {workers} workers together, "
-              "sampled every 0.1 s: pages forked workers share are counted once):")
-        print("| concepts | wall | concepts/s | CPU | CPU per concept | peak RSS (process / a worker) | peak memory "
-              "| memory per concept |")
+        print(
+            f"\nokf check (no manifest; memory = peak PSS of the process and its {workers} workers together, "
+            "sampled every 0.1 s: pages forked workers share are counted once):"
+        )
+        print(
+            "| concepts | wall | concepts/s | CPU | CPU per concept | peak RSS (process / a worker) | peak memory "
+            "| memory per concept |"
+        )
         print("|---|---|---|---|---|---|---|---|")
         for f in all_figures + ([{"concepts": args.check_bundle, "check": args.checked}] if args.check_bundle else []):
             c = f["check"]
             label = f"{f['concepts']:,}" if isinstance(f["concepts"], int) else f"{f['concepts']} ({c['concepts']:,})"
-            print(f"| {label} | {c['call_s']:.2f} s | {c['concepts'] / c['call_s']:,.0f} | {c['cpu_s']:.1f} s | "
-                  f"{c['cpu_s'] / c['concepts'] * 1e6:.0f} us | {c['peak_rss_mb']:.0f} / {c['children_peak_rss_mb']:.0f} MB | "
-                  f"{c['peak_pss_mb']:.0f} MB | {c['peak_pss_mb'] * 1024 / c['concepts']:.2f} KB |")
-        print("growth per decade, wall: " + "; ".join(growth([(f["concepts"], f["check"]["call_s"]) for f in all_figures])))
-        print("growth per decade, peak memory: " + "; ".join(growth([(f["concepts"], f["check"]["peak_pss_mb"])
-                                                                      for f in all_figures])))
+            print(
+                f"| {label} | {c['call_s']:.2f} s | {c['concepts'] / c['call_s']:,.0f} | {c['cpu_s']:.1f} s | "
+                f"{c['cpu_s'] / c['concepts'] * 1e6:.0f} us | {c['peak_rss_mb']:.0f} / {c['children_peak_rss_mb']:.0f} MB | "
+                f"{c['peak_pss_mb']:.0f} MB | {c['peak_pss_mb'] * 1024 / c['concepts']:.2f} KB |"
+            )
+        print(
+            "growth per decade, wall: "
+            + "; ".join(growth([(f["concepts"], f["check"]["call_s"]) for f in all_figures]))
+        )
+        print(
+            "growth per decade, peak memory: "
+            + "; ".join(growth([(f["concepts"], f["check"]["peak_pss_mb"]) for f in all_figures]))
+        )
     if "compile" in args.measures:
         print("\nokf compile of generated markdown (one file per 10 concepts, fresh output):")
         print("| concepts | source MB | wall | MB/s | CPU | peak RSS (process / a worker) |")
         print("|---|---|---|---|---|---|")
         for f in all_figures:
             c = f["compile"]
-            print(f"| {c['concepts']:,} | {c['source_mb']:.1f} | {c['call_s']:.2f} s | {c['source_mb'] / c['call_s']:.2f} | "
-                  f"{c['cpu_s']:.1f} s | {c['peak_rss_mb']:.0f} / {c['children_peak_rss_mb']:.0f} MB |")
-        print("growth per decade, wall: " + "; ".join(growth([(f["compile"]["concepts"], f["compile"]["call_s"])
-                                                              for f in all_figures])))
+            print(
+                f"| {c['concepts']:,} | {c['source_mb']:.1f} | {c['call_s']:.2f} s | {c['source_mb'] / c['call_s']:.2f} | "
+                f"{c['cpu_s']:.1f} s | {c['peak_rss_mb']:.0f} / {c['children_peak_rss_mb']:.0f} MB |"
+            )
+        print(
+            "growth per decade, wall: "
+            + "; ".join(growth([(f["compile"]["concepts"], f["compile"]["call_s"]) for f in all_figures]))
+        )
 
 
 def main() -> int:
@@ -446,8 +513,9 @@ def main() -> int:
     loads = (load_before, os.getloadavg())
     report(figures, args, loads)
     if args.json:
-        args.json.write_text(json.dumps({"figures": figures, "checked": args.checked, "load_average": loads,
-                                         "argv": sys.argv}, indent=2))
+        args.json.write_text(
+            json.dumps({"figures": figures, "checked": args.checked, "load_average": loads, "argv": sys.argv}, indent=2)
+        )
     return 0
 
 

@@ -53,8 +53,14 @@ print(json.dumps(result))
 
 def run(tree: str, kind: str, bundle: str, out: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
-    done = subprocess.run([sys.executable, "-c", CHILD, kind, bundle, out], env=env, capture_output=True,
-                          text=True, check=True, cwd=tempfile.gettempdir())
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, kind, bundle, out],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -89,10 +95,13 @@ def main() -> int:
                         count = int(got["concepts"])  # type: ignore[call-overload]
                         wall, cpu = float(got["wall"]), float(got["cpu"])  # type: ignore[arg-type]
                         user = float(got["user"])  # type: ignore[arg-type]
-                        print(f"run {n + 1} {name:6s} {step:6s}: {wall:6.2f} s wall = {count / wall:7,.0f} concepts/s; "
-                              f"{cpu:6.2f} CPU s = {cpu / count * 1e6:5.0f} µs per concept "
-                              f"({user / count * 1e6:.0f} user, {(cpu - user) / count * 1e6:.0f} system); "
-                              f"load {os.getloadavg()[0]:.1f}", flush=True)
+                        print(
+                            f"run {n + 1} {name:6s} {step:6s}: {wall:6.2f} s wall = {count / wall:7,.0f} concepts/s; "
+                            f"{cpu:6.2f} CPU s = {cpu / count * 1e6:5.0f} µs per concept "
+                            f"({user / count * 1e6:.0f} user, {(cpu - user) / count * 1e6:.0f} system); "
+                            f"load {os.getloadavg()[0]:.1f}",
+                            flush=True,
+                        )
             if "export" in kinds and not same_tree(scratch / f"before-{n}", scratch / f"after-{n}"):
                 print(f"run {n + 1}: the two exports DIFFER")
         if "check" in kinds:
@@ -102,18 +111,26 @@ def main() -> int:
         for step in ("check", "first", "repeat"):
             if (step, "before") not in figures:
                 continue
-            med = {name: (statistics.median(float(f["wall"]) for f in figures[(step, name)]),  # type: ignore[arg-type]
-                          statistics.median(float(f["cpu"]) for f in figures[(step, name)]))  # type: ignore[arg-type]
-                   for name in ("before", "after")}
-            users = {name: statistics.median(float(f["user"]) for f in figures[(step, name)])  # type: ignore[arg-type]
-                     for name in ("before", "after")}
+            med = {
+                name: (
+                    statistics.median(float(f["wall"]) for f in figures[(step, name)]),  # type: ignore[arg-type]
+                    statistics.median(float(f["cpu"]) for f in figures[(step, name)]),
+                )  # type: ignore[arg-type]
+                for name in ("before", "after")
+            }
+            users = {
+                name: statistics.median(float(f["user"]) for f in figures[(step, name)])  # type: ignore[arg-type]
+                for name in ("before", "after")
+            }
             count = int(figures[(step, "after")][0]["concepts"])  # type: ignore[call-overload]
             (wb, cb), (wa, ca) = med["before"], med["after"]
-            print(f"  {step:6s}: wall {wb:.2f} -> {wa:.2f} s ({count / wb:,.0f} -> {count / wa:,.0f} concepts/s, "
-                  f"x{wb / wa:.2f} faster); CPU {cb:.2f} -> {ca:.2f} s ({cb / count * 1e6:.0f} -> "
-                  f"{ca / count * 1e6:.0f} µs per concept, x{cb / ca:.2f} less; user CPU "
-                  f"{users['before'] / count * 1e6:.0f} -> {users['after'] / count * 1e6:.0f} µs, "
-                  f"x{users['before'] / users['after']:.2f} less)")
+            print(
+                f"  {step:6s}: wall {wb:.2f} -> {wa:.2f} s ({count / wb:,.0f} -> {count / wa:,.0f} concepts/s, "
+                f"x{wb / wa:.2f} faster); CPU {cb:.2f} -> {ca:.2f} s ({cb / count * 1e6:.0f} -> "
+                f"{ca / count * 1e6:.0f} µs per concept, x{cb / ca:.2f} less; user CPU "
+                f"{users['before'] / count * 1e6:.0f} -> {users['after'] / count * 1e6:.0f} µs, "
+                f"x{users['before'] / users['after']:.2f} less)"
+            )
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -44,8 +44,10 @@ def main() -> int:
             shutil.rmtree(fresh.with_name(fresh.name + ".okf-spare"), ignore_errors=True)
         else:
             report = compile_bundle([source], target, options=options(title))
-        print(f"{name}: {report.concepts} concepts ({report.created} created, {report.updated} updated, "
-              f"{report.removed} removed)")
+        print(
+            f"{name}: {report.concepts} concepts ({report.created} created, {report.updated} updated, "
+            f"{report.removed} removed)"
+        )
     return 0
 
 

@@ -78,10 +78,17 @@ def compile_corpus(name: str, sources: Path, cache: Path) -> tuple[Bundle, dict[
     started = time.perf_counter()
     # Concepts cite the corpus files themselves (not a mirror inside the bundle): gold spans name those files.
     report = compile_bundle(sources, output, options=CompileOptions(copy_sources=False))
-    figures = {"concepts": report.concepts, "seconds": round(time.perf_counter() - started, 1),
-               "rebuilt": report.documents_rebuilt, "sources": report.sources}
-    print(f"[{name}] compiled {report.sources} sources -> {report.concepts} concepts in {figures['seconds']}s "
-          f"({report.documents_rebuilt} rebuilt) at {output}", file=sys.stderr)
+    figures = {
+        "concepts": report.concepts,
+        "seconds": round(time.perf_counter() - started, 1),
+        "rebuilt": report.documents_rebuilt,
+        "sources": report.sources,
+    }
+    print(
+        f"[{name}] compiled {report.sources} sources -> {report.concepts} concepts in {figures['seconds']}s "
+        f"({report.documents_rebuilt} rebuilt) at {output}",
+        file=sys.stderr,
+    )
     return Bundle.open(output), figures
 
 
@@ -89,19 +96,24 @@ def okf_row(report: EvalReport, ids: set[str] | None = None) -> dict[str, Any]:
     """The figures of one okf run (on the questions ``ids`` when given), as a table row."""
     results = [r for r in report.results if ids is None or r.id in ids]
     precisions = [r.precision for r in results if r.precision is not None]
-    return {"questions": len(results), "recall_any": mean(r.recall_any for r in results),
-            "recall_all": mean(r.recall_all for r in results),
-            "precision": mean(precisions) if precisions else None,
-            "bodies_mean": mean(r.bodies_judged for r in results), "calls_mean": mean(r.calls for r in results),
-            "seconds_mean": mean(r.seconds for r in results),
-            "words_shortlist": mean(r.words_shortlist for r in results),
-            "words_signposts": mean(r.words_signposts for r in results),
-            "words_bodies": mean(r.words_bodies for r in results),
-            "losses": dict(report.summary.losses) if ids is None else None,
-            "empty_shortlists": sum(1 for r in results if not r.shortlist),
-            "walks_median": median(r.walks for r in results), "walks_mean": mean(r.walks for r in results),
-            "walks_max": max(r.walks for r in results),
-            "stops": dict(Counter(r.stop for r in results if r.stop))}
+    return {
+        "questions": len(results),
+        "recall_any": mean(r.recall_any for r in results),
+        "recall_all": mean(r.recall_all for r in results),
+        "precision": mean(precisions) if precisions else None,
+        "bodies_mean": mean(r.bodies_judged for r in results),
+        "calls_mean": mean(r.calls for r in results),
+        "seconds_mean": mean(r.seconds for r in results),
+        "words_shortlist": mean(r.words_shortlist for r in results),
+        "words_signposts": mean(r.words_signposts for r in results),
+        "words_bodies": mean(r.words_bodies for r in results),
+        "losses": dict(report.summary.losses) if ids is None else None,
+        "empty_shortlists": sum(1 for r in results if not r.shortlist),
+        "walks_median": median(r.walks for r in results),
+        "walks_mean": mean(r.walks for r in results),
+        "walks_max": max(r.walks for r in results),
+        "stops": dict(Counter(r.stop for r in results if r.stop)),
+    }
 
 
 def baseline_row(questions: list[EvalQuestion], runs: list[BaselineRun], index: GoldIndex) -> dict[str, Any]:
@@ -123,16 +135,21 @@ def serve(bundle: str, latency: float) -> None:
         sys.stdin.read()
 
 
-async def wall_times(bundle: Bundle, questions: list[EvalQuestion], settings: list[str], latency: float,
-                     budgets: Budgets) -> dict[str, Any]:
+async def wall_times(
+    bundle: Bundle, questions: list[EvalQuestion], settings: list[str], latency: float, budgets: Budgets
+) -> dict[str, Any]:
     """Seconds per question for each angles setting, through LLMReader against the loopback model."""
     import subprocess
 
     from okf.navigator import navigate_async
     from okf.readers import LLMReader, ReaderConfig
 
-    child = subprocess.Popen([sys.executable, __file__, "--serve", str(bundle.root), str(latency)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(bundle.root), str(latency)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdin is not None and child.stdout is not None
     out: dict[str, Any] = {"latency": latency, "questions": len(questions), "seconds": {}, "walks": {}}
     try:
@@ -140,11 +157,18 @@ async def wall_times(bundle: Bundle, questions: list[EvalQuestion], settings: li
         for setting in settings:
             times, walks = [], []
             for question in questions:
-                reader = LLMReader(ReaderConfig(model="loopback", base_url=url, api_key_env="OKF_BENCH_KEY",
-                                                cache=False, concurrency=32, max_retries=0))
+                reader = LLMReader(
+                    ReaderConfig(
+                        model="loopback",
+                        base_url=url,
+                        api_key_env="OKF_BENCH_KEY",
+                        cache=False,
+                        concurrency=32,
+                        max_retries=0,
+                    )
+                )
                 started = time.perf_counter()
-                result = await navigate_async(bundle, question.question, reader=reader, budgets=budgets,
-                                              angles=setting)
+                result = await navigate_async(bundle, question.question, reader=reader, budgets=budgets, angles=setting)
                 times.append(time.perf_counter() - started)
                 walks.append(result.orchestration.walks if result.orchestration else 1)
                 await reader.aclose()
@@ -165,9 +189,16 @@ async def run_corpus(name: str, args: argparse.Namespace) -> dict[str, Any]:
     held = {q.id for q in questions if held_out(q.id)}
     index = GoldIndex.from_bundle(bundle)
     reader = OfflineReader()
-    out: dict[str, Any] = {"corpus": name, "questions_total": len(every), "sample": len(questions),
-                           "held_out": len(held), "seed": args.seed, "compile": compiled,
-                           "concepts": index.concepts, "default_budget": args.default_budget}
+    out: dict[str, Any] = {
+        "corpus": name,
+        "questions_total": len(every),
+        "sample": len(questions),
+        "held_out": len(held),
+        "seed": args.seed,
+        "compile": compiled,
+        "concepts": index.concepts,
+        "default_budget": args.default_budget,
+    }
     okf_runs: dict[str, EvalReport] = {}
     cpu: dict[str, float] = {}
     for max_bodies in args.budgets:
@@ -175,12 +206,16 @@ async def run_corpus(name: str, args: argparse.Namespace) -> dict[str, Any]:
             key = f"{max_bodies}/{setting}"
             t0 = time.perf_counter()
             c0 = time.process_time()
-            report = await evaluate_async(bundle, questions, reader=reader, budgets={"max_bodies": max_bodies},
-                                          gold_index=index, angles=setting)
+            report = await evaluate_async(
+                bundle, questions, reader=reader, budgets={"max_bodies": max_bodies}, gold_index=index, angles=setting
+            )
             cpu[key] = (time.process_time() - c0) / len(questions)
             okf_runs[key] = report
-            print(f"[{name}] okf max_bodies={max_bodies} angles={setting}: recall {report.summary.recall_any:.3f}, "
-                  f"{time.perf_counter() - t0:.0f}s", file=sys.stderr)
+            print(
+                f"[{name}] okf max_bodies={max_bodies} angles={setting}: recall {report.summary.recall_any:.3f}, "
+                f"{time.perf_counter() - t0:.0f}s",
+                file=sys.stderr,
+            )
     out["angles"] = args.angles
     out["okf"] = {k: okf_row(r) for k, r in okf_runs.items()}
     out["okf_held_out"] = {k: okf_row(r, held) for k, r in okf_runs.items() if k.startswith(f"{args.default_budget}/")}
@@ -188,14 +223,22 @@ async def run_corpus(name: str, args: argparse.Namespace) -> dict[str, Any]:
     out["cpu_ms_per_question"] = {k: 1000 * v for k, v in cpu.items()}
     if args.loopback_latency:
         timed = pick(questions, sample=args.loopback_sample, seed=args.seed)
-        out["wall"] = await wall_times(bundle, timed, args.angles, args.loopback_latency,
-                                       Budgets(max_bodies=args.default_budget))
+        out["wall"] = await wall_times(
+            bundle, timed, args.angles, args.loopback_latency, Budgets(max_bodies=args.default_budget)
+        )
         print(f"[{name}] wall time over the loopback model done", file=sys.stderr)
 
     t0 = time.perf_counter()
     bm25 = BM25Index(bundle)
-    top10 = [BaselineRun(q.id, bm25.ranking(q.question, 10), bodies=10,
-                         words=sum(bm25.words[p] for p in bm25.ranking(q.question, 10))) for q in questions]
+    top10 = [
+        BaselineRun(
+            q.id,
+            bm25.ranking(q.question, 10),
+            bodies=10,
+            words=sum(bm25.words[p] for p in bm25.ranking(q.question, 10)),
+        )
+        for q in questions
+    ]
     held_q = [q for q in questions if q.id in held]
     out["bm25_top10"] = baseline_row(questions, top10, index)
     out["bm25_top10_held_out"] = baseline_row(held_q, top10, index)
@@ -216,8 +259,9 @@ async def run_corpus(name: str, args: argparse.Namespace) -> dict[str, Any]:
     out["judge_all"] = baseline_row(subset, judged, index)
     same = [r for r in default.results if r.id in {q.id for q in subset}]
     out["judge_all"]["okf_recall_any_same_questions"] = mean(r.recall_any for r in same)
-    print(f"[{name}] judge-everything on {len(subset)} questions done ({time.perf_counter() - t0:.0f}s)",
-          file=sys.stderr)
+    print(
+        f"[{name}] judge-everything on {len(subset)} questions done ({time.perf_counter() - t0:.0f}s)", file=sys.stderr
+    )
     return out
 
 
@@ -231,9 +275,11 @@ def words(value: float | None) -> str:
 
 def _okf_line(label: str, row: dict[str, Any]) -> str:
     walks = f"{row['walks_median']:g} / {row['walks_max']}" if "walks_median" in row else "-"
-    return (f"| {label} | {row['questions']} | {pct(row['recall_any'])} | {pct(row['recall_all'])} | "
-            f"{pct(row['precision'])} | {words(row['words_shortlist'])} | {words(row['words_signposts'])} + "
-            f"{words(row['words_bodies'])} | {row['bodies_mean']:.1f} | {walks} |")
+    return (
+        f"| {label} | {row['questions']} | {pct(row['recall_any'])} | {pct(row['recall_all'])} | "
+        f"{pct(row['precision'])} | {words(row['words_shortlist'])} | {words(row['words_signposts'])} + "
+        f"{words(row['words_bodies'])} | {row['bodies_mean']:.1f} | {walks} |"
+    )
 
 
 def markdown(results: list[dict[str, Any]], flags: str) -> str:
@@ -245,13 +291,23 @@ def markdown(results: list[dict[str, Any]], flags: str) -> str:
         budget = r["default_budget"]
         settings = r.get("angles", ["auto"])
         budgets = sorted({k.split("/")[0] for k in r["okf"]}, key=int)
-        lines += [(f"#### {name}: {r['sample']} of {r['questions_total']} questions (seed {r['seed']}; "
-                   f"{r['held_out']} held out), {r['concepts']} concepts"), "",
-                  (f"Reproduce: `python scripts/eval_corpora.py --sample {r['sample']} --seed {r['seed']} "
-                   f"--budgets {','.join(budgets)} --angles {','.join(settings)} {flags} --corpora {name}`"), "",
-                  ("| system | questions | recall (any) | recall (all) | precision | shortlist words | "
-                   "walk words (signposts + bodies) | bodies | walks (median / max) |"),
-                  "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            (
+                f"#### {name}: {r['sample']} of {r['questions_total']} questions (seed {r['seed']}; "
+                f"{r['held_out']} held out), {r['concepts']} concepts"
+            ),
+            "",
+            (
+                f"Reproduce: `python scripts/eval_corpora.py --sample {r['sample']} --seed {r['seed']} "
+                f"--budgets {','.join(budgets)} --angles {','.join(settings)} {flags} --corpora {name}`"
+            ),
+            "",
+            (
+                "| system | questions | recall (any) | recall (all) | precision | shortlist words | "
+                "walk words (signposts + bodies) | bodies | walks (median / max) |"
+            ),
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for key, row in r["okf"].items():
             b, setting = key.split("/")
             lines.append(_okf_line(f"okf, max_bodies {b}, angles {setting}", row))
@@ -259,44 +315,64 @@ def markdown(results: list[dict[str, Any]], flags: str) -> str:
             lines.append(_okf_line(f"okf, max_bodies {budget}, angles {key.split('/')[1]}, held out", row))
         for label, key in [("BM25 top-10", "bm25_top10"), ("BM25 top-10, held out", "bm25_top10_held_out")]:
             row = r[key]
-            lines.append(f"| {label} | {row['questions']} | {pct(row['recall_any'])} | {pct(row['recall_all'])} | "
-                         f"{pct(row['precision'])} | {words(row['words_mean'])} | - | {row['bodies_mean']:.1f} | - |")
+            lines.append(
+                f"| {label} | {row['questions']} | {pct(row['recall_any'])} | {pct(row['recall_all'])} | "
+                f"{pct(row['precision'])} | {words(row['words_mean'])} | - | {row['bodies_mean']:.1f} | - |"
+            )
         for setting in settings:
-            for label, key in [(f"BM25 at okf's shortlist words (angles {setting})", "bm25_equal_words"),
-                               (f"BM25 at okf's shortlist words (angles {setting}), held out",
-                                "bm25_equal_words_held_out")]:
+            for label, key in [
+                (f"BM25 at okf's shortlist words (angles {setting})", "bm25_equal_words"),
+                (f"BM25 at okf's shortlist words (angles {setting}), held out", "bm25_equal_words_held_out"),
+            ]:
                 row = r[key][setting]
-                lines.append(f"| {label} | {row['questions']} | {pct(row['recall_any'])} | "
-                             f"{pct(row['recall_all'])} | {pct(row['precision'])} | {words(row['words_mean'])} | - | "
-                             f"{row['bodies_mean']:.1f} | - |")
+                lines.append(
+                    f"| {label} | {row['questions']} | {pct(row['recall_any'])} | "
+                    f"{pct(row['recall_all'])} | {pct(row['precision'])} | {words(row['words_mean'])} | - | "
+                    f"{row['bodies_mean']:.1f} | - |"
+                )
         ja = r["judge_all"]
-        lines.append(f"| offline judge on every concept | {ja['questions']} | {pct(ja['recall_any'])} | "
-                     f"{pct(ja['recall_all'])} | {pct(ja['precision'])} | - | - + {words(ja['words_mean'])} | "
-                     f"{ja['bodies_mean']:.1f} | - |")
+        lines.append(
+            f"| offline judge on every concept | {ja['questions']} | {pct(ja['recall_any'])} | "
+            f"{pct(ja['recall_all'])} | {pct(ja['precision'])} | - | - + {words(ja['words_mean'])} | "
+            f"{ja['bodies_mean']:.1f} | - |"
+        )
         notes = []
         for setting in settings:
             row = r["okf"][f"{budget}/{setting}"]
             missed = ", ".join(f"{k} {v}" for k, v in (row["losses"] or {}).items())
             stops = ", ".join(f"{k} {v}" for k, v in sorted(row.get("stops", {}).items()))
             cpu = r["cpu_ms_per_question"][f"{budget}/{setting}"]
-            notes.append(f"angles {setting}: missed gold lost at {missed or 'none'}; empty shortlists "
-                         f"{row['empty_shortlists']}; CPU {cpu:.0f} ms per question" + (f"; stops: {stops}" if stops
-                                                                                          else ""))
-        lines += ["", (f"Judge-everything ran on {ja['questions']} of the sampled questions; okf's recall (any) on "
-                       f"those same questions was {pct(ja['okf_recall_any_same_questions'])}. At max_bodies "
-                       f"{budget}: " + "; ".join(notes) + "."), ""]
+            notes.append(
+                f"angles {setting}: missed gold lost at {missed or 'none'}; empty shortlists "
+                f"{row['empty_shortlists']}; CPU {cpu:.0f} ms per question" + (f"; stops: {stops}" if stops else "")
+            )
+        lines += [
+            "",
+            (
+                f"Judge-everything ran on {ja['questions']} of the sampled questions; okf's recall (any) on "
+                f"those same questions was {pct(ja['okf_recall_any_same_questions'])}. At max_bodies "
+                f"{budget}: " + "; ".join(notes) + "."
+            ),
+            "",
+        ]
         wall = r.get("wall")
         if wall:
             base = wall["seconds"].get("off")
-            lines += [f"Wall time over the loopback model ({wall['latency'] * 1000:.0f} ms per call, LLMReader, "
-                      f"concurrency 32), {wall['questions']} questions:", "",
-                      "| angles | seconds / question (mean) | median | max | ratio to off (mean of ratios) | "
-                      "walks (median / max) |", "|---|---|---|---|---|---|"]
+            lines += [
+                f"Wall time over the loopback model ({wall['latency'] * 1000:.0f} ms per call, LLMReader, "
+                f"concurrency 32), {wall['questions']} questions:",
+                "",
+                "| angles | seconds / question (mean) | median | max | ratio to off (mean of ratios) | "
+                "walks (median / max) |",
+                "|---|---|---|---|---|---|",
+            ]
             for setting, times in wall["seconds"].items():
                 ratio = mean(t / b for t, b in zip(times, base)) if base else None
                 walks = wall["walks"][setting]
-                lines.append(f"| {setting} | {mean(times):.2f} | {median(times):.2f} | {max(times):.2f} | "
-                             f"{'-' if ratio is None else f'{ratio:.2f}'} | {median(walks):g} / {max(walks)} |")
+                lines.append(
+                    f"| {setting} | {mean(times):.2f} | {median(times):.2f} | {max(times):.2f} | "
+                    f"{'-' if ratio is None else f'{ratio:.2f}'} | {median(walks):g} / {max(walks)} |"
+                )
             lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -309,18 +385,28 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--budgets", default="15,40,120", help="max_bodies values for okf")
     parser.add_argument("--angles", default="auto,off", help="angles settings for okf (comma-separated)")
-    parser.add_argument("--loopback-latency", type=float, default=0.0,
-                        help="also time questions over the loopback model at this latency per call (seconds)")
+    parser.add_argument(
+        "--loopback-latency",
+        type=float,
+        default=0.0,
+        help="also time questions over the loopback model at this latency per call (seconds)",
+    )
     parser.add_argument("--loopback-sample", type=int, default=10, help="questions timed per corpus and setting")
     parser.add_argument("--serve", nargs=2, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--default-budget", type=int, default=120, help="the budget the baselines are compared at")
     parser.add_argument("--judge-all-sample", type=int, default=20)
-    parser.add_argument("--judge-all-bodies", type=int, default=100_000,
-                        help="judge-everything runs on at most this many bodies / concepts questions (>= 2)")
-    parser.add_argument("--merge", nargs="+", default=None,
-                        help="render tables from saved results JSON files instead of running")
-    parser.add_argument("--cache", default=os.environ.get("OKF_EVAL_CACHE")
-                        or str(Path(tempfile.gettempdir()) / "okf-eval-cache"))
+    parser.add_argument(
+        "--judge-all-bodies",
+        type=int,
+        default=100_000,
+        help="judge-everything runs on at most this many bodies / concepts questions (>= 2)",
+    )
+    parser.add_argument(
+        "--merge", nargs="+", default=None, help="render tables from saved results JSON files instead of running"
+    )
+    parser.add_argument(
+        "--cache", default=os.environ.get("OKF_EVAL_CACHE") or str(Path(tempfile.gettempdir()) / "okf-eval-cache")
+    )
     parser.add_argument("--out", default=None, help="JSON results (default: <cache>/results.json)")
     parser.add_argument("--markdown", default=None, help="also write the tables here")
     args = parser.parse_args()

@@ -51,8 +51,7 @@ class GoldRouter:
 
     async def select(self, question: str, signposts: Sequence[SignpostOffer]) -> Selection:
         wanted = self.gold.get(question, set())
-        keep = [o.index for o in signposts
-                if o.is_dir and any(g.startswith(o.path.rstrip("/") + "/") for g in wanted)]
+        keep = [o.index for o in signposts if o.is_dir and any(g.startswith(o.path.rstrip("/") + "/") for g in wanted)]
         return Selection(choices=[Choice(index=i, reason="holds gold") for i in keep])
 
     async def judge(self, question: str, documents: Sequence[Document]) -> Judgement:
@@ -75,11 +74,17 @@ async def run(bundle_dir: Path, questions: list[EvalQuestion], budgets: Budgets)
         signs.append(result.stats.words_signposts)
         shortlist_words.append(result.stats.words_shortlist)
     n = len(questions)
-    return {"bundle": str(bundle_dir), "questions": n, "gold_in_bundle": reachable / n,
-            "recall_any": sum(hits) / n, "bodies_mean": statistics.mean(bodies),
-            "words_read_mean": statistics.mean(read), "words_read_median": statistics.median(read),
-            "words_signposts_mean": statistics.mean(signs),
-            "shortlist_words_mean": statistics.mean(shortlist_words)}
+    return {
+        "bundle": str(bundle_dir),
+        "questions": n,
+        "gold_in_bundle": reachable / n,
+        "recall_any": sum(hits) / n,
+        "bodies_mean": statistics.mean(bodies),
+        "words_read_mean": statistics.mean(read),
+        "words_read_median": statistics.median(read),
+        "words_signposts_mean": statistics.mean(signs),
+        "shortlist_words_mean": statistics.mean(shortlist_words),
+    }
 
 
 def main() -> None:
@@ -94,21 +99,31 @@ def main() -> None:
     args = parser.parse_args()
     questions = pick(load_questions(SHARED / args.corpus / "questions.jsonl"), sample=args.sample, seed=args.seed)
     budgets = Budgets(max_bodies=args.max_bodies)
-    rows = {label: asyncio.run(run(path, questions, budgets))
-            for label, path in (("before", args.before), ("after", args.after))}
-    print(f"{args.corpus}: {len(questions)} questions (sample {args.sample}, seed {args.seed}), "
-          f"max_bodies {args.max_bodies}, gold-knowing selector, offline judge")
-    print("| compile | gold in bundle | recall (any) | bodies / question | words read / question (mean, median) "
-          "| of which signposts | shortlist words |")
+    rows = {
+        label: asyncio.run(run(path, questions, budgets))
+        for label, path in (("before", args.before), ("after", args.after))
+    }
+    print(
+        f"{args.corpus}: {len(questions)} questions (sample {args.sample}, seed {args.seed}), "
+        f"max_bodies {args.max_bodies}, gold-knowing selector, offline judge"
+    )
+    print(
+        "| compile | gold in bundle | recall (any) | bodies / question | words read / question (mean, median) "
+        "| of which signposts | shortlist words |"
+    )
     print("|---|---|---|---|---|---|---|")
     for label, r in rows.items():
-        print(f"| {label} | {r['gold_in_bundle']:.1%} | {r['recall_any']:.1%} | {r['bodies_mean']:.1f} | "
-              f"{r['words_read_mean']:,.0f}, {r['words_read_median']:,.0f} | {r['words_signposts_mean']:,.0f} | "
-              f"{r['shortlist_words_mean']:,.0f} |")
+        print(
+            f"| {label} | {r['gold_in_bundle']:.1%} | {r['recall_any']:.1%} | {r['bodies_mean']:.1f} | "
+            f"{r['words_read_mean']:,.0f}, {r['words_read_median']:,.0f} | {r['words_signposts_mean']:,.0f} | "
+            f"{r['shortlist_words_mean']:,.0f} |"
+        )
     b, a = rows["before"], rows["after"]
-    print(f"after / before: bodies {a['bodies_mean'] / b['bodies_mean']:.2f}x, "
-          f"words read {a['words_read_mean'] / b['words_read_mean']:.2f}x, "
-          f"recall {a['recall_any'] - b['recall_any']:+.1%}")
+    print(
+        f"after / before: bodies {a['bodies_mean'] / b['bodies_mean']:.2f}x, "
+        f"words read {a['words_read_mean'] / b['words_read_mean']:.2f}x, "
+        f"recall {a['recall_any'] - b['recall_any']:+.1%}"
+    )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
 

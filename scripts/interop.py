@@ -41,8 +41,10 @@ def measure(name: str, sources: Path, question: str, work: Path) -> bool:
     report = compile_bundle([copy], out, options=CompileOptions())
     seconds = time.perf_counter() - started
     first = check(Bundle.open(out))
-    print(f"{name}: {report.concepts} concepts from {report.sources} sources in {seconds:.2f}s; "
-          f"okf check --strict: {len(first.diagnostics)} diagnostics")
+    print(
+        f"{name}: {report.concepts} concepts from {report.sources} sources in {seconds:.2f}s; "
+        f"okf check --strict: {len(first.diagnostics)} diagnostics"
+    )
     moved = work / "elsewhere" / name
     moved.parent.mkdir(exist_ok=True)
     shutil.move(str(out), moved)
@@ -50,19 +52,26 @@ def measure(name: str, sources: Path, question: str, work: Path) -> bool:
     again = check(Bundle.open(moved))
     result = navigate(moved, question)
     receipts = [entry.receipt for entry in result.shortlist]
-    verified = sum(span_sha256((moved / r.path).read_text("utf-8"), r.start_line, r.end_line) == r.sha256
-                   for r in receipts)
+    verified = sum(
+        span_sha256((moved / r.path).read_text("utf-8"), r.start_line, r.end_line) == r.sha256 for r in receipts
+    )
     bundle = Bundle.open(moved)
-    cited = next(ref for path in bundle.iter_concepts() for ref in bundle.concept(path).meta.sources
-                 if ref.lines and ref.resource.startswith("/references/sources/") and not ref.resource.endswith(".pdf"))
+    cited = next(
+        ref
+        for path in bundle.iter_concepts()
+        for ref in bundle.concept(path).meta.sources
+        if ref.lines and ref.resource.startswith("/references/sources/") and not ref.resource.endswith(".pdf")
+    )
     mirror = moved / cited.resource.lstrip("/")
     lines = mirror.read_text("utf-8").split("\n")
     lines[cited.lines[0] - 1] += " (edited)"
     mirror.write_text("\n".join(lines), "utf-8")
     drift = [d for d in check(Bundle.open(moved)).diagnostics if d.code == "W150"]
-    print(f"{name} moved, sources deleted: okf check: {len(again.diagnostics)} diagnostics; receipts verified: "
-          f"{verified} of {len(receipts)}; a mirrored line edited: {len(drift)} W150 "
-          f"({'found' if drift else 'MISSED'})")
+    print(
+        f"{name} moved, sources deleted: okf check: {len(again.diagnostics)} diagnostics; receipts verified: "
+        f"{verified} of {len(receipts)}; a mirrored line edited: {len(drift)} W150 "
+        f"({'found' if drift else 'MISSED'})"
+    )
     return not first.diagnostics and not again.diagnostics and verified == len(receipts) > 0 and bool(drift)
 
 
@@ -79,13 +88,15 @@ def round_trip(work: Path) -> bool:
     for path in paths:
         a, b = original.concept(path).meta, compiled.concept(path).meta
         # The source's tags come first; compile's key terms follow them.
-        same = (a.type, a.title, a.description, a.tags) == (b.type, b.title, b.description, b.tags[:len(a.tags)])
+        same = (a.type, a.title, a.description, a.tags) == (b.type, b.title, b.description, b.tags[: len(a.tags)])
         kept += same
         if not same:
             print(f"  {path}: {(a.type, a.title, a.tags)} became {(b.type, b.title, b.tags)}")
     errors = check(compiled).error_count
-    print(f"acme_retail round trip: {kept} of {len(paths)} concepts keep title, type, description and tags (first); "
-          f"{errors} check errors")
+    print(
+        f"acme_retail round trip: {kept} of {len(paths)} concepts keep title, type, description and tags (first); "
+        f"{errors} check errors"
+    )
     return kept == len(paths) and errors == 0
 
 

@@ -56,7 +56,7 @@ def match(labels: list[dict], rules: list[Requirement], bundle: Bundle) -> list[
         concept = bundle.concept(rule.citation.concept_id)
         lines = concept.body.split("\n")
         first = concept.body_start_line
-        spans.append(_fold("\n".join(lines[rule.citation.start_line - first:rule.citation.end_line - first + 1])))
+        spans.append(_fold("\n".join(lines[rule.citation.start_line - first : rule.citation.end_line - first + 1])))
     texts = [_fold(r.requirement_text) for r in rules]
     pairs: list[tuple[int, int]] = []
     used_labels: set[int] = set()
@@ -79,8 +79,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("bundle", help="the obliqa bundle (okf compile ../shared/corpora/obliqa/sources -o DIR)")
     parser.add_argument("--labels", default=str(LABELS))
-    parser.add_argument("--sample", nargs="?", const="labelled", choices=["labelled", "heldout"],
-                        help="print the sampled concept ids (the first sample, or the held-out one) and stop")
+    parser.add_argument(
+        "--sample",
+        nargs="?",
+        const="labelled",
+        choices=["labelled", "heldout"],
+        help="print the sampled concept ids (the first sample, or the held-out one) and stop",
+    )
     parser.add_argument("--verbose", action="store_true", help="list every missed label and every extra rule")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     args = parser.parse_args()
@@ -92,8 +97,9 @@ def main() -> int:
     sections = data["sections"]
     missing = [s["concept_id"] for s in sections if not bundle.is_concept_path(s["concept_id"] + ".md")]
     if missing:
-        print(f"labelled sections not in {args.bundle}: {missing[:3]} (compile with: {data['compile']})",
-              file=sys.stderr)
+        print(
+            f"labelled sections not in {args.bundle}: {missing[:3]} (compile with: {data['compile']})", file=sys.stderr
+        )
         return 1
     labels_total = rules_total = found = agree = 0
     for section in sections:
@@ -113,23 +119,35 @@ def main() -> int:
                     print(f"   missed [{label['deontic_type']}] {label['quote']}")
             for li, ri in pairs:
                 if labels[li]["deontic_type"] != rules[ri].deontic_type:
-                    print(f"   type   {labels[li]['deontic_type']} labelled, {rules[ri].deontic_type} extracted: "
-                          f"{labels[li]['quote']}")
+                    print(
+                        f"   type   {labels[li]['deontic_type']} labelled, {rules[ri].deontic_type} extracted: "
+                        f"{labels[li]['quote']}"
+                    )
             for ri, rule in enumerate(rules):
                 if ri not in hit_rules:
                     print(f"   extra  [{rule.deontic_type}] {rule.requirement_text[:160]}")
     precision = found / rules_total if rules_total else 0.0
     recall = found / labels_total if labels_total else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    scores = {"sections": len(sections), "labels": labels_total, "extracted": rules_total, "matched": found,
-              "precision": round(precision, 3), "recall": round(recall, 3), "f1": round(f1, 3),
-              "type_agrees": agree, "type_accuracy": round(agree / found, 3) if found else 0.0}
+    scores = {
+        "sections": len(sections),
+        "labels": labels_total,
+        "extracted": rules_total,
+        "matched": found,
+        "precision": round(precision, 3),
+        "recall": round(recall, 3),
+        "f1": round(f1, 3),
+        "type_agrees": agree,
+        "type_accuracy": round(agree / found, 3) if found else 0.0,
+    }
     if args.json:
         print(json.dumps(scores, indent=2))
     else:
-        print(f"{scores['sections']} sections, {labels_total} labelled rules, {rules_total} extracted, "
-              f"{found} matched: precision {precision:.1%}, recall {recall:.1%}, F1 {f1:.1%}; "
-              f"deontic type agrees on {agree} of {found} matched ({scores['type_accuracy']:.1%})")
+        print(
+            f"{scores['sections']} sections, {labels_total} labelled rules, {rules_total} extracted, "
+            f"{found} matched: precision {precision:.1%}, recall {recall:.1%}, F1 {f1:.1%}; "
+            f"deontic type agrees on {agree} of {found} matched ({scores['type_accuracy']:.1%})"
+        )
     return 0
 
 

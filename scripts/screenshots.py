@@ -49,12 +49,21 @@ def browser(width: int, height: int, profile: Path):  # type: ignore[no-untyped-
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--hide-scrollbars", f"--window-size={width},{height}", f"--user-data-dir={profile}"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        f"--window-size={width},{height}",
+        f"--user-data-dir={profile}",
+    ):
         options.add_argument(flag)
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
-                            options=options)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
 
 
 def shrink(path: Path) -> None:
@@ -79,8 +88,13 @@ def baselines(work: Path, reports: dict[int, dict]) -> Path:
         k_by_id = {r["id"]: max(1, r["bodies_judged"]) for r in reports[max(BUDGETS)]["results"]}
         bm25 = bm25_topk(BM25Index(bundle), questions, k_by_id)
         summary = summarize_runs(questions, bm25, index)
-        rows.append({"name": "BM25 top-k, k = okf's bodies (max_bodies 120)", "recall_any": summary.recall_any,
-                     "bodies_mean": summary.bodies_mean})
+        rows.append(
+            {
+                "name": "BM25 top-k, k = okf's bodies (max_bodies 120)",
+                "recall_any": summary.recall_any,
+                "bodies_mean": summary.bodies_mean,
+            }
+        )
     except ImportError:
         print("rank-bm25 not installed (pip install -e '.[bench]'): no BM25 baseline", file=sys.stderr)
     budgets = Budgets()
@@ -91,8 +105,9 @@ def baselines(work: Path, reports: dict[int, dict]) -> Path:
         return [await judge_everything(bundle, q, reader, budgets, documents=docs) for q in questions]
 
     summary = summarize_runs(questions, asyncio.run(judge_all()), index)
-    rows.append({"name": "offline judge on every concept", "recall_any": summary.recall_any,
-                 "bodies_mean": summary.bodies_mean})
+    rows.append(
+        {"name": "offline judge on every concept", "recall_any": summary.recall_any, "bodies_mean": summary.bodies_mean}
+    )
     path = work / "baselines.json"
     path.write_text(json.dumps(rows, indent=2), encoding="utf-8")
     return path
@@ -114,15 +129,20 @@ def main() -> int:
     walks = work / "walks"
     walks.mkdir(exist_ok=True)
     for max_bodies in BUDGETS:
+
         def save(question, result) -> None:  # type: ignore[no-untyped-def]
             (walks / f"{walk_file_name(question.id)}.json").write_text(result.model_dump_json(), encoding="utf-8")
 
-        report = evaluate(BUNDLE, QUESTIONS, budgets={"max_bodies": max_bodies},
-                          on_walk=save if max_bodies == max(BUDGETS) else None)
+        report = evaluate(
+            BUNDLE, QUESTIONS, budgets={"max_bodies": max_bodies}, on_walk=save if max_bodies == max(BUDGETS) else None
+        )
         reports[max_bodies] = json.loads(report.model_dump_json())
         (work / f"eval-{max_bodies}.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
-        print(f"max_bodies {max_bodies}: recall {report.summary.recall_any:.0%}, "
-              f"bodies {report.summary.bodies_judged_mean:.1f}", file=sys.stderr)
+        print(
+            f"max_bodies {max_bodies}: recall {report.summary.recall_any:.0%}, "
+            f"bodies {report.summary.bodies_judged_mean:.1f}",
+            file=sys.stderr,
+        )
     evals = [work / f"eval-{max(BUDGETS)}.json"] + [work / f"eval-{b}.json" for b in BUDGETS if b != max(BUDGETS)]
     write_eval_report(evals, work / "eval.html", baselines=baselines(work, reports), walks_dir=walks)
 

@@ -32,8 +32,27 @@ from okf.errors import BundleError  # noqa: E402
 from okf.models import JUDGE_WINDOW_CHARS  # noqa: E402
 from okf.navigator.receipts import judged_text  # noqa: E402
 
-_STRUCTURAL = {"part", "chapter", "section", "sections", "article", "schedule", "annex", "appendix", "exhibit",
-               "guidance", "app", "rule", "paragraph", "clause", "documents", "entries", "to", "and", "more"}
+_STRUCTURAL = {
+    "part",
+    "chapter",
+    "section",
+    "sections",
+    "article",
+    "schedule",
+    "annex",
+    "appendix",
+    "exhibit",
+    "guidance",
+    "app",
+    "rule",
+    "paragraph",
+    "clause",
+    "documents",
+    "entries",
+    "to",
+    "and",
+    "more",
+}
 _IDENT = re.compile(r"^(?:[a-z]{0,3}\d[\w.()]*|[ivxlcdm]+|[a-z]|\d+\)?)$", re.IGNORECASE)
 
 
@@ -96,13 +115,17 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print("| bundle | concepts | identifier-only dir descriptions | description = title | with tags | "
-          "index.md per concept | longer than judge window |")
+    print(
+        "| bundle | concepts | identifier-only dir descriptions | description = title | with tags | "
+        "index.md per concept | longer than judge window |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {Path(r['bundle']).name} | {r['concepts']} | {r['identifier_only_directory_descriptions']:.1%} | "
-              f"{r['description_equals_title']:.1%} | {r['concepts_with_tags']:.1%} | "
-              f"{r['index_files_per_concept']:.2f} | {r['concepts_longer_than_window']} |")
+        print(
+            f"| {Path(r['bundle']).name} | {r['concepts']} | {r['identifier_only_directory_descriptions']:.1%} | "
+            f"{r['description_equals_title']:.1%} | {r['concepts_with_tags']:.1%} | "
+            f"{r['index_files_per_concept']:.2f} | {r['concepts_longer_than_window']} |"
+        )
 
 
 if __name__ == "__main__":

@@ -57,8 +57,17 @@ def sample_bundle() -> Path:
 @pytest.fixture(autouse=True)
 def _offline_and_isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """No test reaches past loopback, reads the user's model settings, or writes the user's cache."""
-    for name in ("OKF_MODEL", "OKF_SELECTOR_MODEL", "OKF_JUDGE_MODEL", "OKF_ANSWER_MODEL", "OKF_EXTRACT_MODEL",
-                 "OKF_ASSESS_MODEL", "OKF_DESCRIBE_MODEL", "OPENAI_BASE_URL", "OKF_CONFIG"):
+    for name in (
+        "OKF_MODEL",
+        "OKF_SELECTOR_MODEL",
+        "OKF_JUDGE_MODEL",
+        "OKF_ANSWER_MODEL",
+        "OKF_EXTRACT_MODEL",
+        "OKF_ASSESS_MODEL",
+        "OKF_DESCRIBE_MODEL",
+        "OPENAI_BASE_URL",
+        "OKF_CONFIG",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OKF_CACHE_DIR", str(tmp_path_factory.mktemp("okf-cache")))
     monkeypatch.setenv("OKF_RAISE_ERRORS", "1")  # an unexpected exception fails the test with its traceback

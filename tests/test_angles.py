@@ -25,23 +25,31 @@ def _vocabulary(**terms: int) -> Vocabulary:
 def test_names_are_runs_quoted_titles_and_particles_and_punctuation_ends_them() -> None:
     spans = [s.text for s in name_spans('Which came first, "Hey Pa! There\'s a Goat on the Roof" or "Poleconomy"?')]
     assert spans == ["Hey Pa! There's a Goat on the Roof", "Poleconomy"]
-    assert [s.text for s in name_spans("Who was born first, Mahbub ul Haq or Ibn Arabi?")] == ["Mahbub ul Haq",
-                                                                                             "Ibn Arabi"]
+    assert [s.text for s in name_spans("Who was born first, Mahbub ul Haq or Ibn Arabi?")] == [
+        "Mahbub ul Haq",
+        "Ibn Arabi",
+    ]
     # The first word counts when a name follows it; a lone capitalized first word does not.
     assert [s.text for s in name_spans("Ralph Hefferline was a professor")] == ["Ralph Hefferline"]
     assert [s.text for s in name_spans("Where is the film Kiss and Tell set?")] == ["Kiss and Tell"]
     assert name_spans("Where was the treaty signed?") == []
-    said = "appearing in films such as \"Plan 9 from Outer Space\", \"Glen or Glenda\", and Jail Bait."
+    said = 'appearing in films such as "Plan 9 from Outer Space", "Glen or Glenda", and Jail Bait.'
     assert [s.text for s in name_spans(said)] == ["Plan 9 from Outer Space", "Glen or Glenda", "Jail Bait"]
 
 
 def test_parts_split_questions_comparisons_and_named_clauses_only() -> None:
     assert split_parts("Who is older, Annie Morton or Terry Richardson?") == [
-        "Who is older, Annie Morton?", "Who is older, Terry Richardson?"]
+        "Who is older, Annie Morton?",
+        "Who is older, Terry Richardson?",
+    ]
     assert split_parts("Are Random House Tower and 888 7th Avenue both used for real estate?") == [
-        "Are Random House Tower both used for real estate?", "Are 888 7th Avenue both used for real estate?"]
+        "Are Random House Tower both used for real estate?",
+        "Are 888 7th Avenue both used for real estate?",
+    ]
     assert split_parts("What is the notice period? Who signs the renewal?") == [
-        "What is the notice period?", "Who signs the renewal?"]
+        "What is the notice period?",
+        "Who signs the renewal?",
+    ]
     # "... and who died in 2007?" says more of the same person: one question.
     one = "Who was the writer of These Boots Are Made for Walkin' and who died in 2007?"
     assert split_parts(one) == [one]
@@ -70,8 +78,11 @@ def test_granularity_keeps_telling_names_and_the_gate_drops_common_words() -> No
 
 
 def test_vocabulary_angles_use_the_bundles_acronyms_and_spelling() -> None:
-    vocabulary = Vocabulary(concepts=100, df={"privat": 3, "financ": 5, "platform": 4, "environ": 9},
-                            acronyms={"PFP": "Private Financing Platform"})
+    vocabulary = Vocabulary(
+        concepts=100,
+        df={"privat": 3, "financ": 5, "platform": 4, "environ": 9},
+        acronyms={"PFP": "Private Financing Platform"},
+    )
     assert in_bundle_words("Who runs the PFP?", vocabulary) == "Who runs the Private Financing Platform"
     assert "PFP" in in_bundle_words("Who runs the private financing platform?", vocabulary)
     assert in_bundle_words("Who runs the treasury?", vocabulary) == ""

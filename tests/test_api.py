@@ -22,8 +22,7 @@ import okf.errors
 REPO = Path(__file__).resolve().parents[1]
 
 # Modules whose public classes must all be exported from okf.
-MODEL_MODULES = ("okf.models", "okf.bundle.model", "okf.errors", "okf.requirements.model",
-                 "okf.compliance.model")
+MODEL_MODULES = ("okf.models", "okf.bundle.model", "okf.errors", "okf.requirements.model", "okf.compliance.model")
 # Modules whose own __all__ is exported, less the names listed here with the reason they stay out.
 OPERATION_MODULES = {
     "okf.checker": set(),
@@ -41,8 +40,11 @@ EVAL = {"evaluate", "evaluate_async", "EvalQuestion", "EvalReport", "EvalSummary
 
 def _public_classes(module_name: str) -> set[str]:
     module = importlib.import_module(module_name)
-    return {name for name, value in vars(module).items()
-            if inspect.isclass(value) and value.__module__ == module_name and not name.startswith("_")}
+    return {
+        name
+        for name, value in vars(module).items()
+        if inspect.isclass(value) and value.__module__ == module_name and not name.startswith("_")
+    }
 
 
 @pytest.mark.parametrize("module_name", MODEL_MODULES)
@@ -64,8 +66,11 @@ def test_declared_reader_and_eval_names_are_exported() -> None:
 
 
 def test_every_error_class_is_exported_and_is_the_same_object() -> None:
-    errors = {name: value for name, value in vars(okf.errors).items()
-              if inspect.isclass(value) and issubclass(value, Exception) and value.__module__ == "okf.errors"}
+    errors = {
+        name: value
+        for name, value in vars(okf.errors).items()
+        if inspect.isclass(value) and issubclass(value, Exception) and value.__module__ == "okf.errors"
+    }
     assert len(errors) >= 11
     for name, cls in errors.items():
         assert getattr(okf, name) is cls
@@ -80,14 +85,16 @@ def test_every_name_in_all_resolves() -> None:
         assert name in dir(okf)
     assert okf.open_bundle == okf.Bundle.open
     from okf._version import __version__
+
     assert okf.__version__ == __version__
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         okf.nope  # noqa: B018
 
 
 def _okf_modules() -> list[str]:
-    return sorted(info.name for info in pkgutil.walk_packages(okf.__path__, "okf.")
-                  if not info.name.endswith(".__main__"))  # importing __main__ runs the CLI
+    return sorted(
+        info.name for info in pkgutil.walk_packages(okf.__path__, "okf.") if not info.name.endswith(".__main__")
+    )  # importing __main__ runs the CLI
 
 
 def test_every_public_name_is_defined_in_a_named_module_and_shadows_no_module() -> None:
@@ -112,10 +119,11 @@ def test_every_module_imports_as_a_module_and_is_reachable_by_attribute() -> Non
         if reached is not module:
             shadowed.append(f"{name} is {reached!r}")
     assert not shadowed, f"modules shadowed by a name of their package: {shadowed}"
-    code = ("import okf.checker as c, okf.checker.rules, okf; "
-            "print(type(c).__name__, okf.checker.rules.__name__, okf.check.__module__)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          check=True)
+    code = (
+        "import okf.checker as c, okf.checker.rules, okf; "
+        "print(type(c).__name__, okf.checker.rules.__name__, okf.check.__module__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.split() == ["module", "okf.checker.rules", "okf.checker.api"]
     checker = sys.modules["okf.checker"]
     assert callable(okf.check) and okf.check is checker.check
@@ -125,26 +133,29 @@ def test_every_module_imports_as_a_module_and_is_reachable_by_attribute() -> Non
 def test_typing_imports_match_the_exports() -> None:
     """The ``if TYPE_CHECKING:`` imports of okf/__init__.py name exactly ``_EXPORTS``, from those modules."""
     tree = ast.parse((REPO / "okf" / "__init__.py").read_text(encoding="utf-8"))
-    block = next(node for node in tree.body
-                 if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING")
-    imported = {alias.name: node.module for node in block.body if isinstance(node, ast.ImportFrom)
-                for alias in node.names}
+    block = next(
+        node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    )
+    imported = {
+        alias.name: node.module for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
     assert imported == okf._EXPORTS
 
 
 def test_import_okf_loads_no_model_client_cli_or_mcp() -> None:
-    code = ("import sys, okf; okf.Bundle; okf.Budgets; okf.OKFError; okf.navigate; okf.ask; okf.check; "
-            "print(sorted(m for m in ('openai', 'click', 'mcp') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          check=True)
+    code = (
+        "import sys, okf; okf.Bundle; okf.Budgets; okf.OKFError; okf.navigate; okf.ask; okf.check; "
+        "print(sorted(m for m in ('openai', 'click', 'mcp') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"
     listing = "import sys, okf; print(sorted(m for m in sys.modules if m.startswith('okf.')))"
-    bare = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, timeout=60,
-                          check=True)
+    bare = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, timeout=60, check=True)
     assert bare.stdout.strip() == "['okf._version']", "import okf should load nothing else until a name is used"
 
 
 # -- docs/api.md ------------------------------------------------------------------------------------------
+
 
 def _python_blocks(text: str) -> list[str]:
     return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)

@@ -22,20 +22,25 @@ def test_every_module_is_in_the_table() -> None:
     text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\| `(okf/[^`]+\.py)` \|", text, flags=re.MULTILINE))
     modules = {path.relative_to(REPO).as_posix() for path in architecture_table.modules()}
-    assert not modules - listed, (f"docs/architecture.md misses {sorted(modules - listed)}: "
-                                  "run python scripts/architecture_table.py")
+    assert not modules - listed, (
+        f"docs/architecture.md misses {sorted(modules - listed)}: run python scripts/architecture_table.py"
+    )
     assert not listed - modules, f"docs/architecture.md lists modules that do not exist: {sorted(listed - modules)}"
 
 
 def test_the_table_is_made_from_the_modules() -> None:
     text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
-    assert architecture_table.rewrite(text) == text, ("docs/architecture.md's module table disagrees with the "
-                                                      "modules: run python scripts/architecture_table.py")
+    assert architecture_table.rewrite(text) == text, (
+        "docs/architecture.md's module table disagrees with the modules: run python scripts/architecture_table.py"
+    )
 
 
 def test_every_module_says_what_it_is() -> None:
-    missing = [path.relative_to(REPO).as_posix() for path in architecture_table.modules()
-               if not architecture_table.summary(ast.parse(path.read_text(encoding="utf-8")))]
+    missing = [
+        path.relative_to(REPO).as_posix()
+        for path in architecture_table.modules()
+        if not architecture_table.summary(ast.parse(path.read_text(encoding="utf-8")))
+    ]
     assert not missing, f"modules without a docstring: {missing}"
 
 
@@ -68,8 +73,12 @@ def _drawn_tree() -> dict[str, str | None]:
 
 
 def test_the_error_tree_drawn_is_the_tree_of_the_classes() -> None:
-    classes = {name: cls for name, cls in vars(okf.errors).items()
-               if inspect.isclass(cls) and issubclass(cls, Exception) and cls.__module__ == "okf.errors"}
-    actual = {name: (None if cls is okf.errors.OKFError else cls.__bases__[0].__name__)
-              for name, cls in classes.items()}
+    classes = {
+        name: cls
+        for name, cls in vars(okf.errors).items()
+        if inspect.isclass(cls) and issubclass(cls, Exception) and cls.__module__ == "okf.errors"
+    }
+    actual = {
+        name: (None if cls is okf.errors.OKFError else cls.__bases__[0].__name__) for name, cls in classes.items()
+    }
     assert _drawn_tree() == actual

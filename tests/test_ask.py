@@ -45,11 +45,15 @@ def bundle(tmp_path: Path) -> Path:
     files = {
         "index.md": "# Handbook\n\n* [HR](hr/) - paid time off, leave and carry-over policies for employees\n",
         "hr/index.md": "# HR\n\n* [Leave](leave.md) - paid time off\n* [Carry-over](carry.md) - unused days\n"
-                       "* [Old leave](old-leave.md) - the previous policy\n",
+        "* [Old leave](old-leave.md) - the previous policy\n",
         "hr/leave.md": concept("Paid time off", LEAVE, sources=SOURCES),
         "hr/carry.md": concept("Carry-over", CARRY),
-        "hr/old-leave.md": concept("Old leave policy", "New employees received 10 days.\n", status="deprecated",
-                                   stale_after="2020-01-01T00:00:00Z"),
+        "hr/old-leave.md": concept(
+            "Old leave policy",
+            "New employees received 10 days.\n",
+            status="deprecated",
+            stale_after="2020-01-01T00:00:00Z",
+        ),
     }
     return write_files(tmp_path / "b", files)
 
@@ -59,8 +63,9 @@ Answer = DraftAnswer | Callable[[str, Sequence[Evidence]], DraftAnswer]
 
 def reader(answer: Answer, relevant: Sequence[str] = ("hr/leave",), **kw: Any) -> ScriptedReader:
     """An adversarial scripted reader: the selector keeps every directory, the judge marks ``relevant``."""
-    return ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                          judge=dict.fromkeys(relevant, True), answer=answer, **kw)
+    return ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers], judge=dict.fromkeys(relevant, True), answer=answer, **kw
+    )
 
 
 Q = "How many paid time off days do new employees get?"
@@ -91,8 +96,10 @@ def test_citation_to_unknown_evidence_is_dropped_and_noted(bundle: Path) -> None
 
 
 def test_answer_left_without_valid_citation_abstains(bundle: Path) -> None:
-    for draft in (DraftAnswer(text="New employees get 99 days [c7].", cited=["c7"]),
-                  DraftAnswer(text="New employees get 99 days.", cited=[])):
+    for draft in (
+        DraftAnswer(text="New employees get 99 days [c7].", cited=["c7"]),
+        DraftAnswer(text="New employees get 99 days.", cited=[]),
+    ):
         result = ask(bundle, Q, reader=reader(draft))
         assert result.status == "abstained", draft
         assert result.answer == "" and "99" not in render_answer(result)
@@ -102,8 +109,9 @@ def test_answer_left_without_valid_citation_abstains(bundle: Path) -> None:
 
 
 def test_partial_answer_says_what_is_missing(bundle: Path) -> None:
-    draft = DraftAnswer(text="New employees get 15 days.", cited=["c1"], partial=True,
-                        missing="whether unused days carry over")
+    draft = DraftAnswer(
+        text="New employees get 15 days.", cited=["c1"], partial=True, missing="whether unused days carry over"
+    )
     result = ask(bundle, Q, reader=reader(draft))
     assert result.status == "partial"
     assert result.reason == "Not established by the evidence: whether unused days carry over."
@@ -111,8 +119,10 @@ def test_partial_answer_says_what_is_missing(bundle: Path) -> None:
 
 
 def test_partial_without_missing_is_said_generically(bundle: Path) -> None:
-    for draft in (DraftAnswer(text="New employees get 15 days.", cited=["c1"], partial=True),
-                  DraftAnswer(text="New employees get 15 days. <partial/>", cited=["c1"])):
+    for draft in (
+        DraftAnswer(text="New employees get 15 days.", cited=["c1"], partial=True),
+        DraftAnswer(text="New employees get 15 days. <partial/>", cited=["c1"]),
+    ):
         result = ask(bundle, Q, reader=reader(draft))
         assert result.status == "partial"
         assert result.reason and "without saying which part" in result.reason
@@ -126,9 +136,11 @@ def test_missing_without_partial_flag_is_still_partial(bundle: Path) -> None:
 
 
 def test_engine_markers_never_reach_the_prose(bundle: Path) -> None:
-    text = ("<think>c1 says 15, c2 is about carry-over</think>[Exception to the PTO rule (inferred)] "
-            "New employees get 15 days [c1] (c2) [dimension=leave; unit=days] <partial/> as c1 and evidence c2 "
-            "say [c1, c2] (see c1) [1]. Contractors <exception>do not</exception> qualify (inferred) [^c2].")
+    text = (
+        "<think>c1 says 15, c2 is about carry-over</think>[Exception to the PTO rule (inferred)] "
+        "New employees get 15 days [c1] (c2) [dimension=leave; unit=days] <partial/> as c1 and evidence c2 "
+        "say [c1, c2] (see c1) [1]. Contractors <exception>do not</exception> qualify (inferred) [^c2]."
+    )
     draft = DraftAnswer(text=text, cited=["c1", "c2"])
     result = ask(bundle, Q, reader=reader(draft, relevant=("hr/leave", "hr/carry")))
     answer = result.answer
@@ -140,19 +152,22 @@ def test_engine_markers_never_reach_the_prose(bundle: Path) -> None:
 
 
 def test_rule_is_stated_with_its_omitted_exception(bundle: Path) -> None:
-    draft = DraftAnswer(text="New employees get 15 days of paid time off per year; contractors get none.",
-                        cited=["c1"])
+    draft = DraftAnswer(text="New employees get 15 days of paid time off per year; contractors get none.", cited=["c1"])
     result = ask(bundle, Q, reader=reader(draft))
     lines = result.answer.split("\n")
     assert lines[0] == "New employees get 15 days of paid time off per year; contractors get none [1]."
-    assert lines[1] == ('Exception stated by the source: "Contractors are not eligible for paid time off, except '
-                        'those on contracts longer than 12 months." [1]')
+    assert lines[1] == (
+        'Exception stated by the source: "Contractors are not eligible for paid time off, except '
+        'those on contracts longer than 12 months." [1]'
+    )
     assert "parking" not in result.answer  # an exception that does not bear on the answer is not added
 
 
 def test_exception_already_stated_is_not_repeated(bundle: Path) -> None:
-    text = ("New employees get 15 days. Contractors are not eligible for paid time off, except those on "
-            "contracts longer than 12 months [c1].")
+    text = (
+        "New employees get 15 days. Contractors are not eligible for paid time off, except those on "
+        "contracts longer than 12 months [c1]."
+    )
     result = ask(bundle, Q, reader=reader(DraftAnswer(text=text, cited=["c1"])))
     assert "Exception stated" not in result.answer
 
@@ -162,8 +177,10 @@ def test_exception_rules_unit() -> None:
     found = exceptions("Liability is capped at 2x fees.", "What is the liability cap?", [("c1", body)])
     assert found == [("c1", "This does not apply to breaches of confidentiality.")]  # read with its rule
     assert exceptions("Nothing here.", "Unrelated?", [("c1", body)]) == []
-    legal = ("Carrier is liable under 49 U.S.C. 14706, except as modified by this Article. "
-             "Carrier will not break a seal except at the direction of law enforcement.")
+    legal = (
+        "Carrier is liable under 49 U.S.C. 14706, except as modified by this Article. "
+        "Carrier will not break a seal except at the direction of law enforcement."
+    )
     found = exceptions("The carrier is liable up to the cap.", "What is the carrier's cap?", [("c1", legal)])
     # One sentence despite "U.S.C. 14706"; the seal sentence shares only "carrier": a coincidence, not added.
     assert found == [("c1", "Carrier is liable under 49 U.S.C. 14706, except as modified by this Article.")]
@@ -186,9 +203,11 @@ def test_garbage_answerer_is_a_clear_failure_that_keeps_the_shortlist(bundle: Pa
 
 
 def test_deprecated_stale_and_failed_judgments_become_caveats(bundle: Path) -> None:
-    scripted = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                              judge={"hr/old-leave": True, "hr/leave": True, "hr/carry": None},
-                              answer=lambda q, ev: DraftAnswer(text="10 or 15 days.", cited=[e.id for e in ev]))
+    scripted = ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers],
+        judge={"hr/old-leave": True, "hr/leave": True, "hr/carry": None},
+        answer=lambda q, ev: DraftAnswer(text="10 or 15 days.", cited=[e.id for e in ev]),
+    )
     result = ask(bundle, Q, reader=scripted)
     caveats = "\n".join(result.caveats)
     assert "deprecated" in caveats and "stale_after" in caveats
@@ -211,15 +230,18 @@ def test_cited_ids_as_models_write_them_are_recognised(bundle: Path) -> None:
     assert result.status == "answered" and [c.concept_id for c in result.citations] == ["hr/leave"]
     assert result.answer.split("\n")[0] == "15 days [1]."
     assert [c for c in result.caveats if "not in the evidence" in c] == [
-        "The answerer cited 1 id(s) that were not in the evidence ('c7'); those citations were dropped."]
+        "The answerer cited 1 id(s) that were not in the evidence ('c7'); those citations were dropped."
+    ]
 
 
 def test_model_and_bundle_text_cannot_rewrite_the_terminal(bundle: Path) -> None:
     scripted = ScriptedReader(
         select=lambda q, offers: [o.index for o in offers],
-        judge=lambda q, docs: [Verdict(id=d.id, relevant=d.id == "hr/leave", reason="ok\x1b[2J\nfake line")
-                               for d in docs],
-        answer=DraftAnswer(text="15 days\x1b]0;pwned\x07.", cited=["c1"]))
+        judge=lambda q, docs: [
+            Verdict(id=d.id, relevant=d.id == "hr/leave", reason="ok\x1b[2J\nfake line") for d in docs
+        ],
+        answer=DraftAnswer(text="15 days\x1b]0;pwned\x07.", cited=["c1"]),
+    )
     text = render_answer(ask(bundle, Q, reader=scripted))
     assert "\x1b" not in text and "\x07" not in text
     assert "- [1] Paid time off (hr/leave): ok fake line" in text and text.startswith("15 days [1].")
@@ -235,14 +257,15 @@ def test_receipts_describe_exactly_the_text_given(bundle: Path) -> None:
         seen.extend(evidence)
         return DraftAnswer(text="15 days.", cited=["c1", "c2"])  # c2 names the item that did not fit
 
-    result = ask(bundle, Q, reader=reader(answer, relevant=("hr/leave", "hr/carry")), evidence_tokens=60,
-                 synthesis="single")
+    result = ask(
+        bundle, Q, reader=reader(answer, relevant=("hr/leave", "hr/carry")), evidence_tokens=60, synthesis="single"
+    )
     leave = result.citations[0].receipt
     assert leave.truncated and seen[0].truncated
     file_text = (bundle / "hr/leave.md").read_text(encoding="utf-8")
     assert span_sha256(file_text, leave.start_line, leave.end_line) == leave.sha256
     assert leave.end_line < Bundle.open(bundle).concept("hr/leave").end_line
-    assert seen[0].text == "\n".join(file_text.split("\n")[leave.start_line - 1:leave.end_line])
+    assert seen[0].text == "\n".join(file_text.split("\n")[leave.start_line - 1 : leave.end_line])
     assert len(seen) == 1  # the carry-over item did not fit: it is not evidence and cannot be cited
     assert [c.concept_id for c in result.citations] == ["hr/leave"]
     caveats = "\n".join(result.caveats)
@@ -259,10 +282,16 @@ def test_untruncated_receipt_equals_navigation_receipt(bundle: Path) -> None:
 
 def test_gather_drops_what_does_not_fit(bundle: Path) -> None:
     opened = Bundle.open(bundle)
-    entries = [ShortlistEntry(concept_id=i, path=f"{i}.md", title=i, type="Policy",
-                              receipt=Receipt(evidence_id=f"c{n}", path=f"{i}.md", start_line=1, end_line=1,
-                                              sha256="x"))
-               for n, i in enumerate(["hr/carry", "hr/leave", "hr/gone"], start=1)]
+    entries = [
+        ShortlistEntry(
+            concept_id=i,
+            path=f"{i}.md",
+            title=i,
+            type="Policy",
+            receipt=Receipt(evidence_id=f"c{n}", path=f"{i}.md", start_line=1, end_line=1, sha256="x"),
+        )
+        for n, i in enumerate(["hr/carry", "hr/leave", "hr/gone"], start=1)
+    ]
     gathered = gather_evidence(opened, entries, evidence_tokens=20)  # 80 chars: carry fits, leave too small
     assert [i.evidence.id for i in gathered.items] == ["c1"]
     assert [e.concept_id for e in gathered.dropped] == ["hr/leave"]
@@ -273,7 +302,9 @@ def test_sources_ledger_traces_raw_sources_and_never_invents(bundle: Path) -> No
     draft = DraftAnswer(text="15 days, 5 carry over.", cited=["c2", "c1"])
     result = ask(bundle, Q, reader=reader(draft, relevant=("hr/leave", "hr/carry")))
     assert [(s.number, s.concept_id, s.sources) for s in result.sources] == [
-        (1, "hr/carry", []), (2, "hr/leave", ["raw/handbook.md:10-14", "https://wiki.example/pto"])]
+        (1, "hr/carry", []),
+        (2, "hr/leave", ["raw/handbook.md:10-14", "https://wiki.example/pto"]),
+    ]
     text = render_answer(result)
     assert f"1. Carry-over (hr/carry.md): {NO_SOURCE}" in text
     assert "2. Paid time off (hr/leave.md): raw/handbook.md:10-14, https://wiki.example/pto" in text
@@ -283,10 +314,11 @@ def test_sources_ledger_traces_raw_sources_and_never_invents(bundle: Path) -> No
 
 def test_unplaced_citations_go_to_the_lines_that_quote_them(bundle: Path) -> None:
     text = 'Leave: "New employees receive 15 days of paid time off per year."\nCarry: "Up to 5 unused days carry over."'
-    result = ask(bundle, Q, reader=reader(DraftAnswer(text=text, cited=["c2", "c1"]),
-                                          relevant=("hr/leave", "hr/carry")))
+    result = ask(
+        bundle, Q, reader=reader(DraftAnswer(text=text, cited=["c2", "c1"]), relevant=("hr/leave", "hr/carry"))
+    )
     first, second = result.answer.split("\n")[:2]
-    assert first.endswith("per year.\" [2]") and second.endswith("carry over.\" [1]")
+    assert first.endswith('per year." [2]') and second.endswith('carry over." [1]')
     assert [c.concept_id for c in result.citations] == ["hr/carry", "hr/leave"]
 
 
@@ -312,7 +344,9 @@ def test_bad_evidence_budget_is_a_config_error(bundle: Path) -> None:
         ask(bundle, Q, reader=reader(DraftAnswer()), evidence_tokens=0)
 
 
-@pytest.mark.parametrize("question", ["新入社員の有給休暇は何日ですか？", "Wie viele Urlaubstage bekommen neue Mitarbeiter?"])
+@pytest.mark.parametrize(
+    "question", ["新入社員の有給休暇は何日ですか？", "Wie viele Urlaubstage bekommen neue Mitarbeiter?"]
+)
 def test_foreign_question_abstains_with_a_reason_offline(bundle: Path, question: str) -> None:
     result = ask(bundle, question, reader=OfflineReader())
     assert result.status == "abstained" and result.reason and not result.failed
@@ -341,8 +375,12 @@ def test_ask_async_and_sync_guard(bundle: Path) -> None:
 
 def test_clean_prose_numbers_in_first_citation_order_and_keeps_real_brackets() -> None:
     numbers: dict[str, int] = {}
-    prose = clean_prose("A (FY2026) rule [c2]. Another (Section 5) [c1; c2]. Unknown [C7].",
-                        valid_ids=["c1", "c2"], claimed=[], numbers=numbers)
+    prose = clean_prose(
+        "A (FY2026) rule [c2]. Another (Section 5) [c1; c2]. Unknown [C7].",
+        valid_ids=["c1", "c2"],
+        claimed=[],
+        numbers=numbers,
+    )
     assert prose.text == "A (FY2026) rule [1]. Another (Section 5) [2][1]. Unknown."
     assert numbers == {"c2": 1, "c1": 2} and prose.invalid == ["C7"]
 

@@ -31,9 +31,12 @@ def bundle(tmp_path: Path) -> Path:
     root = tmp_path / "b"
     files = {
         "index.md": "# Root\n\n* [People](people/) - vacation, leave and hiring policies\n"
-                    "* [Money](money/) - invoices and payments\n",
-        "people/vacation.md": concept("Vacation days", "New hires get 25 vacation days per year.",
-                                      sources="\n  - resource: raw/handbook.md\n    lines: [3, 4]"),
+        "* [Money](money/) - invoices and payments\n",
+        "people/vacation.md": concept(
+            "Vacation days",
+            "New hires get 25 vacation days per year.",
+            sources="\n  - resource: raw/handbook.md\n    lines: [3, 4]",
+        ),
         "money/invoices.md": concept("Invoices", "Invoices are paid within 30 days."),
     }
     return write_files(root, files)
@@ -49,8 +52,9 @@ def _no_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
 
 
 def use(monkeypatch: pytest.MonkeyPatch, answer: Any, relevant: tuple[str, ...] = ("people/vacation",)) -> None:
-    reader = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                            judge=dict.fromkeys(relevant, True), answer=answer)
+    reader = ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers], judge=dict.fromkeys(relevant, True), answer=answer
+    )
     monkeypatch.setattr(ask_cli, "reader_from_options", lambda **kw: reader)
 
 
@@ -77,8 +81,15 @@ def test_json_is_the_answer_result(bundle: Path) -> None:
     data = json.loads(result.stdout)
     assert data["status"] == "answered" and data["reader"] == "offline" and data["corpus_id"] is None
     assert data["citations"][0]["concept_id"] == "people/vacation"
-    assert set(data["citations"][0]["receipt"]) == {"evidence_id", "path", "bundle", "start_line", "end_line", "sha256",
-                                                    "truncated"}
+    assert set(data["citations"][0]["receipt"]) == {
+        "evidence_id",
+        "path",
+        "bundle",
+        "start_line",
+        "end_line",
+        "sha256",
+        "truncated",
+    }
     assert set(data["usage"]) >= {"selector", "judge", "answerer"} and data["shortlist"]
 
 
@@ -112,8 +123,7 @@ def test_real_http_answerer_returning_garbage(bundle: Path) -> None:
         return offline_rule()(request)
 
     with LoopbackServer(rule=rule) as server:
-        result = run(str(bundle), QUESTION, "--json", "--model", "m", "--base-url", server.base_url,
-                     "--timeout", "2")
+        result = run(str(bundle), QUESTION, "--json", "--model", "m", "--base-url", server.base_url, "--timeout", "2")
     assert result.exit_code == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["status"] == "abstained" and data["failed"] and data["answer"] == ""
@@ -126,7 +136,9 @@ def test_query_log_appends_one_line_per_question(bundle: Path, tmp_path: Path) -
         assert run(str(bundle), question, "--log", str(log), "--quiet").exit_code == 0
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     assert [(r["question"], r["status"], r["cited"]) for r in lines] == [
-        (QUESTION, "answered", ["people/vacation"]), ("Wie viele Urlaubstage?", "abstained", [])]
+        (QUESTION, "answered", ["people/vacation"]),
+        ("Wie viele Urlaubstage?", "abstained", []),
+    ]
     first = lines[0]
     # The log names the content read even without a compile manifest.
     assert first["corpus_id"] == lines[1]["corpus_id"] == Bundle.open(bundle).corpus_id()
@@ -146,8 +158,11 @@ def test_bad_arguments_exit_2(bundle: Path, tmp_path: Path) -> None:
 
 
 def test_small_evidence_budget_is_said_in_caveats(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    use(monkeypatch, lambda q, ev: DraftAnswer(text="25 days.", cited=[e.id for e in ev]),
-        relevant=("people/vacation", "money/invoices"))
+    use(
+        monkeypatch,
+        lambda q, ev: DraftAnswer(text="25 days.", cited=[e.id for e in ev]),
+        relevant=("people/vacation", "money/invoices"),
+    )
     result = run(str(bundle), QUESTION, "--evidence-tokens", "12", "--synthesis", "single", "--json")
     data = json.loads(result.stdout)
     assert any("did not fit the evidence budget (12 tokens)" in c for c in data["caveats"])

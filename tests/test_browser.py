@@ -22,17 +22,28 @@ from okf.eval.loss import STAGES
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1200,1000")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1200,1000",
+)
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
     if not CHROMIUM or not DRIVER:
-        pytest.skip("headless Chromium not available: install Debian's chromium and chromium-driver "
-                    "(apt-get install -y chromium chromium-driver; .ci/run does)")
+        pytest.skip(
+            "headless Chromium not available: install Debian's chromium and chromium-driver "
+            "(apt-get install -y chromium chromium-driver; .ci/run does)"
+        )
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
@@ -110,21 +121,37 @@ def test_walk_page_tree_citations_receipts_and_hostile_title(browser: object, tm
 
 
 def _compiled_eval(tmp_path: Path) -> tuple[Path, Path, Path]:
-    sources = write_files(tmp_path / "sources", {
-        "finance/refunds.md": "# Refunds\n\nRefunds over 500 dollars are approved by the finance director.\n",
-        "travel/hotels.md": "# Hotels\n\nHotel stays are capped at 200 dollars a night.\n",
-        "travel/flights.md": "# Flights\n\nEconomy class is the rule for every flight.\n",
-    })
+    sources = write_files(
+        tmp_path / "sources",
+        {
+            "finance/refunds.md": "# Refunds\n\nRefunds over 500 dollars are approved by the finance director.\n",
+            "travel/hotels.md": "# Hotels\n\nHotel stays are capped at 200 dollars a night.\n",
+            "travel/flights.md": "# Flights\n\nEconomy class is the rule for every flight.\n",
+        },
+    )
     bundle = tmp_path / "bundle"
     runner = CliRunner()
     assert runner.invoke(main, ["compile", str(sources), "-o", str(bundle), "-q"]).exit_code == 0
     questions = tmp_path / "questions.jsonl"
-    questions.write_text("\n".join(json.dumps(q) for q in [
-        {"id": "refunds", "question": "Who approves refunds?",
-         "gold": [{"source": "finance/refunds.md", "start_line": 3, "end_line": 3}]},
-        {"id": "q/<b>odd</b>", "question": "Which cabin may staff book on an aircraft? <script>window.__okfPwned=3</script>",
-         "gold": [{"source": "travel/flights.md", "start_line": 3, "end_line": 3}]},
-    ]) + "\n", encoding="utf-8")
+    questions.write_text(
+        "\n".join(
+            json.dumps(q)
+            for q in [
+                {
+                    "id": "refunds",
+                    "question": "Who approves refunds?",
+                    "gold": [{"source": "finance/refunds.md", "start_line": 3, "end_line": 3}],
+                },
+                {
+                    "id": "q/<b>odd</b>",
+                    "question": "Which cabin may staff book on an aircraft? <script>window.__okfPwned=3</script>",
+                    "gold": [{"source": "travel/flights.md", "start_line": 3, "end_line": 3}],
+                },
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     walks = tmp_path / "walks"
     ran = runner.invoke(main, ["eval", str(bundle), str(questions), "--json", "--walks", str(walks), "-q"])
     assert ran.exit_code == 0, ran.output
@@ -138,11 +165,14 @@ def test_eval_page_chart_losses_and_walk_links(browser: object, tmp_path: Path) 
 
     report, walks, _ = _compiled_eval(tmp_path)
     baselines = tmp_path / "baselines.json"
-    baselines.write_text(json.dumps([{"name": "BM25 top-3 <i>ref</i>", "recall_any": 1.0, "bodies_mean": 3}]),
-                         encoding="utf-8")
+    baselines.write_text(
+        json.dumps([{"name": "BM25 top-3 <i>ref</i>", "recall_any": 1.0, "bodies_mean": 3}]), encoding="utf-8"
+    )
     page = tmp_path / "eval.html"
-    made = CliRunner().invoke(main, ["report", str(report), "--html", str(page), "--walks", str(walks),
-                                     "--baselines", str(baselines), "--json"])
+    made = CliRunner().invoke(
+        main,
+        ["report", str(report), "--html", str(page), "--walks", str(walks), "--baselines", str(baselines), "--json"],
+    )
     assert made.exit_code == 0, made.output
     written = json.loads(made.stdout)
     assert written["report"] == str(page)
@@ -187,7 +217,9 @@ def test_exported_site_every_internal_link_resolves(browser: object, tmp_path: P
         visited.add(url)
         browser.get(url)
         # Every page is one of ours (a missing file would be the browser's error page, without our generator).
-        assert browser.find_element(By.CSS_SELECTOR, "meta[name='generator']").get_attribute("content").startswith("okf")
+        assert (
+            browser.find_element(By.CSS_SELECTOR, "meta[name='generator']").get_attribute("content").startswith("okf")
+        )
         _nothing_fetched_nothing_injected(browser)
         for anchor in browser.find_elements(By.CSS_SELECTOR, "a[href]"):
             target = anchor.get_attribute("href")

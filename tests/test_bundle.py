@@ -28,22 +28,25 @@ def note(title: str, desc: str = "") -> str:
 
 @pytest.fixture
 def small(tmp_path, write_bundle):
-    return write_bundle(tmp_path, {
-        "index.md": "---\nokf_version: \"0.2\"\n---\n# Areas\n\n* [Contracts](contracts/) - Agreements.\n"
-                    "* [Guide](guide.md) - How to start.\n* [Gone](gone.md) - Not here.\n"
-                    "* [Escape](../../etc/passwd) - Out.\n* [Script](tool.py) - A script.\n",
-        "guide.md": note("Guide", "How to start here."),
-        "orphan.md": note("Orphan"),
-        "tool.py": "print('hi')\n",
-        "log.md": "# Log\n\n## 2026-01-02\n* **Update**: x\n",
-        "contracts/index.md": "# Contracts\n\n* [MSA](msa/index.md) - Master agreements.\n",
-        "contracts/msa/term.md": note("Term"),
-        "contracts/nda.md": note("NDA"),
-        "empty/readme.txt": "no concepts here\n",
-        "hr/leave.md": note("Leave"),
-        ".okf/hidden.md": note("Hidden"),
-        "a/.draft.md": note("Draft"),
-    })
+    return write_bundle(
+        tmp_path,
+        {
+            "index.md": '---\nokf_version: "0.2"\n---\n# Areas\n\n* [Contracts](contracts/) - Agreements.\n'
+            "* [Guide](guide.md) - How to start.\n* [Gone](gone.md) - Not here.\n"
+            "* [Escape](../../etc/passwd) - Out.\n* [Script](tool.py) - A script.\n",
+            "guide.md": note("Guide", "How to start here."),
+            "orphan.md": note("Orphan"),
+            "tool.py": "print('hi')\n",
+            "log.md": "# Log\n\n## 2026-01-02\n* **Update**: x\n",
+            "contracts/index.md": "# Contracts\n\n* [MSA](msa/index.md) - Master agreements.\n",
+            "contracts/msa/term.md": note("Term"),
+            "contracts/nda.md": note("NDA"),
+            "empty/readme.txt": "no concepts here\n",
+            "hr/leave.md": note("Leave"),
+            ".okf/hidden.md": note("Hidden"),
+            "a/.draft.md": note("Draft"),
+        },
+    )
 
 
 def test_open_errors(tmp_path, write_bundle):
@@ -60,8 +63,13 @@ def test_open_errors(tmp_path, write_bundle):
 
 def test_iteration_skips_hidden_and_reserved(small):
     b = Bundle.open(small)
-    assert list(b.iter_concepts()) == ["contracts/msa/term.md", "contracts/nda.md", "guide.md",
-                                       "hr/leave.md", "orphan.md"]
+    assert list(b.iter_concepts()) == [
+        "contracts/msa/term.md",
+        "contracts/nda.md",
+        "guide.md",
+        "hr/leave.md",
+        "orphan.md",
+    ]
     assert list(b.iter_directories()) == ["", "a/", "contracts/", "contracts/msa/", "empty/", "hr/"]
     assert b.okf_version == "0.2"
 
@@ -70,8 +78,12 @@ def test_root_signposts(small):
     b = Bundle.open(small)
     listing = b.listing("")
     got = [(s.path, s.is_dir, s.origin) for s in listing.signposts]
-    assert got == [("contracts/", True, "index"), ("guide.md", False, "index"),
-                   ("orphan.md", False, "synthesized"), ("hr/", True, "synthesized")]
+    assert got == [
+        ("contracts/", True, "index"),
+        ("guide.md", False, "index"),
+        ("orphan.md", False, "synthesized"),
+        ("hr/", True, "synthesized"),
+    ]
     guide = listing.signposts[1]
     assert (guide.title, guide.description, guide.section, guide.line) == ("Guide", "How to start.", "Areas", 7)
     orphan = listing.signposts[2]
@@ -83,7 +95,9 @@ def test_root_signposts(small):
 def test_directory_signposts_and_index_forms(small):
     b = Bundle.open(small)
     assert [(s.path, s.origin) for s in b.signposts("contracts")] == [
-        ("contracts/msa/", "index"), ("contracts/nda.md", "synthesized")]
+        ("contracts/msa/", "index"),
+        ("contracts/nda.md", "synthesized"),
+    ]
     assert b.signposts("contracts/") == b.signposts("/contracts/")
     assert [s.path for s in b.signposts("contracts/msa/")] == ["contracts/msa/term.md"]
     with pytest.raises(BundleError):
@@ -108,11 +122,17 @@ def test_concept_refs_and_cache(small):
 
 
 def test_typed_meta_tolerance(tmp_path, write_bundle):
-    root = write_bundle(tmp_path, {"c.md": (
-        "---\ntype: Metric\ntags: finance\nverified: { by: human:ann, at: 2026-06-25T09:00:00Z }\n"
-        "stale_after: 2026-01-01\nstatus: retired\nowner: team:x\n"
-        "sources:\n  - { resource: a.md, lines: \"3-7\", sha256: abc }\n  - { resource: b.md, lines: [1, 2] }\n"
-        "timestamp: 2025-05-01T00:00:00Z\ntitle: [not, a, string]\n---\nbody\n")})
+    root = write_bundle(
+        tmp_path,
+        {
+            "c.md": (
+                "---\ntype: Metric\ntags: finance\nverified: { by: human:ann, at: 2026-06-25T09:00:00Z }\n"
+                "stale_after: 2026-01-01\nstatus: retired\nowner: team:x\n"
+                'sources:\n  - { resource: a.md, lines: "3-7", sha256: abc }\n  - { resource: b.md, lines: [1, 2] }\n'
+                "timestamp: 2025-05-01T00:00:00Z\ntitle: [not, a, string]\n---\nbody\n"
+            )
+        },
+    )
     c = Bundle.open(root).concept("c")
     m = c.meta
     assert m.type == "Metric" and m.tags == ["finance"]
@@ -130,8 +150,15 @@ def test_typed_meta_tolerance(tmp_path, write_bundle):
 
 
 def test_no_frontmatter_and_bad_frontmatter(tmp_path, write_bundle):
-    root = write_bundle(tmp_path, {"plain.md": "# Just text\n", "list.md": "---\n- a\n- b\n---\nx\n",
-                                   "broken.md": "---\ntype: [unclosed\n---\nx\n", "open.md": "---\ntype: X\n"})
+    root = write_bundle(
+        tmp_path,
+        {
+            "plain.md": "# Just text\n",
+            "list.md": "---\n- a\n- b\n---\nx\n",
+            "broken.md": "---\ntype: [unclosed\n---\nx\n",
+            "open.md": "---\ntype: X\n",
+        },
+    )
     b = Bundle.open(root)
     plain = b.concept("plain")
     assert plain.meta.type == "" and plain.body_start_line == 1
@@ -153,19 +180,33 @@ def test_undecodable_bytes_are_replaced(tmp_path, write_bundle):
 
 
 def test_links(tmp_path, write_bundle):
-    root = write_bundle(tmp_path, {
-        "a/one.md": "---\ntype: N\n---\n[two](two) [abs](/a/two.md#sec) [rel](../b/) [idx](../b/index.md)\n"
-                    "[web](https://x.org) [mail](mailto:a@b.c) [up](../../x.md) [gone](nope.md)\n"
-                    "[self](#top) [enc](sp%20ace.md?x=1) [py](../tool.py)\n",
-        "a/two.md": "---\ntype: N\n---\n", "a/sp ace.md": "---\ntype: N\n---\n", "b/three.md": "---\ntype: N\n---\n",
-        "tool.py": "x = 1\n"})
+    root = write_bundle(
+        tmp_path,
+        {
+            "a/one.md": "---\ntype: N\n---\n[two](two) [abs](/a/two.md#sec) [rel](../b/) [idx](../b/index.md)\n"
+            "[web](https://x.org) [mail](mailto:a@b.c) [up](../../x.md) [gone](nope.md)\n"
+            "[self](#top) [enc](sp%20ace.md?x=1) [py](../tool.py)\n",
+            "a/two.md": "---\ntype: N\n---\n",
+            "a/sp ace.md": "---\ntype: N\n---\n",
+            "b/three.md": "---\ntype: N\n---\n",
+            "tool.py": "x = 1\n",
+        },
+    )
     b = Bundle.open(root)
     got = [(k.text, k.path, k.exists, k.external, k.line) for k in b.links("a/one")]
     assert got == [
-        ("two", "a/two.md", True, False, 4), ("abs", "a/two.md", True, False, 4), ("rel", "b/", True, False, 4),
-        ("idx", "b/", True, False, 4), ("web", None, False, True, 5), ("mail", None, False, True, 5),
-        ("up", None, False, False, 5), ("gone", "a/nope.md", False, False, 5), ("self", "a/one.md", True, False, 6),
-        ("enc", "a/sp ace.md", True, False, 6), ("py", "tool.py", True, False, 6)]
+        ("two", "a/two.md", True, False, 4),
+        ("abs", "a/two.md", True, False, 4),
+        ("rel", "b/", True, False, 4),
+        ("idx", "b/", True, False, 4),
+        ("web", None, False, True, 5),
+        ("mail", None, False, True, 5),
+        ("up", None, False, False, 5),
+        ("gone", "a/nope.md", False, False, 5),
+        ("self", "a/one.md", True, False, 6),
+        ("enc", "a/sp ace.md", True, False, 6),
+        ("py", "tool.py", True, False, 6),
+    ]
 
 
 def test_lazy_listing_reads_only_the_listed_directory(tmp_path, write_bundle, monkeypatch):
@@ -174,6 +215,7 @@ def test_lazy_listing_reads_only_the_listed_directory(tmp_path, write_bundle, mo
         files.update({f"{d}/{i}.md": note(f"{d}{i}") for i in range(5)})
     b = Bundle.open(write_bundle(tmp_path, files))
     from okf.bundle import documents
+
     read: list[str] = []
     original = documents.read_text
     monkeypatch.setattr("okf.bundle.bundle.read_text", lambda real, rel: read.append(rel) or original(real, rel))
@@ -211,18 +253,28 @@ def test_sample_bundle_reads(sample_bundle):
     assert "not" in gm.meta.extra
 
 
-_words = st.text(alphabet=st.characters(whitelist_categories=("L", "N"), whitelist_characters=" -"),
-                 min_size=1, max_size=20).map(str.strip).filter(bool)
+_words = (
+    st.text(alphabet=st.characters(whitelist_categories=("L", "N"), whitelist_characters=" -"), min_size=1, max_size=20)
+    .map(str.strip)
+    .filter(bool)
+)
 
 
-@given(st.lists(st.tuples(_words, st.from_regex(r"[a-z][a-z0-9-]{0,10}", fullmatch=True), _words),
-                min_size=1, max_size=8, unique_by=lambda t: t[1]))
+@given(
+    st.lists(
+        st.tuples(_words, st.from_regex(r"[a-z][a-z0-9-]{0,10}", fullmatch=True), _words),
+        min_size=1,
+        max_size=8,
+        unique_by=lambda t: t[1],
+    )
+)
 @settings(max_examples=40, deadline=None)
 def test_index_round_trip(entries):
     text = "# Section\n\n" + "".join(f"* [{t}]({p}.md) - {d}\n" for t, p, d in entries)
     listing = parse_index(text)
     assert [(e.title, e.target, e.description, e.section) for e in listing.entries] == [
-        (t, f"{p}.md", d, "Section") for t, p, d in entries]
+        (t, f"{p}.md", d, "Section") for t, p, d in entries
+    ]
     assert [e.line for e in listing.entries] == list(range(3, 3 + len(entries)))
 
 
@@ -264,9 +316,20 @@ def _age(root, ns=1_000_000_000_000):
 def test_corpus_id_files_are_the_bundles_markdown_files(tmp_path, write_bundle):
     from okf.bundle import identity
 
-    root = write_bundle(tmp_path, {"index.md": "# R\n", "b.md": note("B"), "a-b/x.md": note("X"),
-                                   "a/index.md": "# A\n", "a/z.md": note("Z"), "a/c/d.md": note("D"),
-                                   "a/notes.txt": "x", ".hidden/h.md": note("H"), "a/.h.md": note("H")})
+    root = write_bundle(
+        tmp_path,
+        {
+            "index.md": "# R\n",
+            "b.md": note("B"),
+            "a-b/x.md": note("X"),
+            "a/index.md": "# A\n",
+            "a/z.md": note("Z"),
+            "a/c/d.md": note("D"),
+            "a/notes.txt": "x",
+            ".hidden/h.md": note("H"),
+            "a/.h.md": note("H"),
+        },
+    )
     (tmp_path / "outside.md").write_text(note("O"), encoding="utf-8")
     (root / "a" / "alias.md").symlink_to(root / "b.md")  # inside the root: counted
     (root / "a" / "out.md").symlink_to(tmp_path / "outside.md")  # leads outside: not counted
@@ -274,8 +337,11 @@ def test_corpus_id_files_are_the_bundles_markdown_files(tmp_path, write_bundle):
     bundle = Bundle.open(root)
     expected = []
     for directory in bundle.iter_directories():
-        names = [p.rsplit("/", 1)[-1] for p in bundle.iter_concepts() if p.rsplit("/", 1)[0] + "/" == directory
-                 or (directory == "" and "/" not in p)]
+        names = [
+            p.rsplit("/", 1)[-1]
+            for p in bundle.iter_concepts()
+            if p.rsplit("/", 1)[0] + "/" == directory or (directory == "" and "/" not in p)
+        ]
         names += [n for n in ("index.md", "log.md") if bundle.exists(directory + n)]
         expected += [directory + n for n in sorted(names)]
     assert [rel for rel, _ in identity.markdown_files(os.path.realpath(root))] == expected
@@ -295,7 +361,7 @@ def test_corpus_id_cache_is_updated_incrementally(small):
     changed = Bundle.open(small).corpus_id()
     after = cache.read_text(encoding="utf-8").splitlines()
     # Every file got a new mtime, so every file is re-hashed and appended (the old lines are now stale)...
-    assert changed != first and after[:len(lines)] == lines and len(after) == 2 * len(lines) - 1
+    assert changed != first and after[: len(lines)] == lines and len(after) == 2 * len(lines) - 1
     (small / "guide.md").write_text(note("Guide", "Changed twice."), encoding="utf-8")
     os.utime(small / "guide.md", ns=(3_000_000_000_000, 3_000_000_000_000))
     assert Bundle.open(small).corpus_id() not in (first, changed)
@@ -319,7 +385,7 @@ def test_corpus_id_cache_ignores_a_torn_or_foreign_cache(small, monkeypatch):
     cache.write_text(text[:-30], encoding="utf-8")  # a writer cut short: its last line is torn
     assert Bundle.open(small).corpus_id() == first and len(hashed) == 1
     hashed.clear()
-    cache.write_text("0 0 " + "0" * 64 + " guide.md\n" + text[text.index("\n") + 1:], encoding="utf-8")
+    cache.write_text("0 0 " + "0" * 64 + " guide.md\n" + text[text.index("\n") + 1 :], encoding="utf-8")
     assert Bundle.open(small).corpus_id() == first and len(hashed) == len(text.splitlines()) - 1  # no header
 
 

@@ -27,8 +27,12 @@ def test_committed_bundle_is_fresh(name: str, tmp_path: Path) -> None:
 
     def tree(root: Path) -> dict[str, bytes]:
         # The manifest names the source folder relative to the output, so it differs by location.
-        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-                if p.is_file() and ".okf" not in p.relative_to(root).parts}
+        return {
+            p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and ".okf" not in p.relative_to(root).parts
+        }
 
-    assert tree(fresh) == tree(committed), (f"bundles/{name} is out of date with {source}: "
-                                            "run python scripts/build_bundles.py")
+    assert tree(fresh) == tree(committed), (
+        f"bundles/{name} is out of date with {source}: run python scripts/build_bundles.py"
+    )

@@ -32,29 +32,47 @@ def test_clean_bundle_has_no_diagnostics(tmp_path, write_bundle):
 
 
 def test_errors_and_warnings_are_all_reported(tmp_path, write_bundle):
-    root = write_bundle(tmp_path, {
-        "index.md": "---\nokf_version: '0.2'\nauthor: x\n---\n# All\n\n* [A](a.md) - Other words.\n"
-                    "* no link here\n* [Gone](gone.md) - x\n* [Out](../../x.md) - x\n* [A again](a.md) - Fine.\n",
-        "a.md": "---\ntype: Note\ndescription: Fine.\nstatus: deprecated\nstale_after: 2026-01-01\n---\n"
-                "[b](b.md) [none](none.md) [up](../../up.md)\n",
-        "b.md": "---\ntitle: no type\n---\nx\n",
-        "c.md": "just a body\n",
-        "d.md": "---\n- a list\n---\n",
-        "e.md": "---\ntype: [oops\n---\n",
-        "sub/index.md": "---\ntitle: x\n---\n* [F](f.md) - F.\n",
-        "sub/f.md": "---\ntype: N\ndescription: F.\n---\n",
-        "sub/log.md": "# Log\n\n## 2026-13-45\nx\n\n## yesterday\ny\n\n## 2026-01-02\nz\n",
-        "bin.md": b"---\ntype: N\ndescription: d\n---\n\xff\n",
-    })
+    root = write_bundle(
+        tmp_path,
+        {
+            "index.md": "---\nokf_version: '0.2'\nauthor: x\n---\n# All\n\n* [A](a.md) - Other words.\n"
+            "* no link here\n* [Gone](gone.md) - x\n* [Out](../../x.md) - x\n* [A again](a.md) - Fine.\n",
+            "a.md": "---\ntype: Note\ndescription: Fine.\nstatus: deprecated\nstale_after: 2026-01-01\n---\n"
+            "[b](b.md) [none](none.md) [up](../../up.md)\n",
+            "b.md": "---\ntitle: no type\n---\nx\n",
+            "c.md": "just a body\n",
+            "d.md": "---\n- a list\n---\n",
+            "e.md": "---\ntype: [oops\n---\n",
+            "sub/index.md": "---\ntitle: x\n---\n* [F](f.md) - F.\n",
+            "sub/f.md": "---\ntype: N\ndescription: F.\n---\n",
+            "sub/log.md": "# Log\n\n## 2026-13-45\nx\n\n## yesterday\ny\n\n## 2026-01-02\nz\n",
+            "bin.md": b"---\ntype: N\ndescription: d\n---\n\xff\n",
+        },
+    )
     report = check(Bundle.open(root), now=NOW, fanout=3)
     got = {(c, p, ln) for c, p, ln in codes(report)}
     expected = {
-        ("E011", "index.md", 1), ("E012", "index.md", 8), ("W110", "index.md", 9), ("W111", "index.md", 10),
-        ("W114", "index.md", 11), ("W113", "index.md", 7), ("W112", "index.md", None), ("W120", "index.md", None),
-        ("W131", "a.md", 1), ("W132", "a.md", 1), ("W101", "a.md", 7), ("W102", "a.md", 7),
-        ("E003", "b.md", 1), ("E004", "c.md", 1), ("E002", "d.md", 2), ("E001", "e.md", 3),
-        ("E010", "sub/index.md", 1), ("E020", "sub/log.md", 3), ("E020", "sub/log.md", 6),
-        ("E007", "bin.md", 5), ("W130", "b.md", 1),
+        ("E011", "index.md", 1),
+        ("E012", "index.md", 8),
+        ("W110", "index.md", 9),
+        ("W111", "index.md", 10),
+        ("W114", "index.md", 11),
+        ("W113", "index.md", 7),
+        ("W112", "index.md", None),
+        ("W120", "index.md", None),
+        ("W131", "a.md", 1),
+        ("W132", "a.md", 1),
+        ("W101", "a.md", 7),
+        ("W102", "a.md", 7),
+        ("E003", "b.md", 1),
+        ("E004", "c.md", 1),
+        ("E002", "d.md", 2),
+        ("E001", "e.md", 3),
+        ("E010", "sub/index.md", 1),
+        ("E020", "sub/log.md", 3),
+        ("E020", "sub/log.md", 6),
+        ("E007", "bin.md", 5),
+        ("W130", "b.md", 1),
     }
     assert expected <= got, expected - got
     assert not report.ok and len(report.errors) == 10
@@ -63,8 +81,11 @@ def test_errors_and_warnings_are_all_reported(tmp_path, write_bundle):
 
 
 def test_bad_input_never_stops_the_check(tmp_path, write_bundle):
-    bomb = "---\ntype: B\na: &a [x,x,x,x,x,x,x,x]\n" + "".join(
-        f"{c}: &{c} [{','.join(['*' + p] * 8)}]\n" for p, c in zip("abcdefgh", "bcdefghi")) + "---\n"
+    bomb = (
+        "---\ntype: B\na: &a [x,x,x,x,x,x,x,x]\n"
+        + "".join(f"{c}: &{c} [{','.join(['*' + p] * 8)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+        + "---\n"
+    )
     root = write_bundle(tmp_path, {"bomb.md": bomb, "ok.md": OK})
     with open(root / "huge.md", "wb") as handle:
         handle.seek(50 * 1024 * 1024)
@@ -83,13 +104,17 @@ def test_drift_against_source_root(tmp_path, write_bundle):
     src.mkdir()
     (src / "doc.txt").write_text("one\ntwo\nthree\n")
     good = span_sha256("one\ntwo\nthree\n", 2, 3)
-    root = write_bundle(tmp_path, {
-        "fresh.md": f"---\ntype: N\ndescription: d\nsources:\n  - {{resource: doc.txt, lines: [2, 3], sha256: {good}}}\n---\n",
-        "drift.md": "---\ntype: N\ndescription: d\nsources:\n  - {resource: doc.txt, lines: '1-2', sha256: "
-                    + hashlib.sha256(b"old").hexdigest() + "}\n  - {resource: ../../etc/passwd, lines: [1, 1],"
-                    " sha256: abc}\n  - {resource: missing.txt, lines: [1, 1], sha256: abc}\n---\n",
-        ".okf/manifest.json": json.dumps({"source_root": "../src"}),
-    })
+    root = write_bundle(
+        tmp_path,
+        {
+            "fresh.md": f"---\ntype: N\ndescription: d\nsources:\n  - {{resource: doc.txt, lines: [2, 3], sha256: {good}}}\n---\n",
+            "drift.md": "---\ntype: N\ndescription: d\nsources:\n  - {resource: doc.txt, lines: '1-2', sha256: "
+            + hashlib.sha256(b"old").hexdigest()
+            + "}\n  - {resource: ../../etc/passwd, lines: [1, 1],"
+            " sha256: abc}\n  - {resource: missing.txt, lines: [1, 1], sha256: abc}\n---\n",
+            ".okf/manifest.json": json.dumps({"source_root": "../src"}),
+        },
+    )
     report = check(Bundle.open(root), now=NOW)
     # The escaping and the missing source are not followable: W153 for each (no drift can be checked there).
     assert codes(report) == [("W150", "drift.md", 1), ("W153", "drift.md", 1), ("W153", "drift.md", 1)]
@@ -146,8 +171,10 @@ def test_worker_processes_give_the_serial_report(tmp_path, write_bundle, monkeyp
     files: dict[str, str | bytes] = {"index.md": "# All\n\n* [A](d0/a0.md) - Other words.\n* no link\n"}
     for d in range(3):
         for i in range(7):
-            files[f"d{d}/a{i}.md"] = (f"---\ntype: N\ndescription: Fine {i}.\nstatus: {'deprecated' if i == 3 else 'stable'}\n"
-                                      f"---\n[next](a{i + 1}.md) [root](/index.md) [out](../../../x.md)\n")
+            files[f"d{d}/a{i}.md"] = (
+                f"---\ntype: N\ndescription: Fine {i}.\nstatus: {'deprecated' if i == 3 else 'stable'}\n"
+                f"---\n[next](a{i + 1}.md) [root](/index.md) [out](../../../x.md)\n"
+            )
         files[f"d{d}/bad.md"] = "---\ntype: [oops\n---\n"
         files[f"d{d}/bin.md"] = b"---\ntype: N\n---\n\xff\n"
     root = write_bundle(tmp_path, files)

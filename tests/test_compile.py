@@ -59,13 +59,18 @@ def check_clean(out: Path) -> None:
 def concept(out: Path, rel: str) -> tuple[dict[str, str], str]:
     text = (out / rel).read_text()
     _, head, body = text.split("---\n", 2)
-    return {line.split(":", 1)[0].strip(" -"): line.split(":", 1)[1].strip() for line in head.splitlines() if ":" in line}, body
+    return {
+        line.split(":", 1)[0].strip(" -"): line.split(":", 1)[1].strip() for line in head.splitlines() if ":" in line
+    }, body
 
 
 def snapshot(out: Path) -> dict[str, tuple[bytes, int]]:
     """Bundle files with their mtimes; the stat cache is compile bookkeeping, not bundle content."""
-    return {p.relative_to(out).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "stat-cache.json"}
+    return {
+        p.relative_to(out).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name != "stat-cache.json"
+    }
 
 
 @pytest.fixture
@@ -76,10 +81,12 @@ def corpus(tmp_path: Path) -> Path:
     (src / "guide.md").write_text(
         "# Guide\n\nThe guide explains how the services work for every customer and team.\n\n"
         "## Setup\n\nInstall the agent on every host before the first run starts in production.\n\n"
-        "## Usage\n\nRun the agent daily. See [fees](notes.md#fees) for what it costs to run it.\n")
+        "## Usage\n\nRun the agent daily. See [fees](notes.md#fees) for what it costs to run it.\n"
+    )
     (src / "notes.md").write_text(
         "# Notes\n\nNotes about the services, written by the team for new colleagues.\n\n"
-        "## Fees\n\nFees are billed monthly and reviewed each year by the finance team together.\n")
+        "## Fees\n\nFees are billed monthly and reviewed each year by the finance team together.\n"
+    )
     (src / "image.png").write_bytes(b"\x89PNG")
     return src
 
@@ -99,7 +106,7 @@ def test_compile_builds_a_clean_bundle(corpus: Path, tmp_path: Path) -> None:
     source = read_source_text(corpus / "guide.md").text
     lines = json.loads(meta["lines"])
     assert meta["sha256"] == span_sha256(source, *lines)
-    assert body.strip() == "\n".join(source.split("\n")[lines[0] - 1:lines[1]]).strip()
+    assert body.strip() == "\n".join(source.split("\n")[lines[0] - 1 : lines[1]]).strip()
     # Cross-document markdown link -> the concept holding the anchor (notes.md is one concept: a file).
     assert "[fees](/notes.md)" in concept(out, "guide/usage.md")[1]
     assert (out / "notes.md").is_file() and not (out / "notes").exists()
@@ -199,7 +206,8 @@ def test_fanout_groups_wide_folders_by_topic(tmp_path: Path) -> None:
         topic = list(TOPICS)[i % 3]
         words = TOPICS[topic][i % 4]
         (src / f"doc {i:03d}.txt").write_text(
-            f"The {topic} note {i} covers the {words} and the {topic} work around the {words} in detail.\n")
+            f"The {topic} note {i} covers the {words} and the {topic} work around the {words} in detail.\n"
+        )
     compile_bundle([src], tmp_path / "out", options=CompileOptions(fanout=24))
     root = parse_index((tmp_path / "out" / "index.md").read_text().split("---\n", 2)[2])
     assert len(root.entries) == 3 and all(e.target.startswith("topic-") for e in root.entries)
@@ -239,7 +247,8 @@ def test_html_and_names(tmp_path: Path) -> None:
         "<html><head><title>T</title></head><body><h1>Page One</h1><p>Hello <b>world</b> and "
         "<a href='x.html'>x</a> here in a sentence.</p><ul><li>a</li><li>b</li></ul>"
         "<table><tr><th>k</th><th>v</th></tr><tr><td>1</td><td>2</td></tr></table>"
-        "<pre><code>x = 1</code></pre></body></html>")
+        "<pre><code>x = 1</code></pre></body></html>"
+    )
     (src / "caf\u00e9 notes..txt").write_text("Caf\u00e9 notes are short but fine as a document here.\n")
     (src / "empty.md").write_text("\n\n")
     (src / "bad.txt").write_bytes(b"bad \xff bytes but a real sentence of text here.\n")
@@ -307,8 +316,7 @@ def test_forced_rebuild_with_same_output_writes_nothing(corpus: Path, tmp_path: 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "out.okf-spare", "src"]  # no side tree left
 
 
-def test_worker_processes_write_the_same_bundle(corpus: Path, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_worker_processes_write_the_same_bundle(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Forked workers write their documents into the side tree: the result is byte for byte the same."""
     from okf.compile import parallel
 

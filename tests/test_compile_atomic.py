@@ -22,8 +22,7 @@ def test_killed_compile_leaves_previous_bundle(tmp_path: Path) -> None:
     src.mkdir()
     para = "The parties agree to the terms set out in this clause for the whole term. " * 12
     for i in range(120):
-        (src / f"contract-{i:03d}.txt").write_text(
-            "\n\n".join(f"{n}. Clause {n}\n\n{para}" for n in range(1, 12)))
+        (src / f"contract-{i:03d}.txt").write_text("\n\n".join(f"{n}. Clause {n}\n\n{para}" for n in range(1, 12)))
     out = tmp_path / "out"
     compile_bundle([src], out, options=CompileOptions())
     previous = tree(out)
@@ -56,8 +55,9 @@ def test_killed_compile_leaves_previous_bundle(tmp_path: Path) -> None:
     compile_bundle([src], out, options=stamp)  # reconciles the spare left by the compile before the no-op
     compile_bundle([src], twin, options=stamp)
     bundle = {k: v for k, v in tree(out).items() if k != ".okf/stat-cache.json"}
-    assert bundle == {k: v for k, v in tree(twin).items() if k != ".okf/stat-cache.json"}, \
+    assert bundle == {k: v for k, v in tree(twin).items() if k != ".okf/stat-cache.json"}, (
         "a reused side tree must give the same bundle as a fresh one"
+    )
 
 
 def kill_while(phase: str, src: Path, out: Path, tmp_path: Path) -> None:
@@ -67,14 +67,19 @@ def kill_while(phase: str, src: Path, out: Path, tmp_path: Path) -> None:
     # Kill points that matter: while planning (nothing written yet), and while the side tree is being
     # written (the moment a careless writer would have touched the live bundle). The second kill waits
     # until the side tree exists, so it lands mid-write rather than at a guessed time.
-    proc = subprocess.Popen([sys.executable, "-m", "okf", "compile", str(src), "-o", str(out), "-q"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "okf", "compile", str(src), "-o", str(out), "-q"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     if phase == "planning":
         time.sleep(0.4)
     else:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not any(
-                p.name.startswith(tmp_tree.name) and any(p.rglob("*.md")) for p in tmp_path.iterdir()):
+            p.name.startswith(tmp_tree.name) and any(p.rglob("*.md")) for p in tmp_path.iterdir()
+        ):
             time.sleep(0.005)
     if proc.poll() is None:  # else it finished before the kill: the caller sees the new bundle
         proc.send_signal(signal.SIGKILL)

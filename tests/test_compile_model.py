@@ -48,19 +48,27 @@ def write_corpus(root: Path, entries: int = 10) -> Path:
         words = TOPICS[i % 3].split()
         (src / "wiki" / f"entry{i:02d}.md").write_text(
             f"# Entry {i} on {words[0]}\n\nThe {words[0]} and the {words[1]} are described here together with "
-            f"the {words[2]} and the {words[3]}, as seen in entry number {i} of the collection.\n")
+            f"the {words[2]} and the {words[3]}, as seen in entry number {i} of the collection.\n"
+        )
     sections = "".join(
         f"## Rule {n} on {TOPICS[n % 3].split()[1]}\n\nThe operator must keep the {TOPICS[n % 3].split()[2]} "
         f"records of item {n} for seven years and report them to the regulator each quarter in writing, "
-        f"signed by an officer who holds the {TOPICS[n % 3].split()[3]} licence.\n\n" for n in range(1, 13))
+        f"signed by an officer who holds the {TOPICS[n % 3].split()[3]} licence.\n\n"
+        for n in range(1, 13)
+    )
     (src / "rulebook.md").write_text("# Rulebook\n\n" + sections)
     (src / "contract.txt").write_text(CONTRACT)
     return src
 
 
 def describer(server: LoopbackServer, **overrides: Any) -> LLMReader:
-    settings: dict[str, Any] = {"model": "describe-model", "base_url": server.base_url, "timeout": 5.0,
-                                "max_retries": 1, "concurrency": 3}
+    settings: dict[str, Any] = {
+        "model": "describe-model",
+        "base_url": server.base_url,
+        "timeout": 5.0,
+        "max_retries": 1,
+        "concurrency": 3,
+    }
     settings.update(overrides)
     return LLMReader(ReaderConfig(**settings))
 
@@ -77,9 +85,13 @@ def described_ids(server: LoopbackServer) -> list[str]:
 def tree(root: Path, *, content_only: bool = False) -> dict[str, bytes]:
     """Every file of a bundle (the stat cache is per-machine bookkeeping; ``content_only``: concept and index
     files alone)."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "stat-cache.json"
-            and (not content_only or (".okf" not in p.parts and p.name != "log.md"))}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and p.name != "stat-cache.json"
+        and (not content_only or (".okf" not in p.parts and p.name != "log.md"))
+    }
 
 
 def frontmatter(path: Path) -> dict[str, Any]:
@@ -102,8 +114,9 @@ def concept_files(out: Path) -> list[Path]:
 def test_model_writes_descriptions_tags_and_group_titles(tmp_path: Path) -> None:
     src, out = write_corpus(tmp_path), tmp_path / "out"
     with LoopbackServer(rule=describer_rule(), latency=0.02) as server:
-        report = compile_bundle([src], out, options=OPTIONS, describer=describer(server),
-                                cache=DescriptionCache(tmp_path / "cache"))
+        report = compile_bundle(
+            [src], out, options=OPTIONS, describer=describer(server), cache=DescriptionCache(tmp_path / "cache")
+        )
         in_flight = server.max_in_flight
     concepts = concept_files(out)
     assert report.model is not None and report.model.concepts == len(concepts) == report.concepts
@@ -127,8 +140,10 @@ def test_model_writes_descriptions_tags_and_group_titles(tmp_path: Path) -> None
     system = server.completions[0].body["messages"][0]["content"]  # type: ignore[index]
     assert "signposts of a knowledge bundle" in system
     log = (out / "log.md").read_text(encoding="utf-8")
-    assert f"* **Model**: `describe-model@127.0.0.1:{server.base_url.split(':')[2].split('/')[0]}` wrote the " \
-           f"descriptions and tags of {len(concepts)} concepts" in log
+    assert (
+        f"* **Model**: `describe-model@127.0.0.1:{server.base_url.split(':')[2].split('/')[0]}` wrote the "
+        f"descriptions and tags of {len(concepts)} concepts" in log
+    )
     manifest = json.loads((out / ".okf" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["options"]["describer"].endswith(" describe.v1") and manifest["group_titles"]
     from okf.bundle import Bundle
@@ -143,8 +158,11 @@ def test_recompile_with_the_same_model_makes_no_call_and_writes_nothing(tmp_path
         reader = describer(server)
         compile_bundle([src], out, options=OPTIONS, describer=reader, cache=DescriptionCache(tmp_path / "c"))
         first = len(server.completions)
-        before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()
-                  and p.name != "stat-cache.json"}
+        before = {
+            p: (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in out.rglob("*")
+            if p.is_file() and p.name != "stat-cache.json"
+        }
         # Sources written just now are "racy" for the stat cache: the compile runs every step, and still
         # neither asks nor writes. Without the description cache too (folder titles live in the manifest).
         again = compile_bundle([src], out, options=OPTIONS, describer=reader, cache=DescriptionCache(tmp_path / "c"))
@@ -165,13 +183,20 @@ def test_only_changed_concepts_are_asked_again(tmp_path: Path) -> None:
         (src / "rulebook.md").write_text(text.replace("Rule 5 on boat\n\nThe operator", "Rule 5 on boat\n\nThe pilot"))
         report = compile_bundle([src], out, options=OPTIONS, describer=reader, cache=cache)
         asked = [p for p in tasks(server)[first:] if p.get("task") == "describe"]
-        forced = compile_bundle([src], out, options=OPTIONS.model_copy(update={"force": True}), describer=reader,
-                                cache=cache)
+        forced = compile_bundle(
+            [src], out, options=OPTIONS.model_copy(update={"force": True}), describer=reader, cache=cache
+        )
         after_force = len(server.completions)
     assert [c["title"] for p in asked for c in p["concepts"]] == ["Rule 5 on boat"]
     assert report.model is not None and report.model.concepts_cached == report.model.concepts - 1
-    assert "The pilot must" in frontmatter(out / "rulebook" / next(
-        p.relative_to(out / "rulebook").as_posix() for p in (out / "rulebook").rglob("rule-5-*.md")))["description"]
+    assert (
+        "The pilot must"
+        in frontmatter(
+            out
+            / "rulebook"
+            / next(p.relative_to(out / "rulebook").as_posix() for p in (out / "rulebook").rglob("rule-5-*.md"))
+        )["description"]
+    )
     # --force rebuilds every source; the cache answers for every concept and group.
     assert forced.model is not None and forced.model.concepts == forced.model.concepts_cached
     assert after_force == first + len(asked) + sum(1 for p in tasks(server)[first:] if p.get("task") == "title")
@@ -198,8 +223,7 @@ def test_another_model_rebuilds_and_offline_again_is_the_extractive_bundle(tmp_p
 def test_rate_limits_and_server_errors_are_retried(tmp_path: Path) -> None:
     src, out = write_corpus(tmp_path), tmp_path / "out"
     with LoopbackServer([Reply.rate_limited(0.05), Reply.server_error(500)], rule=describer_rule()) as server:
-        report = compile_bundle([src], out, options=OPTIONS, describer=describer(server, concurrency=1,
-                                                                                 max_retries=2))
+        report = compile_bundle([src], out, options=OPTIONS, describer=describer(server, concurrency=1, max_retries=2))
     assert report.model is not None and report.model.concepts_failed == report.model.groups_failed == 0
     assert report.model.usage.retries >= 2 and report.model.usage.failures == 0
     assert all(frontmatter(p)["description"].startswith("Model: ") for p in concept_files(out))
@@ -225,12 +249,16 @@ FAULTS = {  # a fault, and how many replies fail one call (a broken body is aske
     "a reply that is no JSON object": ("Sure, here are the descriptions you asked for.", 2),
 }
 BAD_REPLIES = {
-    "a missing entry": lambda p, r: {"concepts": r["concepts"][:-1]} if len(r["concepts"]) > 1
-    else {"concepts": [*r["concepts"], {**r["concepts"][0], "index": 1}]},
+    "a missing entry": lambda p, r: (
+        {"concepts": r["concepts"][:-1]}
+        if len(r["concepts"]) > 1
+        else {"concepts": [*r["concepts"], {**r["concepts"][0], "index": 1}]}
+    ),
     "an unknown id": lambda p, r: {"concepts": [{**c, "index": None, "id": "no/such/concept"} for c in r["concepts"]]},
     "an index not offered": lambda p, r: {"concepts": [{**c, "index": c["index"] + 40} for c in r["concepts"]]},
-    "the title as description": lambda p, r: {"concepts": [{**c, "description": p["concepts"][c["index"]]["title"]}
-                                                           for c in r["concepts"]]},
+    "the title as description": lambda p, r: {
+        "concepts": [{**c, "description": p["concepts"][c["index"]]["title"]} for c in r["concepts"]]
+    },
     "tags that are not a list": lambda p, r: {"concepts": [{**c, "tags": {"a": 1}} for c in r["concepts"]]},
 }
 
@@ -242,8 +270,9 @@ def test_a_failed_call_keeps_the_extractive_text_and_is_counted(tmp_path: Path, 
     # Every attempt of the first call fails (max_retries=0); the other calls are answered.
     reply, replies = FAULTS[fault]
     with LoopbackServer([reply] * replies, rule=describer_rule()) as server:
-        report = compile_bundle([src], out, options=OPTIONS,
-                                describer=describer(server, concurrency=1, max_retries=0, timeout=0.5))
+        report = compile_bundle(
+            [src], out, options=OPTIONS, describer=describer(server, concurrency=1, max_retries=0, timeout=0.5)
+        )
     model = report.model
     assert model is not None and model.concepts_failed >= 1 and model.concepts >= 1
     assert model.usage.failures == 1 and model.errors
@@ -275,8 +304,7 @@ def test_when_every_call_fails_the_signposts_are_the_extractive_ones(tmp_path: P
     src, out, offline = write_corpus(tmp_path, entries=80), tmp_path / "out", tmp_path / "offline"
     compile_bundle([src], offline, options=OPTIONS)
     with LoopbackServer(rule=lambda request: Reply.server_error(503)) as server:
-        report = compile_bundle([src], out, options=OPTIONS,
-                                describer=describer(server, concurrency=1, max_retries=0))
+        report = compile_bundle([src], out, options=OPTIONS, describer=describer(server, concurrency=1, max_retries=0))
         requests = len(server.completions)
     assert tree(out, content_only=True) == tree(offline, content_only=True)
     model = report.model
@@ -295,24 +323,44 @@ def test_an_echoed_api_key_never_reaches_the_bundle(tmp_path: Path, monkeypatch:
     def echo(request: dict[str, Any]) -> Any:
         reply = describer_rule()(request)
         if request_payload(request).get("task") == "describe":
-            reply = {"concepts": [{**c, "description": c["description"] + " Key {api_key}.",
-                                   "tags": [*c["tags"], "{api_key}"]} for c in reply["concepts"]]}
+            reply = {
+                "concepts": [
+                    {**c, "description": c["description"] + " Key {api_key}.", "tags": [*c["tags"], "{api_key}"]}
+                    for c in reply["concepts"]
+                ]
+            }
         elif "titles" in reply:
             reply = {"titles": [{**t, "title": t["title"] + " {api_key}"} for t in reply["titles"]]}
         return Reply.echo_key(json.dumps(reply))
 
     src, out, cache = write_corpus(tmp_path), tmp_path / "out", tmp_path / "cache"
     with LoopbackServer(rule=echo) as server:
-        result = CliRunner().invoke(main, ["compile", str(src), "-o", str(out), "--fanout", "4", "--max-words",
-                                           "60", "--model", "m", "--base-url", server.base_url, "--json"],
-                                    env={"OKF_CACHE_DIR": str(cache)})
+        result = CliRunner().invoke(
+            main,
+            [
+                "compile",
+                str(src),
+                "-o",
+                str(out),
+                "--fanout",
+                "4",
+                "--max-words",
+                "60",
+                "--model",
+                "m",
+                "--base-url",
+                server.base_url,
+                "--json",
+            ],
+            env={"OKF_CACHE_DIR": str(cache)},
+        )
         sent = server.completions[0].headers["authorization"]
     assert result.exit_code == 0, result.output
     assert secret in sent  # the server did get the key, and echoed it back in every reply
     for root in (out, cache, tmp_path / "out.okf-spare"):
         for path in root.rglob("*"):
             assert not path.is_file() or secret.encode() not in path.read_bytes(), path
-    assert secret not in result.output, result.output[result.output.find(secret) - 300:][:400]
+    assert secret not in result.output, result.output[result.output.find(secret) - 300 :][:400]
     assert "Key \\*\\*\\*." in (out / "contract" / "index.md").read_text(encoding="utf-8")  # scrubbed in the reply
 
 
@@ -323,16 +371,36 @@ def test_cli_compiles_with_a_model_from_flags_env_or_config(tmp_path: Path) -> N
     src = write_corpus(tmp_path)
     runner = CliRunner()
     with LoopbackServer(rule=describer_rule()) as server:
-        flags = runner.invoke(main, ["compile", str(src), "-o", str(tmp_path / "a"), "--fanout", "4", "--describe-model", "m",
-                                     "--base-url", server.base_url, "--concurrency", "2"],
-                              env={"OKF_PROGRESS": "1", "OKF_CACHE_DIR": str(tmp_path / "c1")})
-        env = runner.invoke(main, ["compile", str(src), "-o", str(tmp_path / "b"), "--json"],
-                            env={"OKF_MODEL": "m", "OPENAI_BASE_URL": server.base_url,
-                                 "OKF_CACHE_DIR": str(tmp_path / "c2")})
+        flags = runner.invoke(
+            main,
+            [
+                "compile",
+                str(src),
+                "-o",
+                str(tmp_path / "a"),
+                "--fanout",
+                "4",
+                "--describe-model",
+                "m",
+                "--base-url",
+                server.base_url,
+                "--concurrency",
+                "2",
+            ],
+            env={"OKF_PROGRESS": "1", "OKF_CACHE_DIR": str(tmp_path / "c1")},
+        )
+        env = runner.invoke(
+            main,
+            ["compile", str(src), "-o", str(tmp_path / "b"), "--json"],
+            env={"OKF_MODEL": "m", "OPENAI_BASE_URL": server.base_url, "OKF_CACHE_DIR": str(tmp_path / "c2")},
+        )
         config = tmp_path / "okf.toml"
         config.write_text(f'[describe]\nmodel = "m"\nbase_url = "{server.base_url}"\n', encoding="utf-8")
-        toml = runner.invoke(main, ["compile", str(src), "-o", str(tmp_path / "c"), "--config", str(config),
-                                    "--no-cache", "--quiet"], env={"OKF_CACHE_DIR": str(tmp_path / "c3")})
+        toml = runner.invoke(
+            main,
+            ["compile", str(src), "-o", str(tmp_path / "c"), "--config", str(config), "--no-cache", "--quiet"],
+            env={"OKF_CACHE_DIR": str(tmp_path / "c3")},
+        )
     assert flags.exit_code == env.exit_code == toml.exit_code == 0, (flags.output, env.output, toml.output)
     assert "Describing concepts" in flags.stderr and "Titling groups" in flags.stderr
     assert re.search(r"m@127\.0\.0\.1:\d+: \d+ concepts described \(0 from cache\)", flags.stdout)
@@ -360,8 +428,11 @@ def test_without_a_model_compile_is_todays_output_byte_for_byte(tmp_path: Path) 
     runner = CliRunner()
     plain = runner.invoke(main, [*args, "-o", str(tmp_path / "plain")])
     with LoopbackServer(rule=describer_rule()) as server:
-        forced = runner.invoke(main, [*args, "-o", str(tmp_path / "forced"), "--offline"],
-                               env={"OKF_MODEL": "m", "OPENAI_BASE_URL": server.base_url})
+        forced = runner.invoke(
+            main,
+            [*args, "-o", str(tmp_path / "forced"), "--offline"],
+            env={"OKF_MODEL": "m", "OPENAI_BASE_URL": server.base_url},
+        )
         assert server.requests == []
     assert plain.exit_code == forced.exit_code == 0, (plain.output, forced.output)
     assert normal(tmp_path / "plain") == normal(committed) == normal(tmp_path / "forced")
@@ -371,34 +442,50 @@ def test_without_a_model_compile_is_todays_output_byte_for_byte(tmp_path: Path) 
 
 
 def test_reply_validation() -> None:
-    offers = [ConceptOffer(index=0, id="a/x", title="Fees and charges", text="t"),
-              ConceptOffer(index=1, id="a/y", title="Term and renewal", text="t")]
-    good = {"concepts": [{"id": "a/y", "description": "The term runs for two years.", "tags": ["term", "Term", " "]},
-                         {"index": "0", "description": "  Fees are  due monthly in arrears.\n", "tags": "fees"}]}
+    offers = [
+        ConceptOffer(index=0, id="a/x", title="Fees and charges", text="t"),
+        ConceptOffer(index=1, id="a/y", title="Term and renewal", text="t"),
+    ]
+    good = {
+        "concepts": [
+            {"id": "a/y", "description": "The term runs for two years.", "tags": ["term", "Term", " "]},
+            {"index": "0", "description": "  Fees are  due monthly in arrears.\n", "tags": "fees"},
+        ]
+    }
     parsed = parse_descriptions(json.dumps(good), offers)
     assert [(p.id, p.description, p.tags) for p in parsed] == [
-        ("a/x", "Fees are due monthly in arrears.", ["fees"]), ("a/y", "The term runs for two years.", ["term"])]
-    long = {"concepts": [{"index": i, "description": "word " * 80, "tags": [f"t{k}" for k in range(14)]}
-                         for i in range(2)]}
+        ("a/x", "Fees are due monthly in arrears.", ["fees"]),
+        ("a/y", "The term runs for two years.", ["term"]),
+    ]
+    long = {
+        "concepts": [{"index": i, "description": "word " * 80, "tags": [f"t{k}" for k in range(14)]} for i in range(2)]
+    }
     clipped = parse_descriptions(json.dumps(long), offers)
     assert len(clipped[0].description) <= 240 and len(clipped[0].tags) == 10
-    for bad, needle in [({"concepts": [good["concepts"][0]]}, "no entry for index 0"),
-                        ({"concepts": good["concepts"] * 2}, "two entries"),
-                        ({"concepts": [{**c, "tags": ["Fees and Charges"]} for c in good["concepts"]]}, "besides the title"),
-                        ({"concept": []}, '"concepts" list')]:
+    for bad, needle in [
+        ({"concepts": [good["concepts"][0]]}, "no entry for index 0"),
+        ({"concepts": good["concepts"] * 2}, "two entries"),
+        ({"concepts": [{**c, "tags": ["Fees and Charges"]} for c in good["concepts"]]}, "besides the title"),
+        ({"concept": []}, '"concepts" list'),
+    ]:
         with pytest.raises(ModelOutputError, match=re.escape(needle)):
             parse_descriptions(json.dumps(bad), offers)
     groups = [GroupOffer(index=0, members=["a"]), GroupOffer(index=1, members=["b"])]
-    assert parse_titles('{"titles": [{"index": 1, "title": "Fees."}, {"index": 0, "title": "Term"}]}',
-                        groups) == ["Term", "Fees"]
-    for bad_titles, needle in [('[{"index": 0, "title": "Fees"}, {"index": 1, "title": "fees"}]', "same title"),
-                               ('[{"index": 0, "title": "1.2"}, {"index": 1, "title": "Fees"}]', "in words")]:
+    assert parse_titles('{"titles": [{"index": 1, "title": "Fees."}, {"index": 0, "title": "Term"}]}', groups) == [
+        "Term",
+        "Fees",
+    ]
+    for bad_titles, needle in [
+        ('[{"index": 0, "title": "Fees"}, {"index": 1, "title": "fees"}]', "same title"),
+        ('[{"index": 0, "title": "1.2"}, {"index": 1, "title": "Fees"}]', "in words"),
+    ]:
         with pytest.raises(ModelOutputError, match=needle):
             parse_titles('{"titles": ' + bad_titles + "}", groups)
 
 
-def test_a_remote_model_without_its_key_is_refused_before_anything_is_written(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_remote_model_without_its_key_is_refused_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     src = write_corpus(tmp_path)
     result = CliRunner().invoke(main, ["compile", str(src), "-o", str(tmp_path / "out"), "--model", "gpt-4o-mini"])

@@ -20,8 +20,9 @@ OPTIONS = CompileOptions(max_words=30, min_words=8, timestamp="2026-01-01T00:00:
 def write_sources(src: Path) -> None:
     src.mkdir()
     for name in ("alpha", "beta", "gamma"):
-        text = "\n\n".join(f"{n}. Clause {n}\n\nThe {name} party pays the fee of {n} units each month." * 3
-                           for n in range(1, 5))
+        text = "\n\n".join(
+            f"{n}. Clause {n}\n\nThe {name} party pays the fee of {n} units each month." * 3 for n in range(1, 5)
+        )
         path = src / f"{name}.txt"
         path.write_text(text)
         old = time.time_ns() - DAY_NS  # well outside the racy window of any compile below
@@ -43,8 +44,11 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def bundle_files(out: Path) -> dict[str, bytes]:
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and p.name != "stat-cache.json"}
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name != "stat-cache.json"
+    }
 
 
 def test_unchanged_sources_are_not_reread(tmp_path: Path, hashed: list[str]) -> None:

@@ -20,20 +20,31 @@ from okf.testing import ScriptedRoleReader
 from tests.builders import concept, write_files
 
 REPO = Path(__file__).resolve().parents[1]
-SUBJECT = SubjectText(name="contract.md", text="""# Supply contract
+SUBJECT = SubjectText(
+    name="contract.md",
+    text="""# Supply contract
 
 The Supplier shall keep delivery records for six years.
 The Supplier will not name Harborview as additional insured on its general liability policies.
 The Supplier may subcontract deliveries.
-Prices are fixed for one year.""")
+Prices are fixed for one year.""",
+)
 
 
 def requirement(n: int, text: str, kind: str = "obligation") -> Requirement:
     span = f"clause {n}"
-    return Requirement(requirement_id=f"req-{n:04d}", requirement_text=text, deontic_type=kind,  # type: ignore[arg-type]
-                       citation=RequirementCitation(concept_id=f"policies/p{n}", path=f"policies/p{n}.md",
-                                                    start_line=10 + n, end_line=11 + n,
-                                                    sha256=hashlib.sha256(span.encode()).hexdigest()))
+    return Requirement(
+        requirement_id=f"req-{n:04d}",
+        requirement_text=text,
+        deontic_type=kind,  # type: ignore[arg-type]
+        citation=RequirementCitation(
+            concept_id=f"policies/p{n}",
+            path=f"policies/p{n}.md",
+            start_line=10 + n,
+            end_line=11 + n,
+            sha256=hashlib.sha256(span.encode()).hexdigest(),
+        ),
+    )
 
 
 RULES = [
@@ -50,21 +61,33 @@ def verdicts(reply: object) -> list[tuple[str, str | None, bool]]:
     return [(f.verdict, f.raw_verdict, f.failed) for f in result.findings]
 
 
-@pytest.mark.parametrize(("reply", "expected"), [
-    ("violation", ("violation", None, False)),
-    ("needs_review", ("needs_review", None, False)),
-    ("compliant", ("compliant", None, False)),
-    (" Needs Review ", ("needs_review", None, False)),
-    ("NEEDS-REVIEW", ("needs_review", None, False)),
-])
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("violation", ("violation", None, False)),
+        ("needs_review", ("needs_review", None, False)),
+        ("compliant", ("compliant", None, False)),
+        (" Needs Review ", ("needs_review", None, False)),
+        ("NEEDS-REVIEW", ("needs_review", None, False)),
+    ],
+)
 def test_each_verdict_of_the_vocabulary_is_kept(reply: str, expected: tuple[str, str | None, bool]) -> None:
     assert verdicts(reply) == [expected]
 
 
-@pytest.mark.parametrize("reply", ["non-compliant", "VIOLATION!!", "yes", "", "compliant, mostly",
-                                   Assessment(verdict=None, rationale="unsure"),
-                                   Assessment(verdict="violation", failed=True, error="HTTP 500"),
-                                   lambda subject, offer: None])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "non-compliant",
+        "VIOLATION!!",
+        "yes",
+        "",
+        "compliant, mostly",
+        Assessment(verdict=None, rationale="unsure"),
+        Assessment(verdict="violation", failed=True, error="HTTP 500"),
+        lambda subject, offer: None,
+    ],
+)
 def test_unreadable_missing_off_vocabulary_or_failed_verdicts_are_needs_review(reply: object) -> None:
     [(verdict, raw, failed)] = verdicts(reply)
     assert verdict == "needs_review"
@@ -75,10 +98,14 @@ def test_unreadable_missing_off_vocabulary_or_failed_verdicts_are_needs_review(r
 
 
 def test_both_citations_are_attached_by_code_from_the_inputs() -> None:
-    reader = ScriptedRoleReader(applies=[True, True, True], assess=lambda subject, offer: {
-        "req-0001": Assessment(verdict="compliant", start_line=3, end_line=3),
-        "req-0002": Assessment(verdict="violation", start_line=2, end_line=99),  # lines not in the subject
-        "req-0003": Assessment(verdict="violation", start_line=5, end_line=5)}[offer.id])
+    reader = ScriptedRoleReader(
+        applies=[True, True, True],
+        assess=lambda subject, offer: {
+            "req-0001": Assessment(verdict="compliant", start_line=3, end_line=3),
+            "req-0002": Assessment(verdict="violation", start_line=2, end_line=99),  # lines not in the subject
+            "req-0003": Assessment(verdict="violation", start_line=5, end_line=5),
+        }[offer.id],
+    )
     result = comply(SUBJECT, requirements=RULES[:3], reader=reader)
     by_id = {f.requirement_id: f for f in result.findings}
     span = by_id["req-0001"].subject_span
@@ -88,17 +115,33 @@ def test_both_citations_are_attached_by_code_from_the_inputs() -> None:
     assert (whole.start_line, whole.end_line) == (1, 6)  # invalid lines: the whole subject
     receipt = by_id["req-0003"].requirement_receipt
     assert (receipt.evidence_id, receipt.path, receipt.start_line, receipt.end_line, receipt.sha256) == (
-        "req-0003", "policies/p3.md", 13, 14, RULES[2].citation.sha256)
+        "req-0003",
+        "policies/p3.md",
+        13,
+        14,
+        RULES[2].citation.sha256,
+    )
 
 
 def test_the_rollup_counts_verdicts_and_lists_violations_first() -> None:
-    reader = ScriptedRoleReader(applies=[True] * 5, assess=lambda subject, offer: {
-        "req-0001": "compliant", "req-0002": "violation", "req-0003": "needs_review", "req-0004": "compliant",
-        "req-0005": "violation"}[offer.id])
+    reader = ScriptedRoleReader(
+        applies=[True] * 5,
+        assess=lambda subject, offer: {
+            "req-0001": "compliant",
+            "req-0002": "violation",
+            "req-0003": "needs_review",
+            "req-0004": "compliant",
+            "req-0005": "violation",
+        }[offer.id],
+    )
     result = comply(SUBJECT, requirements=RULES, reader=reader)
     assert [(f.verdict, f.requirement_id) for f in result.findings] == [
-        ("violation", "req-0002"), ("violation", "req-0005"), ("needs_review", "req-0003"),
-        ("compliant", "req-0001"), ("compliant", "req-0004")]
+        ("violation", "req-0002"),
+        ("violation", "req-0005"),
+        ("needs_review", "req-0003"),
+        ("compliant", "req-0001"),
+        ("compliant", "req-0004"),
+    ]
     assert result.rollup == {"violation": 2, "needs_review": 1, "compliant": 2}
     assert [f.requirement_id for f in result.violations] == ["req-0002", "req-0005"]
 
@@ -121,8 +164,12 @@ def test_a_reader_returning_decisions_that_do_not_fit_the_offer_fails_them_all()
 
 
 def test_max_requirements_lists_what_was_not_judged() -> None:
-    result = comply(SUBJECT, requirements=RULES, max_requirements=2,
-                    reader=ScriptedRoleReader(applies=[True] * 5, assess="compliant"))
+    result = comply(
+        SUBJECT,
+        requirements=RULES,
+        max_requirements=2,
+        reader=ScriptedRoleReader(applies=[True] * 5, assess="compliant"),
+    )
     assert len(result.findings) == 2 and result.not_judged == ["req-0003", "req-0004", "req-0005"]
     assert any("not judged" in w for w in result.warnings)
 
@@ -130,13 +177,12 @@ def test_max_requirements_lists_what_was_not_judged() -> None:
 def test_the_offline_judge_is_conservative() -> None:
     result = comply(SUBJECT, requirements=RULES)  # the offline reader decides and judges
     found = {f.requirement_id: (f.verdict, f.subject_span.start_line) for f in result.findings}
-    assert found["req-0001"] == ("compliant", 3)       # the act, in the requirement's own words
-    assert found["req-0002"] == ("violation", 4)       # the required act, negated
-    assert found["req-0003"] == ("violation", 5)       # the prohibited act, stated
-    assert "req-0005" not in found                     # safety vests: nothing in the subject
+    assert found["req-0001"] == ("compliant", 3)  # the act, in the requirement's own words
+    assert found["req-0002"] == ("violation", 4)  # the required act, negated
+    assert found["req-0003"] == ("violation", 5)  # the prohibited act, stated
+    assert "req-0005" not in found  # safety vests: nothing in the subject
     subject = SubjectText(name="s", text="The Supplier keeps some records.\nSubcontracting is discussed.")
-    review = comply(subject, requirements=RULES[:1] + [RULES[3]],
-                    reader=ScriptedRoleReader(applies=[True, True]))
+    review = comply(subject, requirements=RULES[:1] + [RULES[3]], reader=ScriptedRoleReader(applies=[True, True]))
     assert [f.verdict for f in review.findings] == ["needs_review", "needs_review"]
 
 
@@ -152,10 +198,15 @@ def test_bad_inputs_are_config_errors(tmp_path: Path) -> None:
 
 
 def test_bundle_mode_navigates_then_extracts_the_shortlisted_sections(tmp_path: Path) -> None:
-    bundle = write_files(tmp_path / "b", {
-        "insurance.md": concept("Insurance", "Harborview must be named as additional insured on general "
-                                             "liability policies."),
-        "vacation.md": concept("Vacation", "Employees must request leave two weeks ahead.")})
+    bundle = write_files(
+        tmp_path / "b",
+        {
+            "insurance.md": concept(
+                "Insurance", "Harborview must be named as additional insured on general liability policies."
+            ),
+            "vacation.md": concept("Vacation", "Employees must request leave two weeks ahead."),
+        },
+    )
     result = comply(SUBJECT, bundle=bundle, question="Who must be named as additional insured?")
     assert result.shortlist == ["insurance"] and result.source == "bundle"
     assert [(f.verdict, f.concept_id) for f in result.findings] == [("violation", "insurance")]
@@ -194,12 +245,16 @@ def test_the_worked_example_runs_offline_from_the_repo_root(tmp_path: Path, monk
     runner = CliRunner()
     made = runner.invoke(main, ["requirements", "bundles/harborview", "--under", "policies", "-o", str(out), "-q"])
     assert made.exit_code == 0, made.output
-    checked = runner.invoke(main, ["comply", "examples/compliance/northwind-freight-services-agreement.md",
-                                   "--requirements", str(out), "--json"])
+    checked = runner.invoke(
+        main,
+        ["comply", "examples/compliance/northwind-freight-services-agreement.md", "--requirements", str(out), "--json"],
+    )
     data = json.loads(checked.stdout)
     assert checked.exit_code == 1 and data["rollup"]["violation"] >= 1
     violations = {f["requirement_text"] for f in data["findings"] if f["verdict"] == "violation"}
     assert "Never act on a bank change request received only by email." in violations
     compliant = {f["requirement_text"] for f in data["findings"] if f["verdict"] == "compliant"}
     assert "Harborview must be named as additional insured on general liability and auto policies." in compliant
-    assert extract_requirements("bundles/harborview", under="policies").stats.rules == len(out.read_text().split("\n")) - 1
+    assert (
+        extract_requirements("bundles/harborview", under="policies").stats.rules == len(out.read_text().split("\n")) - 1
+    )

@@ -25,12 +25,16 @@ from okf.sources import span_sha256
 
 T1 = datetime(2026, 3, 1, tzinfo=UTC)
 T0 = datetime(2026, 2, 1, tzinfo=UTC)
-CONTRACT = ("MASTER AGREEMENT\n\n1. Definitions\n\n1.1 \"Assignment\" means a transfer of rights. See "
-            "[Assignment](\"Assignment\") and *all* of Section 1.2 & co &amp; <b>bold</b>.\n\n"
-            "1.2 \"Party\" means a signatory of this Agreement, named in the preamble and bound by it.\n\n"
-            "2. Term\n\nThe Assignment lasts [***] years; signed ________ and [***] again.\n")
-GUIDE = ("# Guide\n\nThe warehouse layout is shown below and in the [floor plan](plans/floor.pdf).\n\n"
-         "![Layout](img/layout.png)\n\nA [missing chart](img/none.png) and ![gone](img/gone.png) too.\n")
+CONTRACT = (
+    'MASTER AGREEMENT\n\n1. Definitions\n\n1.1 "Assignment" means a transfer of rights. See '
+    '[Assignment]("Assignment") and *all* of Section 1.2 & co &amp; <b>bold</b>.\n\n'
+    '1.2 "Party" means a signatory of this Agreement, named in the preamble and bound by it.\n\n'
+    "2. Term\n\nThe Assignment lasts [***] years; signed ________ and [***] again.\n"
+)
+GUIDE = (
+    "# Guide\n\nThe warehouse layout is shown below and in the [floor plan](plans/floor.pdf).\n\n"
+    "![Layout](img/layout.png)\n\nA [missing chart](img/none.png) and ![gone](img/gone.png) too.\n"
+)
 
 
 def compile_at(sources: Path, out: Path, at: datetime = T1, **kw: object) -> object:
@@ -150,20 +154,29 @@ def test_no_copy_and_url_modes(tmp_path: Path) -> None:
 
 
 def test_source_frontmatter_is_read_and_kept(tmp_path: Path) -> None:
-    src = write_files(tmp_path / "src", {"metrics/revenue.md": (
-        "---\ntype: Metric\ntitle: Revenue\ndescription: Recognized revenue for a period.\n"
-        "resource: https://bi.example/revenue\ntags: [finance, revenue]\nowner: team:finance  # kept as written\n"
-        "generated: { by: human:jsmith, at: 2026-06-30T14:00:00Z }\nverified:\n  - { by: human:kliu, at: "
-        "2026-07-01T09:00:00Z }\nstale_after: 2026-12-31T00:00:00Z\nsources:\n  - id: policy\n"
-        "    resource: https://wiki.example/policy\n---\n# Definition\n\nRevenue sums net amounts of delivered "
-        "orders once the return window closed.\n")})
+    src = write_files(
+        tmp_path / "src",
+        {
+            "metrics/revenue.md": (
+                "---\ntype: Metric\ntitle: Revenue\ndescription: Recognized revenue for a period.\n"
+                "resource: https://bi.example/revenue\ntags: [finance, revenue]\nowner: team:finance  # kept as written\n"
+                "generated: { by: human:jsmith, at: 2026-06-30T14:00:00Z }\nverified:\n  - { by: human:kliu, at: "
+                "2026-07-01T09:00:00Z }\nstale_after: 2026-12-31T00:00:00Z\nsources:\n  - id: policy\n"
+                "    resource: https://wiki.example/policy\n---\n# Definition\n\nRevenue sums net amounts of delivered "
+                "orders once the return window closed.\n"
+            )
+        },
+    )
     out = tmp_path / "out"
     compile_at(src, out)
     concept = Bundle.open(out).concept("metrics/revenue")
     meta = concept.meta
-    assert (meta.type, meta.title, meta.description, meta.tags[:2]) == ("Metric", "Revenue",
-                                                                        "Recognized revenue for a period.",
-                                                                        ["finance", "revenue"])
+    assert (meta.type, meta.title, meta.description, meta.tags[:2]) == (
+        "Metric",
+        "Revenue",
+        "Recognized revenue for a period.",
+        ["finance", "revenue"],
+    )
     assert meta.resource == "https://bi.example/revenue" and meta.extra["owner"] == "team:finance"
     assert meta.verified and meta.verified[0].by == "human:kliu" and meta.stale_after is not None
     assert "---" not in concept.body and concept.body.startswith("# Definition")
@@ -181,8 +194,9 @@ def test_a_bad_frontmatter_block_is_compiled_as_text_with_a_warning(tmp_path: Pa
     assert any("frontmatter unreadable" in w for w in report.warnings)
 
 
-def test_round_trip_of_an_okf_bundle_keeps_titles_types_descriptions_and_tags(tmp_path: Path,
-                                                                               sample_bundle: Path) -> None:
+def test_round_trip_of_an_okf_bundle_keeps_titles_types_descriptions_and_tags(
+    tmp_path: Path, sample_bundle: Path
+) -> None:
     out = tmp_path / "acme"
     compile_at(sample_bundle, out, max_words=1500, min_words=40)  # the defaults
     original, compiled = Bundle.open(sample_bundle), Bundle.open(out)
@@ -191,8 +205,12 @@ def test_round_trip_of_an_okf_bundle_keeps_titles_types_descriptions_and_tags(tm
         after = compiled.concept(path).meta
         # The source's tags come first, the key terms compile finds after them (up to the source's own count
         # plus those): title, type and description are the source's exactly.
-        assert (after.type, after.title, after.description, after.tags[:len(before.tags)]) == \
-            (before.type, before.title, before.description, before.tags), path
+        assert (after.type, after.title, after.description, after.tags[: len(before.tags)]) == (
+            before.type,
+            before.title,
+            before.description,
+            before.tags,
+        ), path
         assert after.status == before.status and after.stale_after == before.stale_after
     assert check(compiled).error_count == 0
 
@@ -218,8 +236,19 @@ def _shown(md: MarkdownIt, text: str) -> tuple[set[str], str]:
 
 def test_escaped_text_renders_as_written() -> None:
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    alphabet = list("ab  *_~`[]()<>&#;!\\|-=+.:1\n\n\t\"'") + ["amp;", "http://x", "    ", "1. ", "- ", "# ", "> ",
-                                                              "---", "|---|", "[x]: y", "~~~"]
+    alphabet = list("ab  *_~`[]()<>&#;!\\|-=+.:1\n\n\t\"'") + [
+        "amp;",
+        "http://x",
+        "    ",
+        "1. ",
+        "- ",
+        "# ",
+        "> ",
+        "---",
+        "|---|",
+        "[x]: y",
+        "~~~",
+    ]
     rng = random.Random(7)
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
@@ -240,21 +269,35 @@ def test_log_stays_newest_first_when_a_compile_is_dated_earlier(tmp_path: Path) 
 
 
 def test_check_reports_the_conformance_rules(tmp_path: Path, write_bundle) -> None:  # type: ignore[no-untyped-def]
-    root = write_bundle(tmp_path, {
-        "index.md": "# Root\n\n* [Listed](listed.md) - d\n",
-        "listed.md": "---\ntype: N\ndescription: d\n---\nbody\n",
-        "orphans/lost.md": "---\ntype: N\ndescription: d\n---\n![chart](missing.png)\n",
-        "calc.md": "---\ntype: Attested Computation\ndescription: d\ngenerated: {at: 2026-01-01}\n"
-                   "stale_after: 2026-05-01T00:00:00\nsources:\n  - {id: a}\n  - {resource: /references/x.pdf}\n"
-                   "  - {resource: all queries in project X}\n---\nbody\n",
-        "bom.md": "\ufeff---\ntype: 2024\ndescription: d\n...\nbody\n",
-        "log.md": "# Log\n\n## 2026-01-01\n\n* old\n\n## 2026-02-01\n\n* newer, below\n",
-    })
+    root = write_bundle(
+        tmp_path,
+        {
+            "index.md": "# Root\n\n* [Listed](listed.md) - d\n",
+            "listed.md": "---\ntype: N\ndescription: d\n---\nbody\n",
+            "orphans/lost.md": "---\ntype: N\ndescription: d\n---\n![chart](missing.png)\n",
+            "calc.md": "---\ntype: Attested Computation\ndescription: d\ngenerated: {at: 2026-01-01}\n"
+            "stale_after: 2026-05-01T00:00:00\nsources:\n  - {id: a}\n  - {resource: /references/x.pdf}\n"
+            "  - {resource: all queries in project X}\n---\nbody\n",
+            "bom.md": "\ufeff---\ntype: 2024\ndescription: d\n...\nbody\n",
+            "log.md": "# Log\n\n## 2026-01-01\n\n* old\n\n## 2026-02-01\n\n* newer, below\n",
+        },
+    )
     (root / "bad.md").write_bytes(b"---\ntype: N\ndescription: d\n---\nbad \xff byte\n")
     found = {(d.code, d.path) for d in check(Bundle.open(root)).diagnostics}
-    assert {("W116", "orphans/lost.md"), ("W104", "orphans/lost.md"), ("W137", "calc.md"), ("W138", "calc.md"),
-            ("W139", "calc.md"), ("W152", "calc.md"), ("W153", "calc.md"), ("W143", "bom.md"), ("W144", "bom.md"),
-            ("W145", "bom.md"), ("W142", "log.md"), ("E007", "bad.md")} <= found
+    assert {
+        ("W116", "orphans/lost.md"),
+        ("W104", "orphans/lost.md"),
+        ("W137", "calc.md"),
+        ("W138", "calc.md"),
+        ("W139", "calc.md"),
+        ("W152", "calc.md"),
+        ("W153", "calc.md"),
+        ("W143", "bom.md"),
+        ("W144", "bom.md"),
+        ("W145", "bom.md"),
+        ("W142", "log.md"),
+        ("E007", "bad.md"),
+    } <= found
     assert ("W116", "listed.md") not in found and ("W153", "listed.md") not in found
     codes = [d.code for d in check(Bundle.open(root)).diagnostics if d.path == "calc.md"]
     assert codes.count("W153") == 1  # the scope descriptor is no path

@@ -61,10 +61,20 @@ def bundle(tmp_path: Path) -> Path:
     return write_files(tmp_path / "b", {"index.md": "# Root\n", "hr/leave.md": LEAVE, "hr/travel.md": OTHER})
 
 
-def fact(name: str = "f", kind: str = "string", *, severity: str = "error", expect: dict[str, Any] | None = None,
-         **locate: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": name, "type": kind, "locate": {"concept": "hr/leave", **locate},
-                           "severity": severity}
+def fact(
+    name: str = "f",
+    kind: str = "string",
+    *,
+    severity: str = "error",
+    expect: dict[str, Any] | None = None,
+    **locate: Any,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": name,
+        "type": kind,
+        "locate": {"concept": "hr/leave", **locate},
+        "severity": severity,
+    }
     if expect is not None:
         out["expect"] = expect
     return out
@@ -84,21 +94,26 @@ def line_of(text: str, needle: str) -> int:
 
 # -- types and extractors ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("kind", "locate", "value"), [
-    ("string", {"frontmatter": "owner.name"}, "People Operations"),
-    ("number", {"regex": r"get (\d+) vacation days", "heading": "Accrual"}, 15),
-    ("number", {"table": {"row": "3 years or more", "column": "annual days"}}, 20),
-    ("date", {"regex": r"Effective (\w+ \d+, \d{4})"}, "2026-01-01"),
-    ("date", {"frontmatter": "effective"}, "2026-03-01"),
-    ("boolean", {"frontmatter": "remote_ok"}, True),
-    ("boolean", {"table": {"row": "Under 3 years", "column": "Carry over"}}, True),
-    ("enum", {"regex": r"plan tier is (\w+)"}, "gold"),
-    ("list", {"regex": r"close on ([^.]+)\."}, ["New Year's Day", "Thanksgiving Day", "Christmas Day"]),
-    ("list", {"frontmatter": "regions"}, ["Oregon", "Washington"]),
-    ("string", {"literal": "2 weeks"}, "2 weeks"),
-])
-def test_each_type_and_extractor_grounds_a_typed_value_with_a_receipt(bundle: Path, kind: str,
-                                                                      locate: dict[str, Any], value: Any) -> None:
+
+@pytest.mark.parametrize(
+    ("kind", "locate", "value"),
+    [
+        ("string", {"frontmatter": "owner.name"}, "People Operations"),
+        ("number", {"regex": r"get (\d+) vacation days", "heading": "Accrual"}, 15),
+        ("number", {"table": {"row": "3 years or more", "column": "annual days"}}, 20),
+        ("date", {"regex": r"Effective (\w+ \d+, \d{4})"}, "2026-01-01"),
+        ("date", {"frontmatter": "effective"}, "2026-03-01"),
+        ("boolean", {"frontmatter": "remote_ok"}, True),
+        ("boolean", {"table": {"row": "Under 3 years", "column": "Carry over"}}, True),
+        ("enum", {"regex": r"plan tier is (\w+)"}, "gold"),
+        ("list", {"regex": r"close on ([^.]+)\."}, ["New Year's Day", "Thanksgiving Day", "Christmas Day"]),
+        ("list", {"frontmatter": "regions"}, ["Oregon", "Washington"]),
+        ("string", {"literal": "2 weeks"}, "2 weeks"),
+    ],
+)
+def test_each_type_and_extractor_grounds_a_typed_value_with_a_receipt(
+    bundle: Path, kind: str, locate: dict[str, Any], value: Any
+) -> None:
     spec = fact("x", kind, **locate)
     if kind == "enum":
         spec["values"] = ["silver", "gold"]
@@ -113,15 +128,22 @@ def test_each_type_and_extractor_grounds_a_typed_value_with_a_receipt(bundle: Pa
 
 def test_receipts_point_at_the_lines_the_value_was_read_from(bundle: Path) -> None:
     text = (bundle / "hr/leave.md").read_text()
-    report = check_contract(bundle, contract(
-        fact("row", "string", table={"row": "Under 3 years", "column": "Annual days"}),
-        fact("owner", "string", frontmatter="owner.name"),
-        fact("notice", "string", literal="2 weeks")))
+    report = check_contract(
+        bundle,
+        contract(
+            fact("row", "string", table={"row": "Under 3 years", "column": "Annual days"}),
+            fact("owner", "string", frontmatter="owner.name"),
+            fact("notice", "string", literal="2 weeks"),
+        ),
+    )
     row, owner, notice = report.facts
     assert (row.value, row.receipt.start_line) == ("15 days", line_of(text, "| Under 3 years"))
     assert (owner.receipt.start_line, owner.receipt.end_line) == (line_of(text, "owner:"), line_of(text, "  name:"))
-    assert notice.receipt.start_line == line_of(text, "2 weeks") and [f.receipt.evidence_id for f in report.facts] \
-        == ["f1", "f2", "f3"]
+    assert notice.receipt.start_line == line_of(text, "2 weeks") and [f.receipt.evidence_id for f in report.facts] == [
+        "f1",
+        "f2",
+        "f3",
+    ]
 
 
 # -- expectations -----------------------------------------------------------------------------------------
@@ -129,12 +151,20 @@ def test_receipts_point_at_the_lines_the_value_was_read_from(bundle: Path) -> No
 DAYS = {"regex": r"get (\d+) vacation days", "heading": "Accrual"}
 
 
-@pytest.mark.parametrize(("expect", "code"), [
-    ({"equals": 15}, None), ({"equals": "15"}, None), ({"equals": 16}, "mismatch"),
-    ({"one_of": [10, 15]}, None), ({"one_of": [10, 20]}, "not_one_of"),
-    ({"range": {"min": 10, "max": 15}}, None), ({"range": {"max": 14}}, "out_of_range"),
-    ({"range": {"min": 16}}, "out_of_range"), ({"present": True}, None),
-])
+@pytest.mark.parametrize(
+    ("expect", "code"),
+    [
+        ({"equals": 15}, None),
+        ({"equals": "15"}, None),
+        ({"equals": 16}, "mismatch"),
+        ({"one_of": [10, 15]}, None),
+        ({"one_of": [10, 20]}, "not_one_of"),
+        ({"range": {"min": 10, "max": 15}}, None),
+        ({"range": {"max": 14}}, "out_of_range"),
+        ({"range": {"min": 16}}, "out_of_range"),
+        ({"present": True}, None),
+    ],
+)
 def test_number_expectations(bundle: Path, expect: dict[str, Any], code: str | None) -> None:
     result = one(bundle, fact("days", "number", expect=expect, **DAYS))
     assert (result.status, result.code) == (("grounded", None) if code is None else ("failed", code))
@@ -142,24 +172,37 @@ def test_number_expectations(bundle: Path, expect: dict[str, Any], code: str | N
         assert result.value == 15 and result.receipt is not None and result.fix
 
 
-@pytest.mark.parametrize(("expect", "code"), [
-    ({"range": {"min": "2025-12-31", "max": "December 31, 2026"}}, None),
-    ({"range": {"min": "2026-01-02"}}, "out_of_range"), ({"equals": "2026-01-01"}, None),
-])
+@pytest.mark.parametrize(
+    ("expect", "code"),
+    [
+        ({"range": {"min": "2025-12-31", "max": "December 31, 2026"}}, None),
+        ({"range": {"min": "2026-01-02"}}, "out_of_range"),
+        ({"equals": "2026-01-01"}, None),
+    ],
+)
 def test_date_expectations(bundle: Path, expect: dict[str, Any], code: str | None) -> None:
     result = one(bundle, fact("eff", "date", expect=expect, regex=r"Effective (\w+ \d+, \d{4})"))
     assert result.code == code
 
 
 def test_string_list_enum_and_boolean_equality(bundle: Path) -> None:
-    report = check_contract(bundle, contract(
-        fact("owner", "string", frontmatter="owner.name", expect={"equals": "People  Operations"}),
-        fact("regions", "list", frontmatter="regions", expect={"equals": ["Oregon", "Washington"]}),
-        fact("order", "list", frontmatter="regions", expect={"equals": ["Washington", "Oregon"]}),
-        {**fact("tier", "enum", regex=r"tier is (\w+)", expect={"one_of": ["GOLD"]}), "values": ["Gold", "Silver"]},
-        fact("remote", "boolean", frontmatter="remote_ok", expect={"equals": "yes"})))
-    assert [(f.name, f.code) for f in report.facts] == [("owner", None), ("regions", None), ("order", "mismatch"),
-                                                        ("tier", None), ("remote", None)]
+    report = check_contract(
+        bundle,
+        contract(
+            fact("owner", "string", frontmatter="owner.name", expect={"equals": "People  Operations"}),
+            fact("regions", "list", frontmatter="regions", expect={"equals": ["Oregon", "Washington"]}),
+            fact("order", "list", frontmatter="regions", expect={"equals": ["Washington", "Oregon"]}),
+            {**fact("tier", "enum", regex=r"tier is (\w+)", expect={"one_of": ["GOLD"]}), "values": ["Gold", "Silver"]},
+            fact("remote", "boolean", frontmatter="remote_ok", expect={"equals": "yes"}),
+        ),
+    )
+    assert [(f.name, f.code) for f in report.facts] == [
+        ("owner", None),
+        ("regions", None),
+        ("order", "mismatch"),
+        ("tier", None),
+        ("remote", None),
+    ]
 
 
 def test_present_false_grounds_an_absence_and_fails_when_found(bundle: Path) -> None:
@@ -185,6 +228,7 @@ def test_a_warning_fact_fails_without_failing_the_contract(bundle: Path) -> None
 
 # -- locators ---------------------------------------------------------------------------------------------
 
+
 def test_heading_scopes_the_search_and_must_exist_once(bundle: Path) -> None:
     whole = one(bundle, fact("days", "number", regex=r"get (\d+) vacation days"))
     assert whole.status == "grounded"  # the same value twice is one value
@@ -203,11 +247,19 @@ def test_values_that_disagree_are_ambiguous(bundle: Path) -> None:
     assert result.code == "ambiguous_value" and "15" in result.message and "20" in result.message
 
 
-@pytest.mark.parametrize(("concept", "code", "status"), [
-    ("hr/leave.md", None, "grounded"), ("/hr/leave", None, "grounded"), ("**/leave", None, "grounded"),
-    ("hr/l*.md", None, "grounded"), ("hr/*", "ambiguous_concept", "failed"), ("ops/*", "no_concept", "failed"),
-    ("hr/nope", "no_concept", "failed"), ("../outside", "no_concept", "failed"),
-])
+@pytest.mark.parametrize(
+    ("concept", "code", "status"),
+    [
+        ("hr/leave.md", None, "grounded"),
+        ("/hr/leave", None, "grounded"),
+        ("**/leave", None, "grounded"),
+        ("hr/l*.md", None, "grounded"),
+        ("hr/*", "ambiguous_concept", "failed"),
+        ("ops/*", "no_concept", "failed"),
+        ("hr/nope", "no_concept", "failed"),
+        ("../outside", "no_concept", "failed"),
+    ],
+)
 def test_a_locator_must_name_exactly_one_concept(bundle: Path, concept: str, code: str | None, status: str) -> None:
     result = one(bundle, fact("t", literal="Annual", concept=concept))
     assert (result.status, result.code) == (status, code)
@@ -215,12 +267,16 @@ def test_a_locator_must_name_exactly_one_concept(bundle: Path, concept: str, cod
         assert result.message and result.fix
 
 
-@pytest.mark.parametrize(("locate", "code"), [
-    ({"literal": "unlimited"}, "not_found"), ({"regex": r"(zzz)"}, "not_found"),
-    ({"frontmatter": "owner.email"}, "not_found"),
-    ({"table": {"row": "Interns", "column": "Annual days"}}, "not_found"),
-    ({"table": {"row": "Under 3 years", "column": "Weekly days"}}, "not_found"),
-])
+@pytest.mark.parametrize(
+    ("locate", "code"),
+    [
+        ({"literal": "unlimited"}, "not_found"),
+        ({"regex": r"(zzz)"}, "not_found"),
+        ({"frontmatter": "owner.email"}, "not_found"),
+        ({"table": {"row": "Interns", "column": "Annual days"}}, "not_found"),
+        ({"table": {"row": "Under 3 years", "column": "Weekly days"}}, "not_found"),
+    ],
+)
 def test_nothing_found_is_not_found(bundle: Path, locate: dict[str, Any], code: str) -> None:
     result = one(bundle, fact("x", **locate))
     assert result.code == code and result.status == "failed"
@@ -236,8 +292,9 @@ def test_a_value_that_does_not_parse_as_its_type_is_bad_value(bundle: Path) -> N
 
 def test_a_catastrophic_regex_is_stopped_by_its_time_bound(bundle: Path) -> None:
     write_files(bundle, {"hr/long.md": "---\ntype: x\n---\n" + "a1" * 600 + "!\n"})
-    result = one(bundle, fact("slow", regex=r"(?:\w|\d)+(?:\w|\d)+(?:\w|\d)+[!?](\d)", concept="hr/long"),
-                 regex_timeout=0.2)
+    result = one(
+        bundle, fact("slow", regex=r"(?:\w|\d)+(?:\w|\d)+(?:\w|\d)+[!?](\d)", concept="hr/long"), regex_timeout=0.2
+    )
     assert result.code == "regex_timeout" and "0.2 s" in result.message and "nested quantifiers" in result.fix
 
 
@@ -249,37 +306,95 @@ def test_an_unreadable_concept_fails_its_facts(bundle: Path) -> None:
 
 # -- malformed contracts ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("spec", "words"), [
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave", "regex": "(\\d"}},
-     ["fact 'days' (locate.regex)", "does not compile"]),
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave", "regex": "(\\d)(x)"}},
-     ["fact 'days'", "2 capture groups"]),
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave", "regex": "\\d"}},
-     ["fact 'days'", "0 capture groups"]),
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave", "regex": "(\\d+)"},
-      "expect": {"equals": "fifteen"}}, ["fact 'days' (expect.equals)", "'fifteen' is not a number"]),
-    ({"name": "days", "type": "string", "locate": {"concept": "hr/leave", "literal": "x"},
-      "expect": {"range": {"min": 1}}}, ["fact 'days' (expect.range)", "number and date"]),
-    ({"name": "tier", "type": "enum", "locate": {"concept": "hr/leave", "literal": "x"}},
-     ["fact 'tier' (values)", "allowed values"]),
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave", "literal": "x", "regex": "(x)"}},
-     ["fact 'days' (facts[0].locate)", "exactly one extractor"]),
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave"}}, ["fact 'days'", "(given: none)"]),
-    ({"name": "days", "type": "integer", "locate": {"concept": "hr/leave", "literal": "x"}},
-     ["fact 'days' (facts[0].type)", "'number'"]),
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave", "literal": "x"},
-      "expect": {"equal": 15}}, ["fact 'days' (facts[0].expect.equal)", "unknown key 'equal'"]),
-    ({"name": "days", "locate": {"concept": "hr/leave", "literal": "x"}}, ["fact 'days' (facts[0].type)",
-                                                                            "'type' is required"]),
-    ({"name": "days", "type": "string", "locate": {"concept": "hr/leave", "frontmatter": "title",
-                                                   "heading": "Accrual"}}, ["fact 'days'", "takes no heading"]),
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave", "literal": "x"},
-      "expect": {"present": False, "equals": 1}}, ["fact 'days' (expect.present)", "takes no equals"]),
-    ({"name": "days", "type": "number", "locate": {"concept": "hr/leave", "literal": "x"},
-      "expect": {"unchanged": "abc"}}, ["fact 'days' (facts[0].expect.unchanged)"]),
-])
-def test_a_malformed_contract_is_refused_naming_the_fact(bundle: Path, spec: dict[str, Any],
-                                                          words: list[str]) -> None:
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        (
+            {"name": "days", "type": "number", "locate": {"concept": "hr/leave", "regex": "(\\d"}},
+            ["fact 'days' (locate.regex)", "does not compile"],
+        ),
+        (
+            {"name": "days", "type": "number", "locate": {"concept": "hr/leave", "regex": "(\\d)(x)"}},
+            ["fact 'days'", "2 capture groups"],
+        ),
+        (
+            {"name": "days", "type": "number", "locate": {"concept": "hr/leave", "regex": "\\d"}},
+            ["fact 'days'", "0 capture groups"],
+        ),
+        (
+            {
+                "name": "days",
+                "type": "number",
+                "locate": {"concept": "hr/leave", "regex": "(\\d+)"},
+                "expect": {"equals": "fifteen"},
+            },
+            ["fact 'days' (expect.equals)", "'fifteen' is not a number"],
+        ),
+        (
+            {
+                "name": "days",
+                "type": "string",
+                "locate": {"concept": "hr/leave", "literal": "x"},
+                "expect": {"range": {"min": 1}},
+            },
+            ["fact 'days' (expect.range)", "number and date"],
+        ),
+        (
+            {"name": "tier", "type": "enum", "locate": {"concept": "hr/leave", "literal": "x"}},
+            ["fact 'tier' (values)", "allowed values"],
+        ),
+        (
+            {"name": "days", "type": "number", "locate": {"concept": "hr/leave", "literal": "x", "regex": "(x)"}},
+            ["fact 'days' (facts[0].locate)", "exactly one extractor"],
+        ),
+        ({"name": "days", "type": "number", "locate": {"concept": "hr/leave"}}, ["fact 'days'", "(given: none)"]),
+        (
+            {"name": "days", "type": "integer", "locate": {"concept": "hr/leave", "literal": "x"}},
+            ["fact 'days' (facts[0].type)", "'number'"],
+        ),
+        (
+            {
+                "name": "days",
+                "type": "number",
+                "locate": {"concept": "hr/leave", "literal": "x"},
+                "expect": {"equal": 15},
+            },
+            ["fact 'days' (facts[0].expect.equal)", "unknown key 'equal'"],
+        ),
+        (
+            {"name": "days", "locate": {"concept": "hr/leave", "literal": "x"}},
+            ["fact 'days' (facts[0].type)", "'type' is required"],
+        ),
+        (
+            {
+                "name": "days",
+                "type": "string",
+                "locate": {"concept": "hr/leave", "frontmatter": "title", "heading": "Accrual"},
+            },
+            ["fact 'days'", "takes no heading"],
+        ),
+        (
+            {
+                "name": "days",
+                "type": "number",
+                "locate": {"concept": "hr/leave", "literal": "x"},
+                "expect": {"present": False, "equals": 1},
+            },
+            ["fact 'days' (expect.present)", "takes no equals"],
+        ),
+        (
+            {
+                "name": "days",
+                "type": "number",
+                "locate": {"concept": "hr/leave", "literal": "x"},
+                "expect": {"unchanged": "abc"},
+            },
+            ["fact 'days' (facts[0].expect.unchanged)"],
+        ),
+    ],
+)
+def test_a_malformed_contract_is_refused_naming_the_fact(bundle: Path, spec: dict[str, Any], words: list[str]) -> None:
     with pytest.raises(ContractError) as caught:
         check_contract(bundle, contract(spec))
     text = str(caught.value)
@@ -304,8 +419,12 @@ def test_every_problem_is_listed_and_files_are_read_as_yaml_or_json(tmp_path: Pa
         (tmp_path / "c.json").write_text("{version: 1}")
         load_contract(tmp_path / "c.json")
     bomb = tmp_path / "bomb.yaml"
-    bomb.write_text("a: &a [x, x]\n" + "".join(f"b{n}: &b{n} [*{'a' if n == 0 else f'b{n - 1}'}, "
-                                                 f"*{'a' if n == 0 else f'b{n - 1}'}]\n" for n in range(120)))
+    bomb.write_text(
+        "a: &a [x, x]\n"
+        + "".join(
+            f"b{n}: &b{n} [*{'a' if n == 0 else f'b{n - 1}'}, *{'a' if n == 0 else f'b{n - 1}'}]\n" for n in range(120)
+        )
+    )
     with pytest.raises(ContractError, match="refused: more than 100 YAML aliases"):
         load_contract(bomb)
     with pytest.raises(ContractError, match="no such contract file"):
@@ -321,14 +440,24 @@ def test_every_problem_is_listed_and_files_are_read_as_yaml_or_json(tmp_path: Pa
 
 # -- drift after a source edit and a recompile ----------------------------------------------------------------
 
+
 def test_drift_after_editing_a_source_and_recompiling(tmp_path: Path) -> None:
-    sources = write_files(tmp_path / "src", {
-        "handbook/leave.md": "# Leave\n\n## Accrual\n\nNew hires get 15 vacation days per year.\n\n"
-                             "## Notice\n\nGive 30 days of notice before you resign.\n"})
+    sources = write_files(
+        tmp_path / "src",
+        {
+            "handbook/leave.md": "# Leave\n\n## Accrual\n\nNew hires get 15 vacation days per year.\n\n"
+            "## Notice\n\nGive 30 days of notice before you resign.\n"
+        },
+    )
     out = tmp_path / "bundle"
     compile_bundle([sources], out)
-    pinned = init_contract(out, ["days=**/leave#Accrual:regex:get (\\d+) vacation days",
-                                 "notice:number=**/leave#Notice:regex:Give (\\d+) days"])
+    pinned = init_contract(
+        out,
+        [
+            "days=**/leave#Accrual:regex:get (\\d+) vacation days",
+            "notice:number=**/leave#Notice:regex:Give (\\d+) days",
+        ],
+    )
     assert [(f.type, f.expect.equals) for f in pinned.facts] == [("number", 15), ("number", 30)]
     assert check_contract(out, pinned).ok
 
@@ -349,14 +478,18 @@ def test_drift_after_editing_a_source_and_recompiling(tmp_path: Path) -> None:
 
 # -- the command line -------------------------------------------------------------------------------------------
 
+
 def run(*args: str) -> Result:
     return CliRunner().invoke(main, list(args))
 
 
 def test_okf_check_contract_lines_json_and_exit_codes(bundle: Path, tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump(contract(fact("days", "number", **DAYS),
-                                            fact("tier", "string", severity="warning", literal="Platinum"))))
+    path.write_text(
+        yaml.safe_dump(
+            contract(fact("days", "number", **DAYS), fact("tier", "string", severity="warning", literal="Platinum"))
+        )
+    )
     result = run("check", str(bundle), "--contract", str(path))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
@@ -382,16 +515,25 @@ def test_okf_check_contract_lines_json_and_exit_codes(bundle: Path, tmp_path: Pa
 
 
 def test_okf_contract_init_writes_a_contract_that_holds(bundle: Path, tmp_path: Path) -> None:
-    specs = ["--fact", "days=hr/leave#Accrual:regex:get (\\d+) vacation days",
-             "--fact", "row=hr/leave:table:Under 3 years|Annual days",
-             "--fact", "owner=hr/leave:frontmatter:owner.name",
-             "--fact", "tier:enum=hr/leave:regex:tier is (\\w+)"]
+    specs = [
+        "--fact",
+        "days=hr/leave#Accrual:regex:get (\\d+) vacation days",
+        "--fact",
+        "row=hr/leave:table:Under 3 years|Annual days",
+        "--fact",
+        "owner=hr/leave:frontmatter:owner.name",
+        "--fact",
+        "tier:enum=hr/leave:regex:tier is (\\w+)",
+    ]
     printed = run("contract", "init", str(bundle), *specs)
     assert printed.exit_code == 0, printed.output
     data = yaml.safe_load(printed.stdout)
     assert [(f["name"], f["type"], f["expect"]["equals"]) for f in data["facts"]] == [
-        ("days", "number", 15), ("row", "string", "15 days"), ("owner", "string", "People Operations"),
-        ("tier", "enum", "Gold")]
+        ("days", "number", 15),
+        ("row", "string", "15 days"),
+        ("owner", "string", "People Operations"),
+        ("tier", "enum", "Gold"),
+    ]
     assert data["facts"][3]["values"] == ["Gold"] and all(len(f["expect"]["unchanged"]) == 64 for f in data["facts"])
 
     out = tmp_path / "pinned.json"
@@ -402,9 +544,12 @@ def test_okf_contract_init_writes_a_contract_that_holds(bundle: Path, tmp_path: 
     assert refused.exit_code == 2 and "--force" in refused.stderr
     assert run("contract", "init", str(bundle), *specs, "-o", str(out), "--force").exit_code == 0
 
-    bad = run("contract", "init", str(bundle), "--fact", "gone=hr/nope:literal:x", "--fact",
-              "many=hr/leave:regex:\\| (\\d+)")
-    assert bad.exit_code == 2 and "fact 'gone': no_concept" in bad.stderr and "fact 'many': ambiguous_value" in bad.stderr
+    bad = run(
+        "contract", "init", str(bundle), "--fact", "gone=hr/nope:literal:x", "--fact", "many=hr/leave:regex:\\| (\\d+)"
+    )
+    assert (
+        bad.exit_code == 2 and "fact 'gone': no_concept" in bad.stderr and "fact 'many': ambiguous_value" in bad.stderr
+    )
     form = run("contract", "init", str(bundle), "--fact", "no-locator")
     assert form.exit_code == 2 and "NAME[:TYPE]=CONCEPT[#HEADING]:EXTRACTOR:ARGUMENT" in form.stderr
 
@@ -415,6 +560,7 @@ def test_okf_contract_schema_is_the_model_schema() -> None:
 
 
 # -- the harborview example and the published schema ---------------------------------------------------------
+
 
 def _docs() -> str:
     return (REPO / "docs" / "contracts.md").read_text(encoding="utf-8")
@@ -437,9 +583,14 @@ def test_the_published_schema_is_the_schema_and_validates_like_the_loader() -> N
     validator = jsonschema.Draft202012Validator(contract_schema())
     example = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
     validator.validate(json.loads(json.dumps(example, default=str)))
-    for bad in (contract(fact("a", literal="x", regex="(x)")), contract(fact("a", "integer", literal="x")),
-                {"version": 2, "facts": [fact("a", literal="x")]}, {"version": 1, "facts": []},
-                contract({**fact("a", literal="x"), "extra": 1}), contract(fact("a", "enum", literal="x"))):
+    for bad in (
+        contract(fact("a", literal="x", regex="(x)")),
+        contract(fact("a", "integer", literal="x")),
+        {"version": 2, "facts": [fact("a", literal="x")]},
+        {"version": 1, "facts": []},
+        contract({**fact("a", literal="x"), "extra": 1}),
+        contract(fact("a", "enum", literal="x")),
+    ):
         assert not validator.is_valid(bad), bad
         with pytest.raises(ContractError):
             load_contract(bad)

@@ -23,17 +23,23 @@ from okf.testing import LoopbackServer, ScriptedReader, offline_rule
 from okf.testing.server import request_payload
 
 QUESTION = "How many vacation days do new hires get?"
-DAYS = {"name": "vacation_days", "type": "number",
-        "locate": {"concept": "people/vacation", "regex": r"get (\d+) vacation days"}}
+DAYS = {
+    "name": "vacation_days",
+    "type": "number",
+    "locate": {"concept": "people/vacation", "regex": r"get (\d+) vacation days"},
+}
 
 
 @pytest.fixture
 def bundle(tmp_path: Path) -> Path:
-    return write_files(tmp_path / "b", {
-        "index.md": "# Root\n\n* [People](people/) - vacation, leave and hiring policies\n",
-        "people/vacation.md": concept("Vacation days", "New hires get 25 vacation days per year.", kind="policy"),
-        "people/leave.md": concept("Parental leave", "Parents get 12 weeks of leave.", kind="policy"),
-    })
+    return write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Root\n\n* [People](people/) - vacation, leave and hiring policies\n",
+            "people/vacation.md": concept("Vacation days", "New hires get 25 vacation days per year.", kind="policy"),
+            "people/leave.md": concept("Parental leave", "Parents get 12 weeks of leave.", kind="policy"),
+        },
+    )
 
 
 def contract_file(tmp_path: Path, *facts: dict[str, Any]) -> str:
@@ -49,8 +55,9 @@ def run(*args: str) -> Result:
 def test_a_failed_preflight_makes_no_model_call(bundle: Path, tmp_path: Path) -> None:
     failing = contract_file(tmp_path, {**DAYS, "expect": {"equals": 30}})
     with LoopbackServer(rule=offline_rule()) as server:
-        result = run(str(bundle), QUESTION, "--contract", failing, "--model", "m", "--base-url", server.base_url,
-                     "--json")
+        result = run(
+            str(bundle), QUESTION, "--contract", failing, "--model", "m", "--base-url", server.base_url, "--json"
+        )
         assert server.requests == []  # not one HTTP request: no selector, judge or answerer call
     assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)
@@ -62,12 +69,20 @@ def test_a_failed_preflight_makes_no_model_call(bundle: Path, tmp_path: Path) ->
 
 
 def test_a_holding_contract_gives_facts_to_the_answerer_with_receipt_ids(bundle: Path, tmp_path: Path) -> None:
-    holding = contract_file(tmp_path, {**DAYS, "expect": {"equals": 25}},
-                            {"name": "no_unlimited", "type": "string", "expect": {"present": False},
-                             "locate": {"concept": "people/vacation", "literal": "unlimited"}})
+    holding = contract_file(
+        tmp_path,
+        {**DAYS, "expect": {"equals": 25}},
+        {
+            "name": "no_unlimited",
+            "type": "string",
+            "expect": {"present": False},
+            "locate": {"concept": "people/vacation", "literal": "unlimited"},
+        },
+    )
     with LoopbackServer(rule=offline_rule()) as server:
-        result = run(str(bundle), QUESTION, "--contract", holding, "--model", "m", "--base-url", server.base_url,
-                     "--json")
+        result = run(
+            str(bundle), QUESTION, "--contract", holding, "--model", "m", "--base-url", server.base_url, "--json"
+        )
         answers = [request_payload(r.body or {}) for r in server.completions]
     assert result.exit_code == 0, result.output
     answer_calls = [p for p in answers if p.get("task") == "answer"]
@@ -83,8 +98,11 @@ def test_a_holding_contract_gives_facts_to_the_answerer_with_receipt_ids(bundle:
 
 
 def test_a_cited_fact_is_a_citation_carrying_the_fact_receipt(bundle: Path) -> None:
-    reader = ScriptedReader(select=lambda q, offers: [o.index for o in offers], judge={"people/vacation": True},
-                            answer=DraftAnswer(text="New hires get 25 days.", cited=["f1"]))
+    reader = ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers],
+        judge={"people/vacation": True},
+        answer=DraftAnswer(text="New hires get 25 days.", cited=["f1"]),
+    )
     result = ask(bundle, QUESTION, reader=reader, contract={"version": 1, "facts": [DAYS]})
     assert result.status == "answered" and result.answer == "New hires get 25 days [1]."
     fact = result.facts[0]
@@ -160,8 +178,9 @@ def test_mcp_tools_take_a_contract_over_stdio(bundle: Path, tmp_path: Path) -> N
             assert stopped["status"] == "abstained" and stopped["facts"][0]["code"] == "mismatch"
             answered = await call(client, "ask", bundle="b", question=QUESTION, contract=holding)
             assert answered["typed_fact_guarantee"] and answered["facts"][0]["value"] == 25
-            error = await call_error(client, "check", bundle="b",
-                                     contract={"version": 1, "facts": [{**DAYS, "type": "decimal"}]})
+            error = await call_error(
+                client, "check", bundle="b", contract={"version": 1, "facts": [{**DAYS, "type": "decimal"}]}
+            )
             assert "ContractError:" in error and "fact 'vacation_days'" in error
 
     anyio.run(main)

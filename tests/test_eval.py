@@ -34,14 +34,17 @@ def span(source: str = "a.txt", start: int = 10, end: int = 12) -> GoldSpan:
 # ---- gold matching -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), [
-    (1, 9, False),    # ends the line before
-    (1, 10, True),    # touches the first line
-    (12, 20, True),   # touches the last line
-    (13, 20, False),  # starts the line after
-    (11, 11, True),   # inside
-    (1, 100, True),   # encloses
-])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        (1, 9, False),  # ends the line before
+        (1, 10, True),  # touches the first line
+        (12, 20, True),  # touches the last line
+        (13, 20, False),  # starts the line after
+        (11, 11, True),  # inside
+        (1, 100, True),  # encloses
+    ],
+)
 def test_overlap_edges(a: int, b: int, expected: bool) -> None:
     assert overlaps(a, b, span(start=10, end=12)) is expected
 
@@ -62,13 +65,15 @@ def test_normalize_source_refuses_escapes(raw: str) -> None:
 
 
 def test_index_matches_by_source_and_lines() -> None:
-    index = GoldIndex.from_records([
-        ("c/one.md", "./a.txt", (1, 9)),
-        ("c/two.md", "a.txt", (10, 20)),
-        ("c/three.md", "b.txt", (10, 20)),        # same lines, other file
-        ("c/four.md", "a.txt", None),            # no lines: cannot be matched
-        ("c/five.md", "../a.txt", (10, 20)),     # escaping resource: unusable
-    ])
+    index = GoldIndex.from_records(
+        [
+            ("c/one.md", "./a.txt", (1, 9)),
+            ("c/two.md", "a.txt", (10, 20)),
+            ("c/three.md", "b.txt", (10, 20)),  # same lines, other file
+            ("c/four.md", "a.txt", None),  # no lines: cannot be matched
+            ("c/five.md", "../a.txt", (10, 20)),  # escaping resource: unusable
+        ]
+    )
     assert index.covering(span("a.txt", 9, 10)) == ["c/one.md", "c/two.md"]
     assert index.covering(span("a.txt", 21, 30)) == []
     assert index.hits("c/two.md", span("a.txt", 20, 20))
@@ -80,16 +85,23 @@ def write_bundle(root: Path) -> Path:
     """A tiny bundle: two contract concepts with line provenance, one guide without, one broken concept."""
     (root / "contracts").mkdir(parents=True)
     (root / "guides").mkdir()
-    (root / "index.md").write_text("# Bundle\n\n- [Contracts](contracts/) - contract clauses\n"
-                                   "- [Guides](guides/) - how-to guides\n", encoding="utf-8")
+    (root / "index.md").write_text(
+        "# Bundle\n\n- [Contracts](contracts/) - contract clauses\n- [Guides](guides/) - how-to guides\n",
+        encoding="utf-8",
+    )
     (root / "contracts" / "governing-law.md").write_text(
         "---\ntype: clause\ntitle: Governing law\nsources:\n  - resource: acme.txt\n    lines: [10, 12]\n---\n"
-        "This agreement is governed by the law of the State of Texas.\n", encoding="utf-8")
+        "This agreement is governed by the law of the State of Texas.\n",
+        encoding="utf-8",
+    )
     (root / "contracts" / "termination.md").write_text(
         "---\ntype: clause\ntitle: Termination\nsources:\n  - resource: ./acme.txt\n    lines: [20, 25]\n---\n"
-        "Either party may terminate this agreement with thirty days notice.\n", encoding="utf-8")
+        "Either party may terminate this agreement with thirty days notice.\n",
+        encoding="utf-8",
+    )
     (root / "guides" / "vacation.md").write_text(
-        "---\ntype: guide\ntitle: Vacation\n---\nNew hires get twenty vacation days.\n", encoding="utf-8")
+        "---\ntype: guide\ntitle: Vacation\n---\nNew hires get twenty vacation days.\n", encoding="utf-8"
+    )
     return root
 
 
@@ -112,8 +124,11 @@ def test_index_maps_compiled_resources_back_to_source_paths(tmp_path: Path, mode
     src.mkdir(parents=True)
     (src / "leave.md").write_text("# Leave\n\nNew hires get fifteen vacation days.\n\n# Pay\n\nPaid monthly.\n")
     (src / "notes.txt").write_text("Notes\n\nThe office closes at noon on Fridays.\n")
-    options = {"mirror": CompileOptions(), "url": CompileOptions(sources_url="https://docs.example/src"),
-               "source_root": CompileOptions(copy_sources=False)}[mode]
+    options = {
+        "mirror": CompileOptions(),
+        "url": CompileOptions(sources_url="https://docs.example/src"),
+        "source_root": CompileOptions(copy_sources=False),
+    }[mode]
     compile_bundle(tmp_path / "src", tmp_path / "b", options=options)
     index = GoldIndex.from_bundle(Bundle.open(tmp_path / "b"))
     assert index.unusable_resources == 0 and not index.warnings
@@ -138,23 +153,41 @@ def entry(path: str) -> ShortlistEntry:
     return ShortlistEntry(concept_id=path[:-3], path=path, title=path, type="clause", receipt=receipt)
 
 
-def nav(shortlist: list[str], trace: list[tuple[str, str | None, dict]] | None = None, *,
-        bodies: int = 5, stopped_by: str | None = None) -> NavigationResult:
+def nav(
+    shortlist: list[str],
+    trace: list[tuple[str, str | None, dict]] | None = None,
+    *,
+    bodies: int = 5,
+    stopped_by: str | None = None,
+) -> NavigationResult:
     events = [TraceEvent(seq=i, t=0.0, kind=k, path=p, data=d) for i, (k, p, d) in enumerate(trace or [])]
-    stats = NavigationStats(bodies_judged=bodies, usage={
-        "selector": Usage(calls=2, prompt_tokens=100, completion_tokens=10),
-        "judge": Usage(calls=3, prompt_tokens=300, completion_tokens=30)})
-    return NavigationResult(question="q", bundle="b", corpus_id="c", reader="scripted",
-                            shortlist=[entry(p) for p in shortlist], stats=stats, trace=events,
-                            stopped_by=stopped_by)  # type: ignore[arg-type]
+    stats = NavigationStats(
+        bodies_judged=bodies,
+        usage={
+            "selector": Usage(calls=2, prompt_tokens=100, completion_tokens=10),
+            "judge": Usage(calls=3, prompt_tokens=300, completion_tokens=30),
+        },
+    )
+    return NavigationResult(
+        question="q",
+        bundle="b",
+        corpus_id="c",
+        reader="scripted",
+        shortlist=[entry(p) for p in shortlist],
+        stats=stats,
+        trace=events,
+        stopped_by=stopped_by,
+    )  # type: ignore[arg-type]
 
 
-INDEX = GoldIndex.from_records([
-    ("d/hit1.md", "a.txt", (1, 5)),
-    ("d/hit2.md", "a.txt", (40, 50)),
-    ("d/other.md", "a.txt", (100, 110)),
-    ("d/both.md", "b.txt", (1, 3)),
-])
+INDEX = GoldIndex.from_records(
+    [
+        ("d/hit1.md", "a.txt", (1, 5)),
+        ("d/hit2.md", "a.txt", (40, 50)),
+        ("d/other.md", "a.txt", (100, 110)),
+        ("d/both.md", "b.txt", (1, 3)),
+    ]
+)
 
 
 def question(*spans: GoldSpan) -> EvalQuestion:
@@ -191,8 +224,10 @@ def test_score_empty_shortlist_and_summary() -> None:
 def render_report(results: list) -> str:
     from okf.eval import EvalReport
 
-    return render(EvalReport(bundle="b", reader="scripted", results=results, summary=summarize(results),
-                             questions_total=2), verbose=True)
+    return render(
+        EvalReport(bundle="b", reader="scripted", results=results, summary=summarize(results), questions_total=2),
+        verbose=True,
+    )
 
 
 def test_walk_failure_is_charged_to_walk_failed() -> None:
@@ -205,30 +240,51 @@ def test_walk_failure_is_charged_to_walk_failed() -> None:
 ROOT_OFFER = ("offered", "", {"signposts": ["d/", "e/"], "page": 1})
 
 
-@pytest.mark.parametrize(("trace", "expected"), [
-    ([], "never_offered"),
-    ([("offered", "", {"signposts": ["e/"], "page": 1})], "never_offered"),
-    ([ROOT_OFFER, ("selected", "", {"kept": ["e/"], "reasons": {}})], "not_opened"),
-    ([ROOT_OFFER, ("selected", "", {"kept": ["d/"], "reasons": {}})], "not_reached"),
-    ([ROOT_OFFER, ("selected", "", {"kept": ["d/"], "reasons": {}}),
-      ("offered", "d/", {"signposts": ["d/hit1.md"], "page": 1}),
-      ("selected", "d/", {"kept": [], "reasons": {}})], "not_opened"),
-    ([ROOT_OFFER, ("selected", "", {"kept": ["d/"], "reasons": {}}),
-      ("collected", "d/", {"concepts": ["d/hit1.md"]}), ("budget", None, {"stopped_by": "bodies"})],
-     "not_reached"),
-    ([("verdict", "d/hit1.md", {"relevant": False, "reason": "no", "failed": False})], "judged_not_relevant"),
-    ([("verdict", "d/hit1.md", {"relevant": None, "reason": "", "failed": True})], "judge_failed"),
-    ([("verdict", "d/hit1.md", {"relevant": True, "reason": "yes", "failed": False})], "not_shortlisted"),
-])
+@pytest.mark.parametrize(
+    ("trace", "expected"),
+    [
+        ([], "never_offered"),
+        ([("offered", "", {"signposts": ["e/"], "page": 1})], "never_offered"),
+        ([ROOT_OFFER, ("selected", "", {"kept": ["e/"], "reasons": {}})], "not_opened"),
+        ([ROOT_OFFER, ("selected", "", {"kept": ["d/"], "reasons": {}})], "not_reached"),
+        (
+            [
+                ROOT_OFFER,
+                ("selected", "", {"kept": ["d/"], "reasons": {}}),
+                ("offered", "d/", {"signposts": ["d/hit1.md"], "page": 1}),
+                ("selected", "d/", {"kept": [], "reasons": {}}),
+            ],
+            "not_opened",
+        ),
+        (
+            [
+                ROOT_OFFER,
+                ("selected", "", {"kept": ["d/"], "reasons": {}}),
+                ("collected", "d/", {"concepts": ["d/hit1.md"]}),
+                ("budget", None, {"stopped_by": "bodies"}),
+            ],
+            "not_reached",
+        ),
+        ([("verdict", "d/hit1.md", {"relevant": False, "reason": "no", "failed": False})], "judged_not_relevant"),
+        ([("verdict", "d/hit1.md", {"relevant": None, "reason": "", "failed": True})], "judge_failed"),
+        ([("verdict", "d/hit1.md", {"relevant": True, "reason": "yes", "failed": False})], "not_shortlisted"),
+    ],
+)
 def test_loss_categories(trace: list, expected: str) -> None:
     result = score(question(span("a.txt", 2, 2)), nav([], trace), INDEX)
     assert result.spans[0].lost_at == expected
 
 
 def test_loss_takes_the_furthest_stage_of_covering_concepts() -> None:
-    view = WalkView.from_trace(nav([], [
-        ("verdict", "x/one.md", {"relevant": False, "failed": False}),
-        ("verdict", "y/two.md", {"relevant": None, "failed": True})]).trace)
+    view = WalkView.from_trace(
+        nav(
+            [],
+            [
+                ("verdict", "x/one.md", {"relevant": False, "failed": False}),
+                ("verdict", "y/two.md", {"relevant": None, "failed": True}),
+            ],
+        ).trace
+    )
     assert attribute(["x/one.md", "y/two.md", "z/three.md"], view, set()) == "judge_failed"
     assert attribute(["x/one.md", "z/three.md"], view, {"z/three.md"}) is None
     assert attribute([], view, set()) == "no_concept"
@@ -257,19 +313,22 @@ def test_load_questions_normalizes_and_skips_blank_lines(tmp_path: Path) -> None
     assert qs[0].gold[0].source == "x/a.txt" and qs[0].gold[0].start == 5
 
 
-@pytest.mark.parametrize(("row", "message"), [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "expected a JSON object"),
-    (dict(GOOD, id=""), "'id'"),
-    (dict(GOOD, question=" "), "'question'"),
-    (dict(GOOD, gold=[]), "'gold' must be a non-empty list"),
-    (dict(GOOD, gold=[{"source": "a.txt", "start_line": 5, "end_line": 2}]), "after end_line"),
-    (dict(GOOD, gold=[{"source": "a.txt", "start_line": 0, "end_line": 2}]), "start_line and end_line >= 1"),
-    (dict(GOOD, gold=[{"source": "a.txt", "start_line": True, "end_line": 2}]), "start_line and end_line"),
-    (dict(GOOD, gold=[{"source": "../a.txt", "start_line": 1, "end_line": 2}]), "leaves the sources folder"),
-    (dict(GOOD, gold=["a.txt"]), "gold[0] is str"),
-    (GOOD, "duplicate id 'q1' (first on line 1)"),
-])
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        (dict(GOOD, id=""), "'id'"),
+        (dict(GOOD, question=" "), "'question'"),
+        (dict(GOOD, gold=[]), "'gold' must be a non-empty list"),
+        (dict(GOOD, gold=[{"source": "a.txt", "start_line": 5, "end_line": 2}]), "after end_line"),
+        (dict(GOOD, gold=[{"source": "a.txt", "start_line": 0, "end_line": 2}]), "start_line and end_line >= 1"),
+        (dict(GOOD, gold=[{"source": "a.txt", "start_line": True, "end_line": 2}]), "start_line and end_line"),
+        (dict(GOOD, gold=[{"source": "../a.txt", "start_line": 1, "end_line": 2}]), "leaves the sources folder"),
+        (dict(GOOD, gold=["a.txt"]), "gold[0] is str"),
+        (GOOD, "duplicate id 'q1' (first on line 1)"),
+    ],
+)
 def test_bad_questions_file_names_file_and_line(tmp_path: Path, row: object, message: str) -> None:
     path = write_questions(tmp_path / "q.jsonl", [GOOD, "", row])
     with pytest.raises(ConfigError) as info:
@@ -300,12 +359,21 @@ def test_sampling_is_deterministic_and_in_file_order() -> None:
 # ---- evaluate and the CLI on a tiny bundle --------------------------------------------------------------
 
 TINY_QUESTIONS = [
-    {"id": "law", "question": "Which law governs the contract clauses?",
-     "gold": [{"source": "acme.txt", "start_line": 11, "end_line": 11}]},
-    {"id": "term", "question": "How much notice does contract termination need?",
-     "gold": [{"source": "./acme.txt", "start_line": 21, "end_line": 22}]},
-    {"id": "vacation", "question": "How many vacation days do new hires get?",
-     "gold": [{"source": "hr.txt", "start_line": 1, "end_line": 1}]},
+    {
+        "id": "law",
+        "question": "Which law governs the contract clauses?",
+        "gold": [{"source": "acme.txt", "start_line": 11, "end_line": 11}],
+    },
+    {
+        "id": "term",
+        "question": "How much notice does contract termination need?",
+        "gold": [{"source": "./acme.txt", "start_line": 21, "end_line": 22}],
+    },
+    {
+        "id": "vacation",
+        "question": "How many vacation days do new hires get?",
+        "gold": [{"source": "hr.txt", "start_line": 1, "end_line": 1}],
+    },
 ]
 
 
@@ -319,8 +387,11 @@ def test_evaluate_on_tiny_bundle_is_the_same_concurrently(tmp_path: Path) -> Non
     concurrent = evaluate(root, questions, reader=OfflineReader(), concurrency=3)
     assert [r.shortlist for r in serial.results] == [r.shortlist for r in concurrent.results]
     # The vacation concept says what was asked, but the gold cites a source the bundle does not hold.
-    assert [r.shortlist for r in serial.results] == [["contracts/governing-law.md"],
-                                                     ["contracts/termination.md"], ["guides/vacation.md"]]
+    assert [r.shortlist for r in serial.results] == [
+        ["contracts/governing-law.md"],
+        ["contracts/termination.md"],
+        ["guides/vacation.md"],
+    ]
     assert serial.summary.recall_any == pytest.approx(2 / 3)
     assert serial.summary.losses == {"no_concept": 1}
     assert any("hr.txt" in w for w in serial.warnings)
@@ -334,7 +405,8 @@ def test_cli_json_output(tmp_path: Path) -> None:
     root = write_bundle(tmp_path / "b")
     questions = write_questions(tmp_path / "q.jsonl", TINY_QUESTIONS)
     result = CliRunner().invoke(
-        main, ["eval", str(root), str(questions), "--json", "--sample", "2", "--seed", "1", "--max-bodies", "5"])
+        main, ["eval", str(root), str(questions), "--json", "--sample", "2", "--seed", "1", "--max-bodies", "5"]
+    )
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["summary"]["questions"] == 2 and report["sample"] == 2 and report["seed"] == 1

@@ -24,8 +24,16 @@ from okf.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = ("bundles", "docs", "examples")
-MODEL_FLAGS = {"--model", "--base-url", "--describe-model", "--selector-model", "--judge-model", "--answer-model",
-               "--extract-model", "--assess-model"}
+MODEL_FLAGS = {
+    "--model",
+    "--base-url",
+    "--describe-model",
+    "--selector-model",
+    "--judge-model",
+    "--answer-model",
+    "--extract-model",
+    "--assess-model",
+}
 # Reproduction commands of measurements (they read ../shared/corpora), not examples.
 NOT_EXAMPLES = {"benchmarks.md"}
 PLACEHOLDER = re.compile(r"\b(BUNDLE|QUESTION|SOURCES|SUBJECT|OUTPUT|FILE|QUESTIONS)\b|\[--|\.\.\.\"?$|\"\.\.\.\"")
@@ -80,7 +88,7 @@ def _argv(line: str, tmp: Path) -> tuple[list[str], str | None]:
     redirect = words[words.index(">") + 1] if ">" in words else None
     for stop in ("|", ">", "&&"):
         if stop in words:
-            words = words[:words.index(stop)]
+            words = words[: words.index(stop)]
     return words[1:], redirect
 
 
@@ -99,8 +107,7 @@ SOURCES = {**_from_docs(), **_from_help()}
 
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
-def test_examples_run_from_the_repository_root(source: str, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_examples_run_from_the_repository_root(source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cwd = _scratch(tmp_path)
     monkeypatch.chdir(cwd)
     runner = CliRunner()
@@ -119,6 +126,7 @@ def test_examples_run_from_the_repository_root(source: str, tmp_path: Path,
             continue
         result = runner.invoke(main, argv, env={"OKF_PROGRESS": None}, catch_exceptions=False)
         assert result.exit_code in (0, 1) and "Error:" not in result.stderr, (
-            f"{source}: `{line}` exited {result.exit_code}: {result.stderr[-600:]}")
+            f"{source}: `{line}` exited {result.exit_code}: {result.stderr[-600:]}"
+        )
         if redirect:
             Path(redirect).write_text(result.stdout, encoding="utf-8")

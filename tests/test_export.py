@@ -36,24 +36,30 @@ def _golden(name: str, text: str) -> None:
 
 
 def small_bundle(root: Path) -> Path:
-    return write_files(root, {
-        "index.md": "---\nokf_version: \"0.2\"\n---\n# Acme Handbook\n\nPolicies and procedures of Acme.\n\n"
-                    "* [Welcome](welcome.md) - start here\n* [Finance](finance/index.md) - money matters\n"
-                    "* [People](people/index.md) - staff and leave\n",
-        "welcome.md": concept("Welcome", "Read the [refunds rule](finance/refunds.md) first.",
-                              description="How to use this handbook"),
-        "finance/index.md": "# Finance\n\nMoney matters.\n\n* [Refunds](refunds.md) - who approves refunds\n"
-                            "* [Old refunds](refunds-2019.md) - superseded rule\n"
-                            "* [Cards](cards/index.md) - corporate cards\n",
-        "finance/refunds.md": concept("Refunds", "Refunds over 500 dollars need the finance director.",
-                                      description="Who approves refunds"),
-        "finance/refunds-2019.md": concept("Refunds (2019)", "Refunds needed the CEO.", status="deprecated"),
-        "finance/cards/index.md": "# Cards\n\n* [Card limits](limits.md) - limits per role\n",
-        "finance/cards/limits.md": concept("Card limits <b>& caps</b> [draft]", "Cards are capped at 2000 dollars.",
-                                           stale_after="2026-01-31"),
-        "people/index.md": "# People\n\n* [Leave](leave.md) - leave types\n",
-        "people/leave.md": concept("Leave", "Employees get 15 days of leave.\n\nSee [travel](../travel/none.md)."),
-    })
+    return write_files(
+        root,
+        {
+            "index.md": '---\nokf_version: "0.2"\n---\n# Acme Handbook\n\nPolicies and procedures of Acme.\n\n'
+            "* [Welcome](welcome.md) - start here\n* [Finance](finance/index.md) - money matters\n"
+            "* [People](people/index.md) - staff and leave\n",
+            "welcome.md": concept(
+                "Welcome", "Read the [refunds rule](finance/refunds.md) first.", description="How to use this handbook"
+            ),
+            "finance/index.md": "# Finance\n\nMoney matters.\n\n* [Refunds](refunds.md) - who approves refunds\n"
+            "* [Old refunds](refunds-2019.md) - superseded rule\n"
+            "* [Cards](cards/index.md) - corporate cards\n",
+            "finance/refunds.md": concept(
+                "Refunds", "Refunds over 500 dollars need the finance director.", description="Who approves refunds"
+            ),
+            "finance/refunds-2019.md": concept("Refunds (2019)", "Refunds needed the CEO.", status="deprecated"),
+            "finance/cards/index.md": "# Cards\n\n* [Card limits](limits.md) - limits per role\n",
+            "finance/cards/limits.md": concept(
+                "Card limits <b>& caps</b> [draft]", "Cards are capped at 2000 dollars.", stale_after="2026-01-31"
+            ),
+            "people/index.md": "# People\n\n* [Leave](leave.md) - leave types\n",
+            "people/leave.md": concept("Leave", "Employees get 15 days of leave.\n\nSee [travel](../travel/none.md)."),
+        },
+    )
 
 
 def test_llms_txt_and_full_match_golden(tmp_path: Path) -> None:
@@ -62,7 +68,9 @@ def test_llms_txt_and_full_match_golden(tmp_path: Path) -> None:
     assert (report.concepts, report.current, report.optional, report.full_concepts) == (5, 3, 2, 3)
     _golden("llms.txt", (tmp_path / "out" / "llms.txt").read_text(encoding="utf-8"))
     _golden("llms-full.txt", (tmp_path / "out" / "llms-full.txt").read_text(encoding="utf-8"))
-    assert (tmp_path / "out" / "finance" / "refunds.md").read_bytes() == (bundle / "finance" / "refunds.md").read_bytes()
+    assert (tmp_path / "out" / "finance" / "refunds.md").read_bytes() == (
+        bundle / "finance" / "refunds.md"
+    ).read_bytes()
 
 
 def test_deprecated_and_stale_only_in_optional(tmp_path: Path) -> None:
@@ -99,9 +107,11 @@ def test_max_bytes_cuts_whole_concepts_and_says_so(tmp_path: Path) -> None:
     text = (tmp_path / "cut" / "llms-full.txt").read_text(encoding="utf-8")
     assert len(text.encode("utf-8")) <= cap and report.full_concepts is not None
     assert report.full_concepts < whole.full_concepts
-    assert text.rstrip().endswith(f"[Cut at --max-bytes {cap}: {report.full_concepts} of 3 current concepts are "
-                                  f"included; the other {3 - report.full_concepts} are listed in llms.txt with links "
-                                  "to their files.]")
+    assert text.rstrip().endswith(
+        f"[Cut at --max-bytes {cap}: {report.full_concepts} of 3 current concepts are "
+        f"included; the other {3 - report.full_concepts} are listed in llms.txt with links "
+        "to their files.]"
+    )
     assert text.count("\n## ") == report.full_concepts
     with pytest.raises(ConfigError, match="no room"):
         export_llms_txt(bundle, tmp_path / "tiny", max_bytes=10)
@@ -147,7 +157,9 @@ def test_site_pages_links_escaping_and_trust_marks(tmp_path: Path) -> None:
     (bundle / "finance" / "refunds.md").write_text(
         (bundle / "finance" / "refunds.md").read_text(encoding="utf-8")
         + "\n<script>window.__okfPwned = 3</script>\n\n[card](invoices.md#sign-off) [up](../travel/) "
-          "[gone](missing.md) [web](https://example.org/x) [js](javascript:alert(1))\n", encoding="utf-8")
+        "[gone](missing.md) [web](https://example.org/x) [js](javascript:alert(1))\n",
+        encoding="utf-8",
+    )
     report = export_site(bundle, tmp_path / "site", as_of=AS_OF)
     site = tmp_path / "site"
     assert report.files == 6 and (site / "index.html").is_file()  # 3 directory pages, 3 concept pages
@@ -170,8 +182,9 @@ def test_site_pages_links_escaping_and_trust_marks(tmp_path: Path) -> None:
 def test_cli_export(tmp_path: Path) -> None:
     bundle = small_bundle(tmp_path / "b")
     runner = CliRunner()
-    result = runner.invoke(main, ["export", "llms-txt", str(bundle), "-o", str(tmp_path / "o"), "--json",
-                                  "--as-of", "2026-06-01"])
+    result = runner.invoke(
+        main, ["export", "llms-txt", str(bundle), "-o", str(tmp_path / "o"), "--json", "--as-of", "2026-06-01"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["kind"] == "llms-txt" and data["optional"] == 2 and data["files"] == 7
@@ -185,8 +198,9 @@ def test_cli_export(tmp_path: Path) -> None:
     assert "Examples" in help_text.output
 
 
-def test_repeat_export_reuses_unchanged_concepts_without_parsing(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_repeat_export_reuses_unchanged_concepts_without_parsing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bundle = small_bundle(tmp_path / "b")
     old = 1_700_000_000
     for path in bundle.rglob("*.md"):

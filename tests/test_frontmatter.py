@@ -15,8 +15,12 @@ from okf.bundle import frontmatter as fm
 from okf.bundle.fastyaml import fast_load
 from okf.errors import BundleError
 
-BOMB = "---\ntype: Bomb\n" + "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)) + "---\nbody\n"
+BOMB = (
+    "---\ntype: Bomb\n"
+    + 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+    + "---\nbody\n"
+)
 
 
 def test_split_keeps_line_numbers():
@@ -45,7 +49,7 @@ def test_a_few_aliases_are_fine():
 
 
 def test_size_limits(tmp_path, write_bundle):
-    big_fm = "---\ntype: A\nblob: \"" + "x" * (fm.MAX_FRONTMATTER_BYTES + 10) + "\"\n---\nbody\n"
+    big_fm = '---\ntype: A\nblob: "' + "x" * (fm.MAX_FRONTMATTER_BYTES + 10) + '"\n---\nbody\n'
     root = write_bundle(tmp_path, {"bigfm.md": big_fm, "ok.md": "---\ntype: A\n---\n"})
     with open(root / "huge.md", "wb") as handle:  # 50 MB, sparse: written in no time
         handle.write(b"---\ntype: A\n---\n")
@@ -75,11 +79,12 @@ def test_yaml_error_line_points_into_the_file():
 
 _keys = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=12)
 _text = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=40)
-_scalars = st.one_of(_text, st.integers(), st.booleans(), st.none(),
-                     st.floats(allow_nan=False, allow_infinity=False))
-_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                         st.dictionaries(_keys, inner, max_size=4)),
-                       max_leaves=12)
+_scalars = st.one_of(_text, st.integers(), st.booleans(), st.none(), st.floats(allow_nan=False, allow_infinity=False))
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_keys, inner, max_size=4)),
+    max_leaves=12,
+)
 
 
 @given(st.dictionaries(_keys, _values, max_size=8), st.text(max_size=200))
@@ -90,7 +95,7 @@ def test_round_trip(mapping, body):
     raw, parts = fm.parse(text, "p.md")
     assert raw == mapping
     assert parts.body == body
-    assert text.split("\n")[parts.body_start_line - 1:] == body.split("\n")
+    assert text.split("\n")[parts.body_start_line - 1 :] == body.split("\n")
 
 
 @given(st.text(max_size=300))
@@ -106,26 +111,123 @@ def test_parse_never_crashes_unexpectedly(text):
 @settings(max_examples=50, deadline=None)
 def test_meta_never_rejects(mapping):
     from okf.bundle.meta import build_meta
+
     mapping.setdefault("type", "T")
     meta, diags = build_meta(mapping)
-    typed = {"type", "title", "description", "resource", "tags", "sources", "generated", "verified", "status",
-             "stale_after"}
+    typed = {
+        "type",
+        "title",
+        "description",
+        "resource",
+        "tags",
+        "sources",
+        "generated",
+        "verified",
+        "status",
+        "stale_after",
+    }
     assert set(mapping) - typed <= set(meta.extra)  # unknown keys are never dropped
     assert all(d.severity == "warning" for d in diags)
 
 
 # -- the fast scanner (okf.bundle.fastyaml) must give exactly yaml.safe_load's value on what it accepts --------
 
-SCALARS = ["Note", "a b  c", "42", "-7", "0x1F", "1_000", "3.5", ".inf", "-.5", "1e3", "true", "No", "on", "null",
-           "~", "2026-01-01", "2026-01-01T00:00:00Z", "2026-1-1", "12:30:00", "human:kliu@acme", "okf/0.1.0",
-           "http://x.y/a?b=c", "a:b", "é naïve", "(x)", "C#", "a, b", "[x]", "{y}", "it's", "x: y", "- x", "-x",
-           "?q", "@at", "&anc", "*ref", "!tag", "|", ">", "%p", "`b`", "=", "<<", "a #c", "a\tb", "a\u2028b",
-           "\ufeffx", "\x85", "", " lead", "trail ", "''", "\"", "\\", "a\\nb", "\\\"q\\\" x", "a\\\\b", "\\/",
-           "\\t\\r\\b\\f", "\\u00e9\\u2028", "\\ud83d", "\\x41", "\\N", "\\_", "\\ ", "#1", "a#b", "x \\u0000",
-           "0755", "08", "0", "155", "\u0663"]
+SCALARS = [
+    "Note",
+    "a b  c",
+    "42",
+    "-7",
+    "0x1F",
+    "1_000",
+    "3.5",
+    ".inf",
+    "-.5",
+    "1e3",
+    "true",
+    "No",
+    "on",
+    "null",
+    "~",
+    "2026-01-01",
+    "2026-01-01T00:00:00Z",
+    "2026-1-1",
+    "12:30:00",
+    "human:kliu@acme",
+    "okf/0.1.0",
+    "http://x.y/a?b=c",
+    "a:b",
+    "é naïve",
+    "(x)",
+    "C#",
+    "a, b",
+    "[x]",
+    "{y}",
+    "it's",
+    "x: y",
+    "- x",
+    "-x",
+    "?q",
+    "@at",
+    "&anc",
+    "*ref",
+    "!tag",
+    "|",
+    ">",
+    "%p",
+    "`b`",
+    "=",
+    "<<",
+    "a #c",
+    "a\tb",
+    "a\u2028b",
+    "\ufeffx",
+    "\x85",
+    "",
+    " lead",
+    "trail ",
+    "''",
+    '"',
+    "\\",
+    "a\\nb",
+    '\\"q\\" x',
+    "a\\\\b",
+    "\\/",
+    "\\t\\r\\b\\f",
+    "\\u00e9\\u2028",
+    "\\ud83d",
+    "\\x41",
+    "\\N",
+    "\\_",
+    "\\ ",
+    "#1",
+    "a#b",
+    "x \\u0000",
+    "0755",
+    "08",
+    "0",
+    "155",
+    "\u0663",
+]
 FLOW_SCALARS = [s for s in SCALARS if s and not any(c in s for c in ",[]{}")] + ["x]", "a,b"]
-KEYS = ["type", "title", "description", "tags", "sources", "generated", "k_2", "dash-key", "null", "true", "1",
-        "Yes", "x y", "'q'", "a:b", "-k", "k "]
+KEYS = [
+    "type",
+    "title",
+    "description",
+    "tags",
+    "sources",
+    "generated",
+    "k_2",
+    "dash-key",
+    "null",
+    "true",
+    "1",
+    "Yes",
+    "x y",
+    "'q'",
+    "a:b",
+    "-k",
+    "k ",
+]
 
 
 @st.composite
@@ -165,8 +267,9 @@ def yaml_documents(draw: st.DrawFn) -> str:
             lines.append(f"{key}:" + draw(st.sampled_from(["", " "])))
         elif form == "map":
             lines.append(f"{key}:")
-            lines += [f"{indent}{draw(st.sampled_from(KEYS))}: {draw(yaml_inline())}"
-                      for _ in range(draw(st.integers(1, 3)))]
+            lines += [
+                f"{indent}{draw(st.sampled_from(KEYS))}: {draw(yaml_inline())}" for _ in range(draw(st.integers(1, 3)))
+            ]
         elif form == "seq":
             lines.append(f"{key}:")
             lines += [f"{indent}- {draw(yaml_inline())}" for _ in range(draw(st.integers(1, 3)))]
@@ -174,11 +277,30 @@ def yaml_documents(draw: st.DrawFn) -> str:
             lines.append(f"{key}:")
             for _ in range(draw(st.integers(1, 2))):
                 lines.append(f"{indent}- {draw(st.sampled_from(KEYS))}: {draw(yaml_inline())}")
-                lines += [f"{indent}  {draw(st.sampled_from(KEYS))}: {draw(yaml_inline())}"
-                          for _ in range(draw(st.integers(0, 2)))]
+                lines += [
+                    f"{indent}  {draw(st.sampled_from(KEYS))}: {draw(yaml_inline())}"
+                    for _ in range(draw(st.integers(0, 2)))
+                ]
         else:
-            lines.append(draw(st.sampled_from(["  indented: x", "- top", "&a x: 1", "k: !!str 1", "k: |",
-                                               "  continued", "", "#c", "k: &a [1]", "? q", "k: *a"])))
+            lines.append(
+                draw(
+                    st.sampled_from(
+                        [
+                            "  indented: x",
+                            "- top",
+                            "&a x: 1",
+                            "k: !!str 1",
+                            "k: |",
+                            "  continued",
+                            "",
+                            "#c",
+                            "k: &a [1]",
+                            "? q",
+                            "k: *a",
+                        ]
+                    )
+                )
+            )
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 
@@ -197,8 +319,9 @@ def test_fast_yaml_equals_pyyaml(text):
         kind, value = _safe_load(text)
         assert kind == "value" and quick == value
         assert [type(v) for v in quick.values()] == [type(v) for v in value.values()]
-        assert [[type(x) for x in v] for v in quick.values() if isinstance(v, list)] == \
-            [[type(x) for x in v] for v in value.values() if isinstance(v, list)]
+        assert [[type(x) for x in v] for v in quick.values() if isinstance(v, list)] == [
+            [type(x) for x in v] for v in value.values() if isinstance(v, list)
+        ]
 
 
 @settings(max_examples=200, deadline=None)
@@ -222,20 +345,35 @@ def test_what_the_fast_path_declines_python_frontmatter_reads() -> None:
 
 
 def test_fast_yaml_reads_typical_frontmatter_and_declines_the_rest():
-    typical = ('type: "Document"\ntitle: \'It\'\'s\'\ndescription: Fact 5 in d00/d01.\ntags: [bench, d0, 3]\n'
-               "sources:\n  - id: src\n    resource: \"a/b.md\"\n    lines: [1, 70]\n    sha256: 31ab\n"
-               "generated:\n  by: okf/0.1.0\n  at: 2026-01-01T00:00:00Z\n"
-               "verified:\n- { by: human:kliu@acme, at: 2026-07-01 }\nstale_after: 2026-12-31\nstatus:\n")
+    typical = (
+        "type: \"Document\"\ntitle: 'It''s'\ndescription: Fact 5 in d00/d01.\ntags: [bench, d0, 3]\n"
+        'sources:\n  - id: src\n    resource: "a/b.md"\n    lines: [1, 70]\n    sha256: 31ab\n'
+        "generated:\n  by: okf/0.1.0\n  at: 2026-01-01T00:00:00Z\n"
+        "verified:\n- { by: human:kliu@acme, at: 2026-07-01 }\nstale_after: 2026-12-31\nstatus:\n"
+    )
     quick = fast_load(typical)
     assert quick is not None and quick == yaml.safe_load(typical)
-    for declined in ["a: &x 1\nb: *x\n", "a: |\n  block\n", "a: b\n  continued\n", "a: 1 # comment\n",
-                     "- a\n", "a: !!str 1\n", "\"q\": 1\n", "", "a: [1,\n  2]\n", "a:\n  b:\n    c: 1\n"]:
+    for declined in [
+        "a: &x 1\nb: *x\n",
+        "a: |\n  block\n",
+        "a: b\n  continued\n",
+        "a: 1 # comment\n",
+        "- a\n",
+        "a: !!str 1\n",
+        '"q": 1\n',
+        "",
+        "a: [1,\n  2]\n",
+        "a:\n  b:\n    c: 1\n",
+    ]:
         assert fast_load(declined) is None, declined
 
 
 _source_values = st.one_of(_scalars, st.sampled_from(["2026-01-01T00:00:00Z", "3-9", [1, 2], [2, 1], "2026-02-30"]))
-_source_items = st.dictionaries(st.sampled_from(["resource", "id", "title", "author", "sha256", "lines",
-                                                 "last_modified", "usage_count", "note"]), _source_values, max_size=5)
+_source_items = st.dictionaries(
+    st.sampled_from(["resource", "id", "title", "author", "sha256", "lines", "last_modified", "usage_count", "note"]),
+    _source_values,
+    max_size=5,
+)
 _actors = st.dictionaries(st.sampled_from(["by", "at", "note"]), _source_values, max_size=3)
 
 
@@ -245,6 +383,7 @@ def test_meta_models_built_without_validation_equal_validated_ones(sources, gene
     # build_meta builds SourceRef and Actor without validating again when it typed every value itself.
     from okf.bundle.meta import build_meta
     from okf.bundle.model import Actor, SourceRef
+
     meta, _ = build_meta({"type": "T", "sources": sources, "generated": generated, "verified": verified})
     for source in meta.sources:
         again = SourceRef.model_validate(source.model_dump())

@@ -20,16 +20,33 @@ OKF = REPO / "okf"
 
 # Floor of every top-level module or package of okf: it may import its own floor and the floors below.
 FLOORS: dict[str, int] = {
-    "okf._version": 0, "okf.errors": 0, "okf.limits": 0,
-    "okf.text": 1, "okf.markdown": 1, "okf.wikilinks": 1, "okf.sources": 1,
-    "okf.readers": 2, "okf.testing": 2,
-    "okf.models": 3, "okf.bundle": 3,
-    "okf.compile": 4, "okf.checker": 4, "okf.navigator": 4, "okf.orchestrate": 4, "okf.trace": 4,
+    "okf._version": 0,
+    "okf.errors": 0,
+    "okf.limits": 0,
+    "okf.text": 1,
+    "okf.markdown": 1,
+    "okf.wikilinks": 1,
+    "okf.sources": 1,
+    "okf.readers": 2,
+    "okf.testing": 2,
+    "okf.models": 3,
+    "okf.bundle": 3,
+    "okf.compile": 4,
+    "okf.checker": 4,
+    "okf.navigator": 4,
+    "okf.orchestrate": 4,
+    "okf.trace": 4,
     "okf.requirements": 4,
     "okf.html": 4,
-    "okf.settings": 5, "okf.contract": 5, "okf.eval": 5, "okf.answer": 5, "okf.compliance": 5,
-    "okf.export": 5, "okf.report": 5,
-    "okf.mcp": 6, "okf.cli": 6,
+    "okf.settings": 5,
+    "okf.contract": 5,
+    "okf.eval": 5,
+    "okf.answer": 5,
+    "okf.compliance": 5,
+    "okf.export": 5,
+    "okf.report": 5,
+    "okf.mcp": 6,
+    "okf.cli": 6,
     "okf.__main__": 7,
 }
 
@@ -154,6 +171,5 @@ def test_no_upward_import() -> None:
             elif MODULES[target].name == "__init__.py" and name.startswith(target + "."):
                 upward.append(f"{name} imports its own package's face {target}")
             elif name != "okf" and FLOORS.get(_top(target), 0) > FLOORS.get(_top(name), 99):
-                upward.append(f"{name} (floor {FLOORS[_top(name)]}) imports {target} "
-                              f"(floor {FLOORS[_top(target)]})")
+                upward.append(f"{name} (floor {FLOORS[_top(name)]}) imports {target} (floor {FLOORS[_top(target)]})")
     assert not upward, "upward imports:\n" + "\n".join(upward)

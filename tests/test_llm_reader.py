@@ -33,9 +33,7 @@ OFFERS = [
     SignpostOffer(index=1, path="finance/", title="Finance", description="Budgets and invoices"),
 ]
 DOCS = [
-    Document(
-        id="hr/vacation", title="Vacation policy", text="New hires receive 15 vacation days.", sha256="a" * 64
-    ),
+    Document(id="hr/vacation", title="Vacation policy", text="New hires receive 15 vacation days.", sha256="a" * 64),
     Document(id="fin/budget", title="Budget", text="The budget is set yearly.", sha256="b" * 64),
 ]
 EVIDENCE = [Evidence(id="E1", title="Vacation policy", text="New hires receive 15 vacation days.")]
@@ -92,8 +90,14 @@ def test_end_to_end_with_offline_decisions() -> None:
     assert draft.cited == ["E1"] and "15 vacation days" in draft.text and not draft.failed
     assert llm.name == f"openai:test-model@127.0.0.1:{server.base_url.split(':')[2].split('/')[0]}"
     totals = llm.usage_by_role()
-    assert {role: u.calls for role, u in totals.items()} == {"selector": 1, "judge": 1, "answerer": 1,
-                                                             "extractor": 0, "assessor": 0, "describer": 0}
+    assert {role: u.calls for role, u in totals.items()} == {
+        "selector": 1,
+        "judge": 1,
+        "answerer": 1,
+        "extractor": 0,
+        "assessor": 0,
+        "describer": 0,
+    }
     assert totals["judge"].prompt_tokens > 0 and totals["judge"].completion_tokens > 0
     request = server.completions[0].body
     assert request is not None and request["response_format"] == {"type": "json_object"}
@@ -130,11 +134,7 @@ def test_500_is_retried_then_reported_with_its_status() -> None:
 def test_non_retryable_status_fails_at_once() -> None:
     with LoopbackServer([Reply(status=404, body='{"error": {"message": "model not found"}}')]) as server:
         selection = run(reader(server).select(QUESTION, OFFERS))
-    assert (
-        selection.failed
-        and "HTTP 404" in (selection.error or "")
-        and "model not found" in (selection.error or "")
-    )
+    assert selection.failed and "HTTP 404" in (selection.error or "") and "model not found" in (selection.error or "")
     assert len(server.completions) == 1
 
 
@@ -163,9 +163,7 @@ def test_malformed_body_is_retried() -> None:
 def test_out_of_range_index_gets_one_repair_then_fails() -> None:
     with LoopbackServer(rule=out_of_range_rule()) as server:
         selection = run(reader(server).select(QUESTION, OFFERS))
-    assert (
-        selection.failed and selection.choices == [] and "indices not offered: 9" in (selection.error or "")
-    )
+    assert selection.failed and selection.choices == [] and "indices not offered: 9" in (selection.error or "")
     assert len(server.completions) == 2
     repair = server.completions[1].body["messages"]  # type: ignore[index]
     assert repair[-2]["role"] == "assistant" and "indices not offered" in repair[-1]["content"]
@@ -351,13 +349,13 @@ def test_retry_after_past_the_deadline_fails_at_once() -> None:
     with LoopbackServer([Reply.rate_limited(20)], rule=offline_rule()) as server:
         start = time.perf_counter()
         selection = run(call(reader(server, retry_after_cap=60)))
-    assert selection.failed and "wait 20 s" in (selection.error or "") and "past the deadline" in (selection.error or "")
+    assert (
+        selection.failed and "wait 20 s" in (selection.error or "") and "past the deadline" in (selection.error or "")
+    )
     assert time.perf_counter() - start < 2
 
 
-def test_an_echoed_key_is_scrubbed_before_cache_and_results(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_an_echoed_key_is_scrubbed_before_cache_and_results(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("OKF_SECRET_KEY", SECRET)
     with LoopbackServer(rule=echo_key_rule()) as server:
         llm = reader(server, api_key_env="OKF_SECRET_KEY", cache=True)
@@ -370,9 +368,17 @@ def test_an_echoed_key_is_scrubbed_before_cache_and_results(
 
 
 def test_the_cache_keeps_apart_the_same_model_name_on_two_endpoints() -> None:
-    with LoopbackServer(rule=offline_rule()) as one, LoopbackServer(rule=lambda r: {"verdicts": [
-            {"index": 0, "relevant": False, "reason": "other model"},
-            {"index": 1, "relevant": False, "reason": "other model"}]}) as two:
+    with (
+        LoopbackServer(rule=offline_rule()) as one,
+        LoopbackServer(
+            rule=lambda r: {
+                "verdicts": [
+                    {"index": 0, "relevant": False, "reason": "other model"},
+                    {"index": 1, "relevant": False, "reason": "other model"},
+                ]
+            }
+        ) as two,
+    ):
         first = run(reader(one, cache=True).judge(QUESTION, DOCS))
         second = run(reader(two, cache=True).judge(QUESTION, DOCS))
     assert [v.relevant for v in first.verdicts] == [True, False]

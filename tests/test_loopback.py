@@ -29,9 +29,7 @@ def _no_network() -> Iterator[None]:
         yield
 
 
-def post(
-    server: LoopbackServer, body: dict[str, Any], timeout: float = 2.0
-) -> tuple[int, dict[str, str], str]:
+def post(server: LoopbackServer, body: dict[str, Any], timeout: float = 2.0) -> tuple[int, dict[str, str], str]:
     request = urllib.request.Request(
         f"{server.base_url}/chat/completions",
         data=json.dumps(body).encode(),
@@ -118,8 +116,11 @@ def test_html_page_and_echoed_key() -> None:
     with LoopbackServer([Reply.html(), Reply.echo_key("your key is {api_key}")]) as server:
         status, headers, body = post(server, chat("x"))
         assert status == 200 and headers["Content-Type"].startswith("text/html") and "<html>" in body
-        request = urllib.request.Request(f"{server.base_url}/chat/completions", data=json.dumps(chat("x")).encode(),
-                                         headers={"Authorization": "Bearer sk-echo-123456"})
+        request = urllib.request.Request(
+            f"{server.base_url}/chat/completions",
+            data=json.dumps(chat("x")).encode(),
+            headers={"Authorization": "Bearer sk-echo-123456"},
+        )
         with urllib.request.urlopen(request, timeout=2) as response:
             content = json.load(response)["choices"][0]["message"]["content"]
     assert content == "your key is sk-echo-123456"

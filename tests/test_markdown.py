@@ -8,31 +8,158 @@ from hypothesis import strategies as st
 
 from okf.markdown import _fast_index, _fast_links, find_links, parse_index
 
-WORDS = ["alpha", "beta", "Gamma", "d2", "x", "see", "the", "42", "é", "naïve", "a.b", "q?", "(paren)", "C#",
-         "x)", "end.", "'q'", '"dq"', "a:b", "1.", "-", "--", "\u2013", ":", "#tag", "]", "\u00a0", "snake_case"]
-TARGETS = ["b.md", "../up.md", "/index.md", "dir/", "dir/index.md", "c.md#frag", "c.md?x=1", "é.md", "a%20b.md",
-           "https://example.com/x?y=1", "mailto:a@b.c", "javascript:alert(1)", "file:///etc/passwd", "#top",
-           "b[1].md", 'q"t.md', "a\\_b.md", "x\\)", "x:y", "data:text/plain,hi", "./c", "C:\\x", "~/x"]
-TITLES = ["", ' "A title"', " 'single'", ' "t\\"q"', ' "[br] (p)"', '  "two  spaces" ', " ", ' "un closed', " (paren title)"]
+WORDS = [
+    "alpha",
+    "beta",
+    "Gamma",
+    "d2",
+    "x",
+    "see",
+    "the",
+    "42",
+    "é",
+    "naïve",
+    "a.b",
+    "q?",
+    "(paren)",
+    "C#",
+    "x)",
+    "end.",
+    "'q'",
+    '"dq"',
+    "a:b",
+    "1.",
+    "-",
+    "--",
+    "\u2013",
+    ":",
+    "#tag",
+    "]",
+    "\u00a0",
+    "snake_case",
+]
+TARGETS = [
+    "b.md",
+    "../up.md",
+    "/index.md",
+    "dir/",
+    "dir/index.md",
+    "c.md#frag",
+    "c.md?x=1",
+    "é.md",
+    "a%20b.md",
+    "https://example.com/x?y=1",
+    "mailto:a@b.c",
+    "javascript:alert(1)",
+    "file:///etc/passwd",
+    "#top",
+    "b[1].md",
+    'q"t.md',
+    "a\\_b.md",
+    "x\\)",
+    "x:y",
+    "data:text/plain,hi",
+    "./c",
+    "C:\\x",
+    "~/x",
+]
+TITLES = [
+    "",
+    ' "A title"',
+    " 'single'",
+    ' "t\\"q"',
+    ' "[br] (p)"',
+    '  "two  spaces" ',
+    " ",
+    ' "un closed',
+    " (paren title)",
+]
 # Real-world text the scanners read themselves: bracketed redactions and references, bare ampersands, runs of
 # spaces inside lines (and, through the line prefixes below, indented lines inside paragraphs).
-REAL = ["[***]", "[1]", "[x][y]", "[]", "[a]", "&", "R&D", "A & B", "&c", "&x;", "&#1;", "a    b", "x]", "[ x",
-        "]:", "](", "soft\u00adhyphen", "zero\u200bwidth", "\ufeff", "\u2003"]
+REAL = [
+    "[***]",
+    "[1]",
+    "[x][y]",
+    "[]",
+    "[a]",
+    "&",
+    "R&D",
+    "A & B",
+    "&c",
+    "&x;",
+    "&#1;",
+    "a    b",
+    "x]",
+    "[ x",
+    "]:",
+    "](",
+    "soft\u00adhyphen",
+    "zero\u200bwidth",
+    "\ufeff",
+    "\u2003",
+]
 # Backslash escapes as okf's compiler writes them in index files and bodies (and two it never writes).
-ESCAPES = ["\\#3", "\\*", "\\_x\\_", "\\[y\\]", "\\&", "\\<b\\>", "\\|", "\\`", "\\~", "\\!", "\\\\", "a\\-b",
-           "\\a", "x\\", "a \\| b\n---", "\\- not a bullet", "5\\. no item", "\\# no heading"]
-NOISE = ["*", "_", "`", "<", "&amp;", "\\", "[", "]", "(", ")", "![i](p.png)", "    ", "\t", "> ", "|", "~~~",
-         "**b**", "<http://x.y>", "[r][ref]", "[ref]: /u", "\r\n", "\x00", "=== ", "--- ", "1) ", "2. ", "* ",
-         "+ ", "# ", "#"]
+ESCAPES = [
+    "\\#3",
+    "\\*",
+    "\\_x\\_",
+    "\\[y\\]",
+    "\\&",
+    "\\<b\\>",
+    "\\|",
+    "\\`",
+    "\\~",
+    "\\!",
+    "\\\\",
+    "a\\-b",
+    "\\a",
+    "x\\",
+    "a \\| b\n---",
+    "\\- not a bullet",
+    "5\\. no item",
+    "\\# no heading",
+]
+NOISE = [
+    "*",
+    "_",
+    "`",
+    "<",
+    "&amp;",
+    "\\",
+    "[",
+    "]",
+    "(",
+    ")",
+    "![i](p.png)",
+    "    ",
+    "\t",
+    "> ",
+    "|",
+    "~~~",
+    "**b**",
+    "<http://x.y>",
+    "[r][ref]",
+    "[ref]: /u",
+    "\r\n",
+    "\x00",
+    "=== ",
+    "--- ",
+    "1) ",
+    "2. ",
+    "* ",
+    "+ ",
+    "# ",
+    "#",
+]
 
 
 @st.composite
 def labels(draw: st.DrawFn, clean: bool = False, one_line: bool = False) -> str:
-    words = draw(st.lists(st.sampled_from(WORDS + ESCAPES if clean else WORDS + ESCAPES + NOISE[:6]), min_size=0,
-                          max_size=4))
+    words = draw(
+        st.lists(st.sampled_from(WORDS + ESCAPES if clean else WORDS + ESCAPES + NOISE[:6]), min_size=0, max_size=4)
+    )
     breaks = [" ", "  "] if one_line else [" ", "  ", "\n", " \n "] if clean else [" ", "  ", "\n", " \n ", "\n\n"]
-    seps = draw(st.lists(st.sampled_from(breaks), min_size=len(words),
-                         max_size=len(words)))
+    seps = draw(st.lists(st.sampled_from(breaks), min_size=len(words), max_size=len(words)))
     return "".join(w + s for w, s in zip(words, seps, strict=True)).rstrip(" ") if words else ""
 
 
@@ -45,18 +172,55 @@ def links(draw: st.DrawFn, clean: bool = False, one_line: bool = False) -> str:
 
 @st.composite
 def lines(draw: st.DrawFn, clean: bool = False) -> str:
-    pieces = st.one_of(st.sampled_from(WORDS), links(clean), st.sampled_from(REAL), st.sampled_from(ESCAPES),
-                       *([] if clean else [st.sampled_from(NOISE)]))
+    pieces = st.one_of(
+        st.sampled_from(WORDS),
+        links(clean),
+        st.sampled_from(REAL),
+        st.sampled_from(ESCAPES),
+        *([] if clean else [st.sampled_from(NOISE)]),
+    )
     parts = draw(st.lists(pieces, max_size=6))
-    prefix = draw(st.sampled_from(["", "", "", "- ", "* ", "+ ", "  - ", "1. ", "# ", "## ", "> ", "   ", "  ",
-                                   "#", "-", "    ", "    ", "      ", "-     ", ">     ", "1.     ", "  >    ",
-                                   "---", "===", "* * *", "> ", "    - ", "    # "]))
+    prefix = draw(
+        st.sampled_from(
+            [
+                "",
+                "",
+                "",
+                "- ",
+                "* ",
+                "+ ",
+                "  - ",
+                "1. ",
+                "# ",
+                "## ",
+                "> ",
+                "   ",
+                "  ",
+                "#",
+                "-",
+                "    ",
+                "    ",
+                "      ",
+                "-     ",
+                ">     ",
+                "1.     ",
+                "  >    ",
+                "---",
+                "===",
+                "* * *",
+                "> ",
+                "    - ",
+                "    # ",
+            ]
+        )
+    )
     return prefix + " ".join(parts)
 
 
 # Half the documents are clean (words and plain links only) so the scanner accepts, and is compared, often.
 documents = st.booleans().flatmap(
-    lambda clean: st.lists(st.one_of(lines(clean), st.just("")), max_size=8).map("\n".join))
+    lambda clean: st.lists(st.one_of(lines(clean), st.just("")), max_size=8).map("\n".join)
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -79,26 +243,51 @@ def index_documents(draw: st.DrawFn) -> str:
     clean = draw(st.booleans())
     out: list[str] = []
     for _ in range(draw(st.integers(0, 8))):
-        kind = draw(st.sampled_from(["entry", "entry", "entry", "heading", "blank", "prose"]
-                                    + ([] if clean else ["noise"])))
+        kind = draw(
+            st.sampled_from(["entry", "entry", "entry", "heading", "blank", "prose"] + ([] if clean else ["noise"]))
+        )
         if kind == "heading":
-            out.append(draw(st.sampled_from(["#", "##", "###", " #", "#######"])) +
-                       draw(st.sampled_from([" ", "  ", "", "    "])) +
-                       draw(st.sampled_from(WORDS + ESCAPES + ["", "Two words ", "a    b", "R&D"])))
+            out.append(
+                draw(st.sampled_from(["#", "##", "###", " #", "#######"]))
+                + draw(st.sampled_from([" ", "  ", "", "    "]))
+                + draw(st.sampled_from(WORDS + ESCAPES + ["", "Two words ", "a    b", "R&D"]))
+            )
         elif kind == "prose":
-            out.append(draw(st.sampled_from(["", " ", "   ", "    "])) + " ".join(draw(st.lists(
-                st.sampled_from(WORDS + ESCAPES + ["\\- x", "5\\. y", "a    b", "&"]
-                                + (["===", "---", "*", "1)", "[x]"] if not clean else [])), min_size=1, max_size=4))))
+            out.append(
+                draw(st.sampled_from(["", " ", "   ", "    "]))
+                + " ".join(
+                    draw(
+                        st.lists(
+                            st.sampled_from(
+                                WORDS
+                                + ESCAPES
+                                + ["\\- x", "5\\. y", "a    b", "&"]
+                                + (["===", "---", "*", "1)", "[x]"] if not clean else [])
+                            ),
+                            min_size=1,
+                            max_size=4,
+                        )
+                    )
+                )
+            )
         elif kind == "blank":
             out.append(draw(st.sampled_from(["", " ", "  "])))
         elif kind == "noise":
             out.append(draw(lines()))
         else:
-            bullet = draw(st.sampled_from(["* ", "- ", "+ ", "  * ", "*  ", "*    ", "*     "]
-                                          + ([] if clean else ["1. ", "-", "*\u00a0"])))
+            bullet = draw(
+                st.sampled_from(
+                    ["* ", "- ", "+ ", "  * ", "*  ", "*    ", "*     "] + ([] if clean else ["1. ", "-", "*\u00a0"])
+                )
+            )
             sep = draw(st.sampled_from([" - ", " \u2013 ", ": ", " ", "", " -- ", " | ", " -", " \\- "]))
-            description = " ".join(draw(st.lists(st.sampled_from(WORDS + ESCAPES + ["a    b", "&"]
-                                                                 + ([] if clean else NOISE[:8])), max_size=4)))
+            description = " ".join(
+                draw(
+                    st.lists(
+                        st.sampled_from(WORDS + ESCAPES + ["a    b", "&"] + ([] if clean else NOISE[:8])), max_size=4
+                    )
+                )
+            )
             link = draw(links(clean, one_line=clean))
             if draw(st.booleans()):  # a title escaped as okf's compiler escapes it
                 link = "[" + draw(st.sampled_from(["C\\#3", "\\[***\\] x", "a\\_b", "R\\&D", "\\*x\\*"])) + link[1:]
@@ -116,7 +305,7 @@ def test_fast_index_equals_markdown_it(text: str, offset: int) -> None:
 
 ACCEPTED_LINKS = [
     "See [the next one](c000002.md) and [root](/index.md).\n\n- a list item\n- another\n",
-    "# Title [h](h.md)\n\nText with [a link](b.md \"Its title\") in a\nmulti-line paragraph [x](y.md).\n",
+    '# Title [h](h.md)\n\nText with [a link](b.md "Its title") in a\nmulti-line paragraph [x](y.md).\n',
     "- [one](1.md)\n  - [nested](2.md#part)\n\n1. [ordered](3.md)\n> [quoted](4.md)\n",
     "A [label that\nwraps lines](w.md) then [é](é.md) and [web](https://x.y/a?b=c).\n",
     "[](empty.md) [ spaced ](s.md) [q]('quoted'.md) [p](a.md 'single title')\n",
@@ -139,12 +328,28 @@ def test_fast_links_accepts_plain_markdown(text: str) -> None:
 
 
 DECLINED_LINKS = [
-    "`[code](x.md)`", "```\n[fenced](x.md)\n```", "- item\n\n    [in the item](x.md)", "<a href='x'>[h](x.md)</a>",
-    "\n===\n    [continues the paragraph ===](x.md)", "1.     [code in an item](x.md)", "[a [b] c](x.md)",
-    "[x]: /u\n\n[x]", "&copy; [a](b.md)",
-    "[ref][r]\n\n[r]: x.md", "\\[escaped](x.md)", "![image](i.png)", "[a *b*](x.md)", "[a](<x y.md>)",
-    "[a](javascript:alert(1))", "[x](a(b).md)", "# [heading\nwraps](x.md)", "- [item\n- next](x.md)",
-    "[a\n\nb](x.md)", "[a]( \"t\")", "&amp; [a](b.md)", "| [a](b.md) |\n|---|",
+    "`[code](x.md)`",
+    "```\n[fenced](x.md)\n```",
+    "- item\n\n    [in the item](x.md)",
+    "<a href='x'>[h](x.md)</a>",
+    "\n===\n    [continues the paragraph ===](x.md)",
+    "1.     [code in an item](x.md)",
+    "[a [b] c](x.md)",
+    "[x]: /u\n\n[x]",
+    "&copy; [a](b.md)",
+    "[ref][r]\n\n[r]: x.md",
+    "\\[escaped](x.md)",
+    "![image](i.png)",
+    "[a *b*](x.md)",
+    "[a](<x y.md>)",
+    "[a](javascript:alert(1))",
+    "[x](a(b).md)",
+    "# [heading\nwraps](x.md)",
+    "- [item\n- next](x.md)",
+    "[a\n\nb](x.md)",
+    '[a]( "t")',
+    "&amp; [a](b.md)",
+    "| [a](b.md) |\n|---|",
 ]
 
 
@@ -162,13 +367,23 @@ def test_a_line_of_many_list_markers_is_read_in_linear_time() -> None:
 
 
 def test_fast_index_reads_generated_index_and_declines_prose() -> None:
-    text = ("# Concepts\n\nConcepts: one; two (2); three.\n\n* [Concept 1](c1.md) - Fact one (first).\n- [Two](c2.md): Fact two.\n"
-            "+ [Three](sub/) \u2014 A group.\n\n## More\n\n* [Four](c4.md)\n")
+    text = (
+        "# Concepts\n\nConcepts: one; two (2); three.\n\n* [Concept 1](c1.md) - Fact one (first).\n- [Two](c2.md): Fact two.\n"
+        "+ [Three](sub/) \u2014 A group.\n\n## More\n\n* [Four](c4.md)\n"
+    )
     quick = _fast_index(text, 4)
     assert quick is not None and quick == parse_index(text, 4, fast=False)
     assert [e.line for e in quick.entries] == [9, 10, 11, 15]
     assert quick.sections == ["Concepts", "More"]
-    for declined in ["* [a](a.md)\nlazy continuation", "Setext\n===\n* [a](a.md)", "* no link here", "* [a](a.md)\n  continued",
-                     "1. [a](a.md)", "* [a](a.md) see [b](b.md)", "# A *b*", "* [a](a.md) - snake_case"]:
+    for declined in [
+        "* [a](a.md)\nlazy continuation",
+        "Setext\n===\n* [a](a.md)",
+        "* no link here",
+        "* [a](a.md)\n  continued",
+        "1. [a](a.md)",
+        "* [a](a.md) see [b](b.md)",
+        "# A *b*",
+        "* [a](a.md) - snake_case",
+    ]:
         assert _fast_index(declined, 0) is None
         assert parse_index(declined) == parse_index(declined, fast=False)

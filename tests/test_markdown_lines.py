@@ -12,10 +12,37 @@ from markdown_it import MarkdownIt
 
 from okf.markdown import LINK_OR_IMAGE, atx_heading, fenced_lines, link_text
 
-LINES = ["# Title", "## C#", "### x ###", "#", "# #", "#5 not", "####### seven", "  ## indented", "# a # b",
-         "# a \\#", "#\ttab", "# trailing  ", "## closed ##  ", "plain text", "more words", "", "", "```",
-         "```py", "````", "``` a ``` b", "~~~", "~~~~ ", "   ```", "``` x", "~~~ info", "text ``` inline",
-         "## `code` [l](x.md)", "#\u00a0nbsp"]
+LINES = [
+    "# Title",
+    "## C#",
+    "### x ###",
+    "#",
+    "# #",
+    "#5 not",
+    "####### seven",
+    "  ## indented",
+    "# a # b",
+    "# a \\#",
+    "#\ttab",
+    "# trailing  ",
+    "## closed ##  ",
+    "plain text",
+    "more words",
+    "",
+    "",
+    "```",
+    "```py",
+    "````",
+    "``` a ``` b",
+    "~~~",
+    "~~~~ ",
+    "   ```",
+    "``` x",
+    "~~~ info",
+    "text ``` inline",
+    "## `code` [l](x.md)",
+    "#\u00a0nbsp",
+]
 
 
 def _reference(text: str) -> tuple[list[tuple[int, int, str]], list[bool]]:
@@ -37,8 +64,9 @@ def _reference(text: str) -> tuple[list[tuple[int, int, str]], list[bool]]:
 def test_headings_and_fences_equal_markdown_it(text: str) -> None:
     lines = text.split("\n")
     fenced = fenced_lines(lines)
-    mine = [(n, *heading) for n, line in enumerate(lines)
-            if not fenced[n] and (heading := atx_heading(line)) is not None]
+    mine = [
+        (n, *heading) for n, line in enumerate(lines) if not fenced[n] and (heading := atx_heading(line)) is not None
+    ]
     headings, reference_fenced = _reference(text)
     real = len(lines) - text.endswith("\n")  # the text after a final line break is no line
     assert fenced[:real] == reference_fenced[:real]
@@ -65,7 +93,11 @@ _SYNTAX = re.compile(r"`\{3,\}|#\{1,6\}|\\\]\\\(")
 def test_no_module_but_okf_markdown_spells_markdown_syntax() -> None:
     root = Path(__file__).resolve().parents[1] / "okf"
     owners = {root / "markdown.py", root / "compile" / "escape.py"}  # escape.py writes markdown, never reads it
-    spelled = [f"{path.relative_to(root)}:{n}" for path in sorted(root.rglob("*.py")) if path not in owners
-               for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1)
-               if "re.compile" in line and _SYNTAX.search(line)]
+    spelled = [
+        f"{path.relative_to(root)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        if path not in owners
+        for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1)
+        if "re.compile" in line and _SYNTAX.search(line)
+    ]
     assert spelled == []

@@ -22,17 +22,17 @@ REPO = Path(__file__).resolve().parents[1]
 TOOLS = {"list_bundles", "read_signposts", "read_concept", "navigate", "ask", "check", "requirements", "comply"}
 
 FILES = {
-    "index.md": "---\nokf_version: \"0.2\"\n---\n# Harbor handbook\n\n## Subdirectories\n\n"
-                "- [Policies](policies/) - Vacation days, leave, travel and expense rules.\n",
+    "index.md": '---\nokf_version: "0.2"\n---\n# Harbor handbook\n\n## Subdirectories\n\n'
+    "- [Policies](policies/) - Vacation days, leave, travel and expense rules.\n",
     "policies/index.md": "# Policies\n\n- [Annual leave](leave.md) - Vacation days for employees.\n"
-                         "- [Travel](travel.md) - Booking and reimbursing business travel.\n",
+    "- [Travel](travel.md) - Booking and reimbursing business travel.\n",
     "policies/leave.md": "---\ntype: Policy\ntitle: Annual leave\ndescription: Vacation days for employees.\n"
-                         "stale_after: 2031-01-01\ngenerated:\n  by: human:ops@harbor\n  at: 2026-01-05\n---\n"
-                         "# Annual leave\n\nNew hires get 25 vacation days per year.\n"
-                         "Unused vacation days carry over up to 5 days.\n\nSee also [travel](travel.md).\n",
+    "stale_after: 2031-01-01\ngenerated:\n  by: human:ops@harbor\n  at: 2026-01-05\n---\n"
+    "# Annual leave\n\nNew hires get 25 vacation days per year.\n"
+    "Unused vacation days carry over up to 5 days.\n\nSee also [travel](travel.md).\n",
     "policies/travel.md": "---\ntype: Policy\ntitle: Travel\n---\n# Travel\n\nEmployees must book business "
-                          "travel through the travel desk. Economy class for flights under 6 hours.\n"
-                          "Broken link: [missing](gone.md).\n",
+    "travel through the travel desk. Economy class for flights under 6 hours.\n"
+    "Broken link: [missing](gone.md).\n",
 }
 
 
@@ -54,8 +54,7 @@ def bundle(tmp_path: Path) -> Path:
 
 @asynccontextmanager
 async def session(*bundles: Path, errlog: Path) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "okf", "mcp", *map(str, bundles)],
-                                   cwd=str(REPO))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "okf", "mcp", *map(str, bundles)], cwd=str(REPO))
     with errlog.open("w") as err:
         async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as client:
             await client.initialize()
@@ -76,7 +75,8 @@ async def call_error(client: ClientSession, name: str, **arguments: Any) -> str:
 
 
 def test_tools_answer_over_stdio_refuse_bad_arguments_as_tool_errors_and_the_server_survives(
-        bundle: Path, tmp_path: Path) -> None:
+    bundle: Path, tmp_path: Path
+) -> None:
     """One server (starting one costs seconds): every tool, then every kind of bad call, then a good one."""
     errlog = tmp_path / "stderr.txt"
 
@@ -119,23 +119,38 @@ async def every_tool_answers(client: ClientSession, bundle: Path) -> None:
 
     page = await call(client, "read_concept", bundle="harbor", concept="/policies/leave.md", max_bytes=40)
     assert page["truncated"] and page["end_line"] < 15 and len(page["body"].encode()) <= 40
-    rest = await call(client, "read_concept", bundle="harbor", concept="policies/leave.md",
-                      start_line=page["next_start_line"])
+    rest = await call(
+        client, "read_concept", bundle="harbor", concept="policies/leave.md", start_line=page["next_start_line"]
+    )
     assert rest["start_line"] == page["end_line"] + 1 and rest["end_line"] == 15
 
     found = await call(client, "navigate", bundle="harbor", question="How many vacation days do new hires get?")
     assert [e["path"] for e in found["shortlist"]] == ["policies/leave.md"]
     assert found["shortlist"][0]["receipt"]["sha256"] and found["trace"] == []
-    traced = await call(client, "navigate", bundle="harbor", question="vacation days", include_trace=True,
-                        max_bodies=5, max_shortlist=2, deadline_s=30)
+    traced = await call(
+        client,
+        "navigate",
+        bundle="harbor",
+        question="vacation days",
+        include_trace=True,
+        max_bodies=5,
+        max_shortlist=2,
+        deadline_s=30,
+    )
     assert traced["trace"] and {e["kind"] for e in traced["trace"]} >= {"offered", "verdict"}
 
     answer = await call(client, "ask", bundle="harbor", question="How many vacation days do new hires get?")
     assert answer["status"] in ("answered", "partial") and "25" in answer["answer"]
     assert [c["concept_id"] for c in answer["citations"]] == ["policies/leave"]
     assert answer["navigation"] is None
-    recursive = await call(client, "ask", bundle="harbor", question="How many vacation days do new hires get?",
-                           evidence_tokens=20, synthesis="recursive")
+    recursive = await call(
+        client,
+        "ask",
+        bundle="harbor",
+        question="How many vacation days do new hires get?",
+        evidence_tokens=20,
+        synthesis="recursive",
+    )
     block = recursive["synthesis"]
     assert block["mode"] == "recursive" and block["items_covered"] == block["items_total"] >= 1
     assert block["trace"] == [] and block["calls"]["leaf"] >= 1
@@ -152,8 +167,14 @@ async def every_tool_answers(client: ClientSession, bundle: Path) -> None:
     assert (rule["deontic_type"], rule["actor"]) == ("obligation", "Employees")
     assert rule["citation"]["path"] == "policies/travel.md" and rule["requirement_id"].startswith("req-")
     assert (await call(client, "requirements", bundle="harbor", under="policies/leave.md"))["total"] == 0
-    checked = await call(client, "comply", bundle="harbor", under="policies/", subject_name="trip.md",
-                         subject_text="Trip plan\n\nI will book business travel through the travel desk.\n")
+    checked = await call(
+        client,
+        "comply",
+        bundle="harbor",
+        under="policies/",
+        subject_name="trip.md",
+        subject_text="Trip plan\n\nI will book business travel through the travel desk.\n",
+    )
     assert checked["rollup"] == {"violation": 0, "needs_review": 0, "compliant": 1}
     finding = checked["findings"][0]
     assert finding["subject_span"]["path"] == "trip.md" and finding["subject_span"]["start_line"] == 3
@@ -169,8 +190,7 @@ async def ask_saves_a_synthesis_that_the_server_then_serves(client: ClientSessio
     assert tools["navigate"].annotations is not None and tools["navigate"].annotations.read_only_hint is True
     nothing = await call(client, "ask", bundle="harbor", question="What colour is the office cat?", save=True)
     assert nothing["status"] == "abstained" and nothing["saved"]["action"] == "skipped"
-    answer = await call(client, "ask", bundle="harbor", question="How many vacation days do new hires get?",
-                        save=True)
+    answer = await call(client, "ask", bundle="harbor", question="How many vacation days do new hires get?", save=True)
     saved = answer["saved"]
     assert saved["action"] == "created" and saved["path"] == "syntheses/how-many-vacation-days-do-new-hires-get.md"
     assert (bundle / saved["path"]).is_file()
@@ -187,24 +207,28 @@ async def ask_saves_a_synthesis_that_the_server_then_serves(client: ClientSessio
 
 async def bad_arguments_are_tool_errors(client: ClientSession) -> None:
     assert "'harbor'" in await call_error(client, "read_signposts", bundle="nope")
-    for name, args in [("read_concept", {"concept": "x"}), ("navigate", {"question": "q"}),
-                       ("ask", {"question": "q"}), ("check", {})]:
+    for name, args in [
+        ("read_concept", {"concept": "x"}),
+        ("navigate", {"question": "q"}),
+        ("ask", {"question": "q"}),
+        ("check", {}),
+    ]:
         assert "unknown bundle 'nope'" in await call_error(client, name, bundle="nope", **args)
     for escape in ("../../etc/passwd", "policies/../../../etc/passwd", "..\\..\\etc\\passwd"):
         assert "PathEscapeError" in await call_error(client, "read_concept", bundle="harbor", concept=escape)
-        assert "PathEscapeError" in await call_error(client, "read_signposts", bundle="harbor",
-                                                     directory=escape)
+        assert "PathEscapeError" in await call_error(client, "read_signposts", bundle="harbor", directory=escape)
     assert "PathEscapeError" in await call_error(client, "read_concept", bundle="harbor", concept="policies/leak.md")
     assert "Not part of" not in await call_error(client, "read_concept", bundle="harbor", concept="policies/leak")
     # A leading "/" means the bundle root, so this names a concept the bundle does not have.
-    assert "ConceptNotFoundError" in await call_error(client, "read_concept", bundle="harbor",
-                                                      concept="/etc/passwd")
+    assert "ConceptNotFoundError" in await call_error(client, "read_concept", bundle="harbor", concept="/etc/passwd")
     assert "no directory" in await call_error(client, "read_signposts", bundle="harbor", directory="/etc/")
     assert "concept is empty" in await call_error(client, "read_concept", bundle="harbor", concept=" ")
-    assert "start_line" in await call_error(client, "read_concept", bundle="harbor",
-                                            concept="policies/leave", start_line=999)
-    assert "max_bytes must be positive" in await call_error(client, "read_concept", bundle="harbor",
-                                                            concept="policies/leave", max_bytes=0)
+    assert "start_line" in await call_error(
+        client, "read_concept", bundle="harbor", concept="policies/leave", start_line=999
+    )
+    assert "max_bytes must be positive" in await call_error(
+        client, "read_concept", bundle="harbor", concept="policies/leave", max_bytes=0
+    )
     for tool in ("navigate", "ask"):
         assert "question is empty" in await call_error(client, tool, bundle="harbor", question="  ")
         # The schema's bounds are the Budgets fields' (okf.settings): the SDK refuses before okf runs.
@@ -212,17 +236,16 @@ async def bad_arguments_are_tool_errors(client: ClientSession) -> None:
         assert "max_bodies" in refused and "greater than or equal to 1" in refused
         refused = await call_error(client, tool, bundle="harbor", question="q", deadline_s=0)
         assert "deadline_s" in refused and "greater than 0" in refused
-    assert "evidence_tokens" in await call_error(client, "ask", bundle="harbor", question="q",
-                                                 evidence_tokens=-5)
+    assert "evidence_tokens" in await call_error(client, "ask", bundle="harbor", question="q", evidence_tokens=-5)
     assert "synthesis" in await call_error(client, "ask", bundle="harbor", question="q", synthesis="sometimes")
     assert "max_diagnostics" in await call_error(client, "check", bundle="harbor", max_diagnostics=0)
     assert "subject_text is empty" in await call_error(client, "comply", bundle="harbor", subject_text=" ")
     assert "names no directory" in await call_error(client, "requirements", bundle="harbor", under="nowhere/")
     assert "PathEscapeError" in await call_error(client, "requirements", bundle="harbor", under="../..")
-    assert "max_results must be positive" in await call_error(client, "requirements", bundle="harbor",
-                                                              max_results=0)
-    assert "valid integer" in await call_error(client, "read_concept", bundle="harbor",
-                                               concept="policies/leave", max_bytes="lots")
+    assert "max_results must be positive" in await call_error(client, "requirements", bundle="harbor", max_results=0)
+    assert "valid integer" in await call_error(
+        client, "read_concept", bundle="harbor", concept="policies/leave", max_bytes="lots"
+    )
     assert "bundle" in await call_error(client, "read_signposts")  # a required argument missing
 
 
@@ -230,16 +253,25 @@ def test_bundles_are_named_uniquely_and_a_bad_path_stops_the_server_before_servi
     a = write_bundle(tmp_path / "one" / "harbor")
     b = write_bundle(tmp_path / "two" / "harbor")
     assert list(BundleSet.open([a, b]).bundles) == ["harbor", "harbor-2"]
-    done = subprocess.run([sys.executable, "-m", "okf", "mcp", str(a), str(tmp_path / "missing")],
-                          capture_output=True, text=True, cwd=REPO, timeout=30, stdin=subprocess.DEVNULL, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "okf", "mcp", str(a), str(tmp_path / "missing")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("Error: ") and "missing" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_helpers() -> None:
     assert unique_names([Path("/a/x"), Path("/b/x"), Path("/c/x"), Path("/")]) == ["x", "x-2", "x-3", "bundle"]
-    assert json.dumps(json_safe({"d": __import__("datetime").date(2026, 1, 2), "n": float("nan"), 1: (1, 2)})) \
+    assert (
+        json.dumps(json_safe({"d": __import__("datetime").date(2026, 1, 2), "n": float("nan"), 1: (1, 2)}))
         == '{"d": "2026-01-02", "n": "nan", "1": [1, 2]}'
+    )
     lines, cut = number_lines(["a", "b", "c"], 8, 4, max_bytes=17)
     assert lines == ["   8 | a", "   9 | b"] and cut
     lines, cut = number_lines(["é" * 50], 1, 4, max_bytes=10)
@@ -249,6 +281,9 @@ def test_helpers() -> None:
 
 def test_only_the_server_module_imports_the_mcp_sdk() -> None:
     pattern = re.compile(r"^\s*(import mcp\b|from mcp[. ])", flags=re.MULTILINE)
-    importers = {str(path.relative_to(REPO)) for path in (REPO / "okf").rglob("*.py")
-                 if pattern.search(path.read_text(encoding="utf-8"))}
+    importers = {
+        str(path.relative_to(REPO))
+        for path in (REPO / "okf").rglob("*.py")
+        if pattern.search(path.read_text(encoding="utf-8"))
+    }
     assert importers == {"okf/mcp/server.py"}

@@ -43,16 +43,19 @@ def keep(*names: str) -> Any:
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    return write_files(tmp_path / "b", {
-        "index.md": "# Root\n\n* [Intro](intro.md) - the introduction\n* [HR](hr/) - people\n"
-                    "* [Finance](finance/) - money\n",
-        "intro.md": concept("Intro"),
-        "hr/leave.md": concept("Leave", "Vacation days: 25. See [pay](../finance/pay.md)."),
-        "hr/hiring.md": concept("Hiring"),
-        "hr/benefits/health.md": concept("Health"),
-        "finance/pay.md": concept("Pay", "Paid monthly. Back to [leave](../hr/leave.md)."),
-        "finance/tax.md": concept("Tax"),
-    })
+    return write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Root\n\n* [Intro](intro.md) - the introduction\n* [HR](hr/) - people\n"
+            "* [Finance](finance/) - money\n",
+            "intro.md": concept("Intro"),
+            "hr/leave.md": concept("Leave", "Vacation days: 25. See [pay](../finance/pay.md)."),
+            "hr/hiring.md": concept("Hiring"),
+            "hr/benefits/health.md": concept("Health"),
+            "finance/pay.md": concept("Pay", "Paid monthly. Back to [leave](../hr/leave.md)."),
+            "finance/tax.md": concept("Tax"),
+        },
+    )
 
 
 def test_only_selected_directories_are_read_and_all_their_concepts_collected(tree: Path) -> None:
@@ -85,11 +88,14 @@ def test_links_expand_laterally_and_cycles_stop(tree: Path) -> None:
 
 
 def test_broken_external_and_directory_links_are_tolerated_and_traced(tmp_path: Path) -> None:
-    root = write_files(tmp_path / "b", {
-        "a.md": concept("A", "[gone](missing.md) [web](https://example.com) [dir](sub/) [b](b.md)"),
-        "b.md": concept("B"),
-        "sub/c.md": concept("C"),
-    })
+    root = write_files(
+        tmp_path / "b",
+        {
+            "a.md": concept("A", "[gone](missing.md) [web](https://example.com) [dir](sub/) [b](b.md)"),
+            "b.md": concept("B"),
+            "sub/c.md": concept("C"),
+        },
+    )
     reader = ScriptedReader(select=[], judge={"a": True})
     result = navigate(root, "a question", reader=reader)
     skipped = {e.data["target"]: e.data.get("skipped") for e in result.trace if e.kind == "link"}
@@ -120,8 +126,10 @@ def test_shortlist_budget(tmp_path: Path) -> None:
 
 
 def chain(tmp_path: Path) -> Path:
-    return write_files(tmp_path / "b", {"top.md": concept("Top"), "a/x.md": concept("X"), "a/b/y.md": concept("Y"),
-                                  "a/b/c/z.md": concept("Z")})
+    return write_files(
+        tmp_path / "b",
+        {"top.md": concept("Top"), "a/x.md": concept("X"), "a/b/y.md": concept("Y"), "a/b/c/z.md": concept("Z")},
+    )
 
 
 def test_depth_budget_reported_only_when_it_kept_a_selected_directory_closed(tmp_path: Path) -> None:
@@ -147,8 +155,7 @@ def test_calls_budget(tmp_path: Path) -> None:
 def test_tokens_budget(tmp_path: Path) -> None:
     root = write_files(tmp_path / "b", {f"c{i:02}.md": concept(f"C{i}") for i in range(20)})
     reader = ScriptedReader(judge=lambda q, docs: [True] * len(docs), tokens_per_call=100)
-    result = navigate(root, "q", reader=reader, budgets={"max_tokens": 250, "batch_size": 1,
-                                                            "max_shortlist": 50})
+    result = navigate(root, "q", reader=reader, budgets={"max_tokens": 250, "batch_size": 1, "max_shortlist": 50})
     assert result.stopped_by == "tokens"
     assert 3 <= reader.total_calls < 20
     assert result.shortlist  # what was found is kept
@@ -182,8 +189,10 @@ def test_wide_directory_is_offered_in_pages(tmp_path: Path) -> None:
 
 def test_failures_are_recorded_never_taken_as_not_relevant(tmp_path: Path) -> None:
     root = write_files(tmp_path / "b", {"a.md": concept("A"), "b.md": concept("B"), "d/c.md": concept("C")})
-    reader = ScriptedReader(select=Selection(failed=True, error="model said nonsense"),
-                            judge=lambda q, docs: [None if d.id == "a" else True for d in docs])
+    reader = ScriptedReader(
+        select=Selection(failed=True, error="model said nonsense"),
+        judge=lambda q, docs: [None if d.id == "a" else True for d in docs],
+    )
     result = navigate(root, "q", reader=reader)
     verdict_a = next(e for e in result.trace if e.kind == "verdict" and e.path == "a.md")
     assert verdict_a.data["failed"] is True and verdict_a.data["relevant"] is None
@@ -204,11 +213,14 @@ def test_short_or_mismatched_judgement_counts_as_failure(tmp_path: Path) -> None
 
 
 def test_deprecated_and_stale_concepts_are_flagged(tmp_path: Path) -> None:
-    root = write_files(tmp_path / "b", {
-        "old.md": concept("Old", status="deprecated"),
-        "stale.md": concept("Stale", stale_after="2001-01-01"),
-        "fine.md": concept("Fine", verified="[{by: 'human:ann', at: 2024-01-01}]"),
-    })
+    root = write_files(
+        tmp_path / "b",
+        {
+            "old.md": concept("Old", status="deprecated"),
+            "stale.md": concept("Stale", stale_after="2001-01-01"),
+            "fine.md": concept("Fine", verified="[{by: 'human:ann', at: 2024-01-01}]"),
+        },
+    )
     reader = ScriptedReader(judge=lambda q, docs: [True] * len(docs))
     result = navigate(root, "q", reader=reader)
     by_id = {e.concept_id: e for e in result.shortlist}
@@ -256,14 +268,20 @@ def test_same_input_same_result_whatever_the_timing(tree: Path) -> None:
             await asyncio.sleep(rng.random() * 0.02)
             return [d.id != "intro" for d in docs]
 
-        return navigate(tree, "q", reader=ScriptedReader(select=select, judge=judge),
-                        budgets={"batch_size": 1, "max_shortlist": 50})
+        return navigate(
+            tree, "q", reader=ScriptedReader(select=select, judge=judge), budgets={"batch_size": 1, "max_shortlist": 50}
+        )
 
     first, second = run(1), run(2)
     assert [e.concept_id for e in first.shortlist] == [e.concept_id for e in second.shortlist]
     # Walk order: hr/ (its concepts, leave's link to pay, then hr/benefits/), then finance/.
-    assert [e.concept_id for e in first.shortlist] == ["hr/hiring", "hr/leave", "finance/pay",
-                                                       "hr/benefits/health", "finance/tax"]
+    assert [e.concept_id for e in first.shortlist] == [
+        "hr/hiring",
+        "hr/leave",
+        "finance/pay",
+        "hr/benefits/health",
+        "finance/tax",
+    ]
     assert kinds(first) == kinds(second)
 
 
@@ -327,16 +345,17 @@ def test_result_identifies_bundle_reader_and_usage(tree: Path) -> None:
 
 def wide_tree(tmp_path: Path) -> Path:
     """Six directories of six subdirectories of four concepts: more work than a small budget pays for."""
-    return write_files(tmp_path / "wide", {f"d{a}/s{b}/c{k}.md": concept(f"C{a}{b}{k}")
-                                           for a in range(6) for b in range(6) for k in range(4)})
+    return write_files(
+        tmp_path / "wide",
+        {f"d{a}/s{b}/c{k}.md": concept(f"C{a}{b}{k}") for a in range(6) for b in range(6) for k in range(4)},
+    )
 
 
 def test_calls_budget_counts_calls_sent_not_calls_waiting_for_a_slot(tmp_path: Path) -> None:
     root = wide_tree(tmp_path)
     # Two calls at once, far more selector pages and judge batches ready at once: the ones waiting for a
     # slot are not spent, so the walk sends exactly its budget of calls.
-    reader = ScriptedReader(select=lambda q, offers: [o.index for o in offers], judge={},
-                            latency=0.01, concurrency=2)
+    reader = ScriptedReader(select=lambda q, offers: [o.index for o in offers], judge={}, latency=0.01, concurrency=2)
     result = navigate(root, "q", reader=reader, budgets={"max_calls": 12, "batch_size": 2})
     assert result.stopped_by == "calls"
     assert reader.max_in_flight == 2
@@ -346,8 +365,9 @@ def test_calls_budget_counts_calls_sent_not_calls_waiting_for_a_slot(tmp_path: P
 
 def test_tokens_budget_counts_calls_sent_not_calls_waiting_for_a_slot(tmp_path: Path) -> None:
     root = wide_tree(tmp_path)
-    reader = ScriptedReader(select=lambda q, offers: [o.index for o in offers], judge={},
-                            latency=0.01, concurrency=2, tokens_per_call=100)
+    reader = ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers], judge={}, latency=0.01, concurrency=2, tokens_per_call=100
+    )
     result = navigate(root, "q", reader=reader, budgets={"max_tokens": 1000, "batch_size": 2})
     assert result.stopped_by == "tokens"
     # Calls are admitted until 1,000 tokens were spent: ten calls, plus at most the one other call sent

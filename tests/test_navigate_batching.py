@@ -33,12 +33,14 @@ def wide_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(walk, "COALESCE_MAX_S", 0.3)
 
 
-def test_candidates_of_directories_opened_moments_apart_share_a_judge_batch(tmp_path: Path,
-                                                                             wide_window: None) -> None:
-    root = write_files(tmp_path / "b", {
-        **{f"a/x/c{i}.md": concept(f"A{i}") for i in range(3)},
-        **{f"b/y/d{i}.md": concept(f"B{i}") for i in range(3)},
-    })
+def test_candidates_of_directories_opened_moments_apart_share_a_judge_batch(tmp_path: Path, wide_window: None) -> None:
+    root = write_files(
+        tmp_path / "b",
+        {
+            **{f"a/x/c{i}.md": concept(f"A{i}") for i in range(3)},
+            **{f"b/y/d{i}.md": concept(f"B{i}") for i in range(3)},
+        },
+    )
 
     async def select(q: str, offers: Any) -> list[int]:
         # b/'s reply comes 30 ms after a/'s: without coalescing, a/x/ and b/y/ would each get a call.
@@ -53,8 +55,13 @@ def test_candidates_of_directories_opened_moments_apart_share_a_judge_batch(tmp_
 
 
 def test_full_batches_leave_at_once_and_only_the_remainder_waits(tmp_path: Path, wide_window: None) -> None:
-    root = write_files(tmp_path / "b", {**{f"a/x/c{i}.md": concept(f"A{i}") for i in range(5)},
-                                  **{f"b/y/d{i}.md": concept(f"B{i}") for i in range(3)}})
+    root = write_files(
+        tmp_path / "b",
+        {
+            **{f"a/x/c{i}.md": concept(f"A{i}") for i in range(5)},
+            **{f"b/y/d{i}.md": concept(f"B{i}") for i in range(3)},
+        },
+    )
 
     async def select(q: str, offers: Any) -> list[int]:
         await asyncio.sleep({"a/x/": 0.05, "b/y/": 0.08}.get(offers[0].path, 0.05))
@@ -68,8 +75,9 @@ def test_full_batches_leave_at_once_and_only_the_remainder_waits(tmp_path: Path,
     assert len(batches) == 4
 
 
-def test_a_partial_batch_is_not_held_when_nothing_else_can_add_candidates(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_partial_batch_is_not_held_when_nothing_else_can_add_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(walk, "COALESCE_SHARE", 3.0)
     monkeypatch.setattr(walk, "COALESCE_MAX_S", 0.3)
     root = write_files(tmp_path / "b", {f"d/c{i}.md": concept(f"C{i}") for i in range(3)})
@@ -125,8 +133,9 @@ def test_same_result_whatever_the_timing_with_coalesced_batches(tmp_path: Path, 
             await asyncio.sleep(rng.random() * 0.03)
             return [not d.id.endswith("3") for d in docs]
 
-        return navigate(root, "q", reader=ScriptedReader(select=select, judge=judge),
-                        budgets={"batch_size": 3, "max_shortlist": 50})
+        return navigate(
+            root, "q", reader=ScriptedReader(select=select, judge=judge), budgets={"batch_size": 3, "max_shortlist": 50}
+        )
 
     results = [run(seed) for seed in (1, 2, 3)]
     orders = [[e.concept_id for e in r.shortlist] for r in results]
@@ -136,8 +145,7 @@ def test_same_result_whatever_the_timing_with_coalesced_batches(tmp_path: Path, 
     assert kinds(results[0]) == kinds(results[1]) == kinds(results[2])
 
 
-def test_a_walk_never_passes_over_the_bundle_for_its_corpus_id(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_walk_never_passes_over_the_bundle_for_its_corpus_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_files(tmp_path / "b", {f"d{i}/c.md": concept(f"C{i}") for i in range(5)})
     reader = ScriptedReader(select=lambda q, offers: [0, 2], judge={})
     computed = Bundle.open(root).corpus_id()
@@ -169,8 +177,9 @@ def test_loopback_model_takes_a_burst_of_new_connections_without_stalling() -> N
         assert connected < 0.9  # 40 connects: microseconds each when accepted, over 6 s with a backlog of 5
 
         async def burst() -> float:
-            reader = LLMReader(ReaderConfig(model="m", base_url=server.base_url, concurrency=32, cache=False,
-                                            max_retries=0))
+            reader = LLMReader(
+                ReaderConfig(model="m", base_url=server.base_url, concurrency=32, cache=False, max_retries=0)
+            )
             offer = [SignpostOffer(index=0, path="x/", title="x")]
             begin = time.monotonic()
             results = await asyncio.gather(*(reader.select("q", offer) for _ in range(24)))

@@ -24,10 +24,11 @@ def bundle(tmp_path: Path) -> Path:
     root = tmp_path / "b"
     files = {
         "index.md": "# Root\n\n* [People](people/) - vacation, leave and hiring policies\n"
-                    "* [Money](money/) - invoices and payments\n",
+        "* [Money](money/) - invoices and payments\n",
         "people/vacation.md": concept("Vacation days", "New hires get 25 vacation days per year."),
-        "people/old-vacation.md": concept("Old vacation days", "New hires got 20 vacation days per year.",
-                                          status="deprecated"),
+        "people/old-vacation.md": concept(
+            "Old vacation days", "New hires got 20 vacation days per year.", status="deprecated"
+        ),
         "money/invoices.md": concept("Invoices", "Invoices are paid within 30 days."),
     }
     return write_files(root, files)
@@ -35,8 +36,10 @@ def bundle(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def scripted(monkeypatch: pytest.MonkeyPatch) -> ScriptedReader:
-    reader = ScriptedReader(select=lambda q, offers: [o.path for o in offers if o.path == "people/"],
-                            judge=lambda q, docs: ["vacation" in d.id for d in docs])
+    reader = ScriptedReader(
+        select=lambda q, offers: [o.path for o in offers if o.path == "people/"],
+        judge=lambda q, docs: ["vacation" in d.id for d in docs],
+    )
     monkeypatch.setattr(navigate_cli, "reader_from_options", lambda **kw: reader)
     return reader
 
@@ -52,13 +55,16 @@ def test_prints_a_numbered_shortlist_with_flags_and_a_summary(bundle: Path, scri
     assert "1. Old vacation days  [people/old-vacation]  (policy, DEPRECATED, unverified)" in out
     assert "2. Vacation days  [people/vacation]  (policy, unverified)" in out
     assert "people/vacation.md:5-7  (c2)" in out
-    assert "2 of 2 candidate bodies judged (2 directories opened)" in out and "reader: scripted" in out and "finished" in out
+    assert (
+        "2 of 2 candidate bodies judged (2 directories opened)" in out
+        and "reader: scripted" in out
+        and "finished" in out
+    )
     assert "deprecated" in result.stderr  # the warning, on stderr only
     assert "warning" not in out
 
 
-def test_json_is_the_whole_result_and_trace_is_jsonl(bundle: Path, scripted: ScriptedReader,
-                                                     tmp_path: Path) -> None:
+def test_json_is_the_whole_result_and_trace_is_jsonl(bundle: Path, scripted: ScriptedReader, tmp_path: Path) -> None:
     trace = tmp_path / "walk.jsonl"
     result = run(str(bundle), "vacation days", "--json", "--trace", str(trace), "--max-bodies", "1", "-q")
     assert result.exit_code == 0, result.stderr
@@ -71,23 +77,27 @@ def test_json_is_the_whole_result_and_trace_is_jsonl(bundle: Path, scripted: Scr
 
 
 def test_exit_1_when_nothing_was_found_while_calls_failed(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    failing = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                             judge=lambda q, docs: [None] * len(docs))
+    failing = ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers], judge=lambda q, docs: [None] * len(docs)
+    )
     monkeypatch.setattr(navigate_cli, "reader_from_options", lambda **kw: failing)
     result = run(str(bundle), "vacation", "--quiet")
     assert result.exit_code == 1
     assert "3 model call result(s) failed" in result.stderr and "scripted failure" in result.stderr
     assert "No relevant concept found." not in result.stdout and "3 failed" in result.stdout
     # One failed verdict with nothing found is still a failure: that concept may have held the answer.
-    partly = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                            judge=lambda q, docs: [None if d.id == "money/invoices" else False for d in docs])
+    partly = ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers],
+        judge=lambda q, docs: [None if d.id == "money/invoices" else False for d in docs],
+    )
     monkeypatch.setattr(navigate_cli, "reader_from_options", lambda **kw: partly)
     result = run(str(bundle), "vacation")
     assert result.exit_code == 1 and "1 model call result(s) failed" in result.stderr
     # Something found despite a failure: the shortlist stands, the failure is a warning.
-    found = ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                           judge=lambda q, docs: [None if d.id == "money/invoices" else "old" not in d.id
-                                                  for d in docs])
+    found = ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers],
+        judge=lambda q, docs: [None if d.id == "money/invoices" else "old" not in d.id for d in docs],
+    )
     monkeypatch.setattr(navigate_cli, "reader_from_options", lambda **kw: found)
     result = run(str(bundle), "vacation")
     assert result.exit_code == 0 and "Vacation days" in result.stdout

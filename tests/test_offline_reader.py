@@ -35,11 +35,13 @@ def doc(doc_id: str, title: str, text: str, headings: list[str] | None = None) -
     return Document(id=doc_id, title=title, text=text, sha256="0" * 64, headings=headings or [])
 
 
-def vocabulary(tmp_path: Path, terms_df: dict[str, int], concepts: int = 100,
-               acronyms: dict[str, str] | None = None) -> Vocabulary:
+def vocabulary(
+    tmp_path: Path, terms_df: dict[str, int], concepts: int = 100, acronyms: dict[str, str] | None = None
+) -> Vocabulary:
     (tmp_path / ".okf").mkdir(parents=True, exist_ok=True)
-    (tmp_path / ".okf" / "vocabulary.json").write_text(json.dumps(
-        {"format": 1, "concepts": concepts, "documents": 3, "acronyms": acronyms or {}, "terms": terms_df}))
+    (tmp_path / ".okf" / "vocabulary.json").write_text(
+        json.dumps({"format": 1, "concepts": concepts, "documents": 3, "acronyms": acronyms or {}, "terms": terms_df})
+    )
     loaded = Vocabulary.load(tmp_path)
     assert loaded is not None
     return loaded
@@ -82,8 +84,11 @@ def test_misspelled_question_words_also_match_the_bundle_word(tmp_path: Path) ->
 
 
 def test_acronyms_and_expansions_the_bundle_defines_stand_for_each_other(tmp_path: Path) -> None:
-    vocab = vocabulary(tmp_path, {"pfp": 10, stem("private"): 40, stem("financing"): 30, stem("platform"): 25},
-                       acronyms={"PFP": "Private Financing Platform"})
+    vocab = vocabulary(
+        tmp_path,
+        {"pfp": 10, stem("private"): 40, stem("financing"): 30, stem("platform"): 25},
+        acronyms={"PFP": "Private Financing Platform"},
+    )
     by_acronym = Question.parse("What must a PFP Operator disclose?", vocab)
     pfp = next(u for u in by_acronym.units if u.key == "pfp")
     assert pfp.phrases == ((stem("private"), stem("financing"), stem("platform")),)
@@ -105,15 +110,18 @@ def test_units_weigh_their_rarity_in_the_bundle(tmp_path: Path) -> None:
 
 
 def contracts(*titles: str) -> list[SignpostOffer]:
-    return [offer(i, f"c/{t.lower().replace(' ', '-')}/", t, "Agreement between the parties.")
-            for i, t in enumerate(titles)]
+    return [
+        offer(i, f"c/{t.lower().replace(' ', '-')}/", t, "Agreement between the parties.") for i, t in enumerate(titles)
+    ]
 
 
 def test_select_keeps_what_says_the_question_and_skips_the_rest() -> None:
-    offers = [offer(0, "hr/", "Human resources", "Vacation days, sick leave and holidays for employees."),
-              offer(1, "it/", "IT", "Laptops, accounts and passwords."),
-              offer(2, "fin/", "Finance", "Invoices and payments."),
-              offer(3, "ops/", "Operations", "Shipping and receiving.")]
+    offers = [
+        offer(0, "hr/", "Human resources", "Vacation days, sick leave and holidays for employees."),
+        offer(1, "it/", "IT", "Laptops, accounts and passwords."),
+        offer(2, "fin/", "Finance", "Invoices and payments."),
+        offer(3, "ops/", "Operations", "Shipping and receiving."),
+    ]
     assert kept(QUESTION, offers) == {0: "strong"}
 
 
@@ -123,30 +131,39 @@ def test_select_the_entry_naming_the_thing_the_question_names_is_the_one() -> No
 
 
 def test_select_opens_the_parts_of_the_named_thing() -> None:
-    offers = [offer(0, "c/adaptimmune-therapeutics/definitions/", "Definitions", "Terms used."),
-              offer(1, "c/adaptimmune-therapeutics/schedules/", "Schedules", "Prices and dates.")]
+    offers = [
+        offer(0, "c/adaptimmune-therapeutics/definitions/", "Definitions", "Terms used."),
+        offer(1, "c/adaptimmune-therapeutics/schedules/", "Schedules", "Prices and dates."),
+    ]
     question = "Which law governs the Adaptimmune Therapeutics agreement?"
     assert set(kept(question, offers)) == {0, 1}
 
 
 def test_select_when_every_entry_says_the_question_opens_them_all() -> None:
     # The known defect: a word every signpost carries used to make none of them worth opening.
-    offers = [offer(i, f"{name}/", name.title(), "New hires, vacation days and holidays.")
-              for i, name in enumerate(["handbook", "policies", "benefits"])]
+    offers = [
+        offer(i, f"{name}/", name.title(), "New hires, vacation days and holidays.")
+        for i, name in enumerate(["handbook", "policies", "benefits"])
+    ]
     assert set(kept(QUESTION, offers)) == {0, 1, 2}
 
 
 def test_select_a_rare_word_only_one_entry_carries_decides() -> None:
     """Of seven chapters only the one naming auditors is opened: the question's rarest word decides."""
-    offers = [offer(i, f"d{i}/", f"Chapter {name}", desc) for i, (name, desc) in enumerate([
-        ("Accounting", "Auditors, financial statements and annual reports."),
-        ("Conduct", "Client classification and suitability."),
-        ("Markets", "Listing, prospectus and disclosure."),
-        ("Prudential", "Capital requirements and liquidity."),
-        ("Funds", "Fund managers and custodians."),
-        ("Fees", "Application and annual fees."),
-        ("Islamic", "Sharia boards and products."),
-    ])]
+    offers = [
+        offer(i, f"d{i}/", f"Chapter {name}", desc)
+        for i, (name, desc) in enumerate(
+            [
+                ("Accounting", "Auditors, financial statements and annual reports."),
+                ("Conduct", "Client classification and suitability."),
+                ("Markets", "Listing, prospectus and disclosure."),
+                ("Prudential", "Capital requirements and liquidity."),
+                ("Funds", "Fund managers and custodians."),
+                ("Fees", "Application and annual fees."),
+                ("Islamic", "Sharia boards and products."),
+            ]
+        )
+    ]
     question = "What must be notified when an Auditor resigns or its appointment is terminated?"
     assert set(kept(question, offers)) == {0}
 
@@ -154,7 +171,9 @@ def test_select_a_rare_word_only_one_entry_carries_decides() -> None:
 def test_select_a_short_listing_that_says_nothing_is_read_on_in_every_part() -> None:
     offers = [offer(0, "a/", "Drummer, bassist", "Bands and albums."), offer(1, "b/", "Iata, route", "Airports.")]
     assert kept("What other position did the person who introduced the DISCLOSE Act hold?", offers) == {
-        0: "weak", 1: "weak"}
+        0: "weak",
+        1: "weak",
+    }
 
 
 def test_select_a_long_listing_that_says_nothing_opens_nothing() -> None:
@@ -163,14 +182,19 @@ def test_select_a_long_listing_that_says_nothing_opens_nothing() -> None:
 
 
 def test_select_uses_only_the_last_path_segment() -> None:
-    offers = [offer(0, "vacation/plans/", "Plans", ""), offer(1, "vacation/other/", "Other", ""),
-              offer(2, "vacation/misc/", "Misc", ""), offer(3, "vacation/more/", "More", "")]
+    offers = [
+        offer(0, "vacation/plans/", "Plans", ""),
+        offer(1, "vacation/other/", "Other", ""),
+        offer(2, "vacation/misc/", "Misc", ""),
+        offer(3, "vacation/more/", "More", ""),
+    ]
     assert kept("What plans exist for vacation days?", offers) == {0: "strong"}
 
 
 def test_select_blind_range_groups_are_opened_as_weak_choices_when_nothing_speaks() -> None:
-    offers = [offer(i, f"documents-{i * 10 + 1}-{i * 10 + 10}/", f"Documents {i * 10 + 1} to {i * 10 + 10}")
-              for i in range(8)]
+    offers = [
+        offer(i, f"documents-{i * 10 + 1}-{i * 10 + 10}/", f"Documents {i * 10 + 1} to {i * 10 + 10}") for i in range(8)
+    ]
     assert set(kept("What is the escrow amount?", offers).values()) == {"weak"}
 
 
@@ -178,14 +202,18 @@ def test_select_blind_range_groups_are_opened_as_weak_choices_when_nothing_speak
 
 
 def test_judge_grades_relevant_when_the_body_says_the_question_together() -> None:
-    verdict = judge_one(Question.parse(QUESTION), doc("hr/pto", "Paid time off",
-                        "New hires get 15 vacation days a year. Days accrue monthly."))
+    verdict = judge_one(
+        Question.parse(QUESTION),
+        doc("hr/pto", "Paid time off", "New hires get 15 vacation days a year. Days accrue monthly."),
+    )
     assert verdict.grade == "relevant" and verdict.relevant and "15 vacation days" in verdict.reason
 
 
 def test_judge_grades_partial_when_the_words_are_spread_thin() -> None:
-    text = ("Vacation is planned with the team lead.\n\nThe office has several rooms.\n\n"
-            "Parking is free.\n\nHires are announced on Mondays.")
+    text = (
+        "Vacation is planned with the team lead.\n\nThe office has several rooms.\n\n"
+        "Parking is free.\n\nHires are announced on Mondays."
+    )
     verdict = judge_one(Question.parse(QUESTION), doc("hr/misc", "Notes", text))
     assert verdict.grade == "partial" and verdict.relevant and verdict.reason.startswith("partly:")
 
@@ -197,9 +225,14 @@ def test_judge_grades_no_when_one_word_is_shared() -> None:
 
 def test_judge_words_of_the_folder_are_context() -> None:
     question = Question.parse("Which law governs the Acme Corp supply agreement?")
-    in_folder = doc("g/acme-corp-supply-agreement/12-governing-law", "12 Governing Law",
-                    "This Agreement is governed by the laws of Delaware.")
-    elsewhere = doc("g/other/12-governing-law", "12 Governing Law", "This Agreement is governed by the laws of Delaware.")
+    in_folder = doc(
+        "g/acme-corp-supply-agreement/12-governing-law",
+        "12 Governing Law",
+        "This Agreement is governed by the laws of Delaware.",
+    )
+    elsewhere = doc(
+        "g/other/12-governing-law", "12 Governing Law", "This Agreement is governed by the laws of Delaware."
+    )
     assert judge_one(question, in_folder).grade == "relevant"
     assert judge_one(question, elsewhere).grade != "relevant"  # it says nothing of Acme
 
@@ -256,8 +289,11 @@ def test_judge_is_fast_enough() -> None:
 # --- answer ---
 
 EVIDENCE = [
-    Evidence(id="c1", title="Paid Time Off", text="# PTO\n\nNew hires get 15 vacation days per year.\n"
-             "Days accrue monthly from the first day of work."),
+    Evidence(
+        id="c1",
+        title="Paid Time Off",
+        text="# PTO\n\nNew hires get 15 vacation days per year.\nDays accrue monthly from the first day of work.",
+    ),
     Evidence(id="c2", title="Holidays", text="The company observes ten paid holidays.\nOffices close early."),
 ]
 
@@ -278,8 +314,14 @@ def test_answer_empty_when_nothing_matches() -> None:
 
 
 def test_answer_a_lead_in_or_a_heading_does_not_answer() -> None:
-    evidence = [Evidence(id="c1", title="Plugins", text="# Installing the plugin\n\nTo install the plugin, "
-                         "complete the following steps:\n\n1. Open the console.")]
+    evidence = [
+        Evidence(
+            id="c1",
+            title="Plugins",
+            text="# Installing the plugin\n\nTo install the plugin, "
+            "complete the following steps:\n\n1. Open the console.",
+        )
+    ]
     draft = answer_from(Question.parse("What are the steps to install the plugin?"), evidence)
     assert draft.partial and draft.missing
 
@@ -317,9 +359,7 @@ def test_scripted_reader_async_callables_latency_and_concurrency() -> None:
     async def judge(question: str, documents: list[Document]) -> list[Verdict]:
         return [Verdict(id=d.id, relevant=d.id == "x") for d in documents]
 
-    reader = ScriptedReader(
-        select=lambda q, s: Selection(), judge=judge, answer=DraftAnswer(text="t"), latency=0.05
-    )
+    reader = ScriptedReader(select=lambda q, s: Selection(), judge=judge, answer=DraftAnswer(text="t"), latency=0.05)
 
     async def main() -> list[bool | None]:
         results = await asyncio.gather(*(reader.judge("q", [doc("x", "X", "x")]) for _ in range(4)))
@@ -339,21 +379,38 @@ def test_scripted_reader_defaults_to_offline_decisions() -> None:
 
 def test_select_a_two_way_choice_keeps_both_sides() -> None:
     # One side says the question strongly; the other says part of it: in a short listing it is read on too.
-    offers = [offer(0, "a/", "Vacation and holidays", "New hires get vacation days and holidays."),
-              offer(1, "b/", "Payroll", "Pay days for new staff.")]
+    offers = [
+        offer(0, "a/", "Vacation and holidays", "New hires get vacation days and holidays."),
+        offer(1, "b/", "Payroll", "Pay days for new staff."),
+    ]
     assert kept(QUESTION, offers) == {0: "strong", 1: "weak"}
 
 
 def test_select_a_common_defined_term_does_not_make_an_exclusive_choice(tmp_path: Path) -> None:
-    vocab = vocabulary(tmp_path, {stem("financial"): 300, stem("institution"): 250, stem("sanction"): 20,
-                                  "adaptimmun": 3, stem("therapeutics"): 5}, concepts=1000)
-    offers = [offer(0, "a/", "Sanctions", "Sanctions screening of clients."),
-              offer(1, "b/", "Definitions", "Financial Institution means a bank."),
-              offer(2, "c/", "Fees", "Annual fees."), offer(3, "d/", "Funds", "Fund managers."),
-              offer(4, "e/", "Islamic", "Sharia boards."), offer(5, "f/", "Markets", "Listing rules."),
-              offer(6, "g/", "Conduct", "Client classification.")]
+    vocab = vocabulary(
+        tmp_path,
+        {
+            stem("financial"): 300,
+            stem("institution"): 250,
+            stem("sanction"): 20,
+            "adaptimmun": 3,
+            stem("therapeutics"): 5,
+        },
+        concepts=1000,
+    )
+    offers = [
+        offer(0, "a/", "Sanctions", "Sanctions screening of clients."),
+        offer(1, "b/", "Definitions", "Financial Institution means a bank."),
+        offer(2, "c/", "Fees", "Annual fees."),
+        offer(3, "d/", "Funds", "Fund managers."),
+        offer(4, "e/", "Islamic", "Sharia boards."),
+        offer(5, "f/", "Markets", "Listing rules."),
+        offer(6, "g/", "Conduct", "Client classification."),
+    ]
     question = "Which sanctions apply to a Financial Institution?"
     assert 0 in kept(question, offers, vocab)  # "Financial Institution" is used everywhere: it names nothing
-    rare = [offer(0, "a/", "Adaptimmune Therapeutics alliance", "Alliance terms."),
-            offer(1, "b/", "Sanctions", "Sanctions screening of clients.")] + offers[2:]
+    rare = [
+        offer(0, "a/", "Adaptimmune Therapeutics alliance", "Alliance terms."),
+        offer(1, "b/", "Sanctions", "Sanctions screening of clients."),
+    ] + offers[2:]
     assert set(kept("Which sanctions apply to Adaptimmune Therapeutics?", rare, vocab)) == {0}

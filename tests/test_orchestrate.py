@@ -23,34 +23,53 @@ QUESTION = "What government position was held by the woman who portrayed Corliss
 
 def film_bundle(root: Path) -> Path:
     """A bridge: the film's page names the actress; her page says what she became."""
-    return write_files(root, {
-        "index.md": "# Encyclopedia\n\n- [Films](films/index.md): comedies and dramas of the 1940s\n"
-                    "- [People](people/index.md): actors, actresses and diplomats\n",
-        "films/index.md": "# Films\n\n- [Kiss and Tell](kiss-and-tell.md): a 1945 comedy film about Corliss Archer\n"
-                          "- [Rope](rope.md): a 1948 thriller\n",
-        "films/kiss-and-tell.md": concept("Kiss and Tell", "Kiss and Tell is a 1945 comedy film starring Shirley "
-                                          "Temple as Corliss Archer, a teenage girl.", kind="Document"),
-        "films/rope.md": concept("Rope", "Rope is a 1948 thriller directed by Alfred Hitchcock.", kind="Document"),
-        "people/index.md": "# People\n\n- [Shirley Temple](shirley-temple.md): an actress\n"
-                           "- [James Stewart](james-stewart.md): an actor\n",
-        "people/shirley-temple.md": concept("Shirley Temple", "Shirley Temple was an American actress. She later "
-                                            "served as Chief of Protocol of the United States.", kind="Document"),
-        "people/james-stewart.md": concept("James Stewart", "James Stewart was an American actor in Rope.",
-                                           kind="Document"),
-    })
+    return write_files(
+        root,
+        {
+            "index.md": "# Encyclopedia\n\n- [Films](films/index.md): comedies and dramas of the 1940s\n"
+            "- [People](people/index.md): actors, actresses and diplomats\n",
+            "films/index.md": "# Films\n\n- [Kiss and Tell](kiss-and-tell.md): a 1945 comedy film about Corliss Archer\n"
+            "- [Rope](rope.md): a 1948 thriller\n",
+            "films/kiss-and-tell.md": concept(
+                "Kiss and Tell",
+                "Kiss and Tell is a 1945 comedy film starring Shirley Temple as Corliss Archer, a teenage girl.",
+                kind="Document",
+            ),
+            "films/rope.md": concept("Rope", "Rope is a 1948 thriller directed by Alfred Hitchcock.", kind="Document"),
+            "people/index.md": "# People\n\n- [Shirley Temple](shirley-temple.md): an actress\n"
+            "- [James Stewart](james-stewart.md): an actor\n",
+            "people/shirley-temple.md": concept(
+                "Shirley Temple",
+                "Shirley Temple was an American actress. She later served as Chief of Protocol of the United States.",
+                kind="Document",
+            ),
+            "people/james-stewart.md": concept(
+                "James Stewart", "James Stewart was an American actor in Rope.", kind="Document"
+            ),
+        },
+    )
 
 
 def people_bundle(root: Path) -> Path:
-    return write_files(root, {
-        "index.md": "# People\n\n- [Models](models/index.md): fashion models\n"
-                    "- [Photographers](photographers/index.md): fashion photographers\n",
-        "models/index.md": "# Models\n\n- [Annie Morton](annie-morton.md): an American model\n",
-        "models/annie-morton.md": concept("Annie Morton", "Annie Morton (born October 8, 1970) is an American "
-                                          "model born in Pennsylvania.", kind="Document"),
-        "photographers/index.md": "# Photographers\n\n- [Terry Richardson](terry-richardson.md): a photographer\n",
-        "photographers/terry-richardson.md": concept("Terry Richardson", "Terry Richardson (born August 14, "
-                                                     "1965) is an American fashion photographer.", kind="Document"),
-    })
+    return write_files(
+        root,
+        {
+            "index.md": "# People\n\n- [Models](models/index.md): fashion models\n"
+            "- [Photographers](photographers/index.md): fashion photographers\n",
+            "models/index.md": "# Models\n\n- [Annie Morton](annie-morton.md): an American model\n",
+            "models/annie-morton.md": concept(
+                "Annie Morton",
+                "Annie Morton (born October 8, 1970) is an American model born in Pennsylvania.",
+                kind="Document",
+            ),
+            "photographers/index.md": "# Photographers\n\n- [Terry Richardson](terry-richardson.md): a photographer\n",
+            "photographers/terry-richardson.md": concept(
+                "Terry Richardson",
+                "Terry Richardson (born August 14, 1965) is an American fashion photographer.",
+                kind="Document",
+            ),
+        },
+    )
 
 
 def _angles(result: NavigationResult) -> dict[str, object]:
@@ -76,7 +95,8 @@ def test_a_bridge_is_crossed_by_a_second_hop_through_the_name_the_evidence_intro
     assert traced == {a.id for a in orchestration.angles if a.walked}
     assert all(e.data.get("angle") for e in result.trace if e.kind == "verdict")
     assert orchestration.tried.startswith("Tried ") and orchestration.walks == sum(
-        len(r.angles) for r in orchestration.rounds)
+        len(r.angles) for r in orchestration.rounds
+    )
 
 
 def test_parallel_walks_judge_each_body_once_per_round_within_one_budget(tmp_path: Path) -> None:
@@ -108,29 +128,39 @@ def test_angles_off_is_the_single_walk_and_a_number_sets_the_angles_per_part(tmp
 def test_a_comparison_is_two_parts_each_covered(tmp_path: Path) -> None:
     result = okf.navigate(people_bundle(tmp_path / "b"), "Who is older, Annie Morton or Terry Richardson?")
     orchestration = result.orchestration
-    assert [p.question for p in orchestration.parts] == ["Who is older, Annie Morton?",
-                                                        "Who is older, Terry Richardson?"]
+    assert [p.question for p in orchestration.parts] == [
+        "Who is older, Annie Morton?",
+        "Who is older, Terry Richardson?",
+    ]
     assert all(p.covered for p in orchestration.parts)
     assert {e.path for e in result.shortlist} >= {"models/annie-morton.md", "photographers/terry-richardson.md"}
     whole = [a for a in orchestration.angles if a.part == 0]
     assert whole and whole[0].text == "Who is older, Annie Morton or Terry Richardson?"
     # Each part's evidence comes first, so a small shortlist keeps both.
-    small = okf.navigate(people_bundle(tmp_path / "c"), "Who is older, Annie Morton or Terry Richardson?",
-                         budgets={"max_shortlist": 2})
+    small = okf.navigate(
+        people_bundle(tmp_path / "c"), "Who is older, Annie Morton or Terry Richardson?", budgets={"max_shortlist": 2}
+    )
     assert {e.path for e in small.shortlist} == {"models/annie-morton.md", "photographers/terry-richardson.md"}
 
 
 def test_only_deprecated_evidence_is_suspicious_escalated_once_then_surfaced(tmp_path: Path) -> None:
-    bundle = write_files(tmp_path / "b", {
-        "index.md": "# Handbook\n\n- [Policies](policies/index.md): travel and expenses\n"
-                    "- [Guides](guides/index.md): how to book\n",
-        "policies/index.md": "# Policies\n\n- [Travel Policy](travel.md): travel approvals\n",
-        "policies/travel.md": concept("Travel Policy", "International travel is approved by the department vice "
-                                      "president.", kind="Policy", status="deprecated"),
-        "policies/other.md": concept("Other", "Nothing about trips.", kind="Policy"),
-        "guides/index.md": "# Guides\n\n- [Booking](booking.md): booking tools\n",
-        "guides/booking.md": concept("Booking", "Book flights in the travel portal.", kind="Guide"),
-    })
+    bundle = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Handbook\n\n- [Policies](policies/index.md): travel and expenses\n"
+            "- [Guides](guides/index.md): how to book\n",
+            "policies/index.md": "# Policies\n\n- [Travel Policy](travel.md): travel approvals\n",
+            "policies/travel.md": concept(
+                "Travel Policy",
+                "International travel is approved by the department vice president.",
+                kind="Policy",
+                status="deprecated",
+            ),
+            "policies/other.md": concept("Other", "Nothing about trips.", kind="Policy"),
+            "guides/index.md": "# Guides\n\n- [Booking](booking.md): booking tools\n",
+            "guides/booking.md": concept("Booking", "Book flights in the travel portal.", kind="Guide"),
+        },
+    )
     result = okf.navigate(bundle, "Who approves international travel?")
     orchestration = result.orchestration
     assert orchestration.rounds[0].state == "suspicious" and "deprecated" in orchestration.rounds[0].signals
@@ -159,14 +189,16 @@ def test_a_chain_of_names_stops_at_the_soft_cap(tmp_path: Path) -> None:
     files = {"index.md": "# Films\n\n- [All](all/index.md): films and people\n"}
     listing = ["# All\n"]
     names = [f"Person{chr(65 + n)} Star" for n in range(40)]
-    files["all/kiss-and-tell.md"] = concept("Kiss and Tell", f"Kiss and Tell is a film starring {names[0]} and "
-                                            f"{names[1]} as Corliss Archer.")
+    files["all/kiss-and-tell.md"] = concept(
+        "Kiss and Tell", f"Kiss and Tell is a film starring {names[0]} and {names[1]} as Corliss Archer."
+    )
     listing.append("- [Kiss and Tell](kiss-and-tell.md): a film about Corliss Archer")
     for n, name in enumerate(names):
         nxt = names[(2 * n + 2) % 40], names[(2 * n + 3) % 40]
         slug = name.lower().replace(" ", "-")
-        files[f"all/{slug}.md"] = concept(name, f"{name} acted in a film with {nxt[0]} and {nxt[1]}, portrayed "
-                                          "by Corliss Archer fans.")
+        files[f"all/{slug}.md"] = concept(
+            name, f"{name} acted in a film with {nxt[0]} and {nxt[1]}, portrayed by Corliss Archer fans."
+        )
         listing.append(f"- [{name}]({slug}.md): a performer")
     files["all/index.md"] = "\n".join(listing) + "\n"
     result = okf.navigate(write_files(tmp_path / "b", files), QUESTION, budgets={"max_bodies": 400})
@@ -207,9 +239,11 @@ class FailingPlanner(OfflineReader):
     async def plan(self, question: str, count: int | None, hints: PlanHints) -> Plan:
         if not self.duplicates:
             return Plan(failed=True, error="planner: the reply was not valid JSON")
-        same = [PlannedAngle(text=question.upper(), origin="rephrasing"),
-                PlannedAngle(text=question.upper(), origin="rephrasing"),  # the same text twice: one angle
-                PlannedAngle(text=question.lower(), origin="rephrasing")]
+        same = [
+            PlannedAngle(text=question.upper(), origin="rephrasing"),
+            PlannedAngle(text=question.upper(), origin="rephrasing"),  # the same text twice: one angle
+            PlannedAngle(text=question.lower(), origin="rephrasing"),
+        ]
         return Plan(parts=[PlannedPart(question=question, angles=same)])
 
 
@@ -228,7 +262,9 @@ def test_duplicate_angles_are_dropped_and_recorded(tmp_path: Path) -> None:
     dropped = [a for a in result.orchestration.angles if a.note and "duplicate" in a.note]
     assert len(dropped) == 2 and all(not a.walked for a in dropped)  # same terms as the question, twice
     assert [e.data["dropped"] for e in result.trace if e.kind == "angle" and "dropped" in e.data] == [
-        "a duplicate of a1", "a duplicate of a1"]
+        "a duplicate of a1",
+        "a duplicate of a1",
+    ]
 
 
 def test_a_question_that_decomposes_into_nothing_is_walked_as_asked(tmp_path: Path) -> None:
@@ -248,8 +284,9 @@ def test_a_reader_without_angle_roles_judges_for_the_walks_own_angle(tmp_path: P
         return await offline.select(question, signposts)
 
     reader = ScriptedReader(select=select, judge=judge)
-    result = okf.navigate(people_bundle(tmp_path / "b"), "Who is older, Annie Morton or Terry Richardson?",
-                          reader=reader)
+    result = okf.navigate(
+        people_bundle(tmp_path / "b"), "Who is older, Annie Morton or Terry Richardson?", reader=reader
+    )
     assert result.orchestration.planner == "offline" and result.orchestration.fallback is None
     judged = [q for role, q, _ in reader.requests if role == "judge"]
     walked = {a.text for a in result.orchestration.angles if a.walked}

@@ -17,30 +17,39 @@ from okf.readers import OfflineReader
 
 
 def policies(root: Path) -> Path:
-    return write_files(root, {
-        "index.md": "# Policies\n\n- [Travel](travel/index.md): trips, flights and their approval\n"
-                    "- [Money](money/index.md): invoices and payments\n",
-        "travel/index.md": "# Travel\n\n- [International travel](international.md): trips abroad\n",
-        "travel/international.md": concept("International travel", "International travel needs written "
-                                           "approval from the department vice president before booking.",
-                                           kind="Policy"),
-        "money/index.md": "# Money\n\n- [Invoices](invoices.md): paying suppliers\n",
-        "money/invoices.md": concept("Invoices", "Invoices are paid within 30 days.", kind="Policy"),
-    })
+    return write_files(
+        root,
+        {
+            "index.md": "# Policies\n\n- [Travel](travel/index.md): trips, flights and their approval\n"
+            "- [Money](money/index.md): invoices and payments\n",
+            "travel/index.md": "# Travel\n\n- [International travel](international.md): trips abroad\n",
+            "travel/international.md": concept(
+                "International travel",
+                "International travel needs written approval from the department vice president before booking.",
+                kind="Policy",
+            ),
+            "money/index.md": "# Money\n\n- [Invoices](invoices.md): paying suppliers\n",
+            "money/invoices.md": concept("Invoices", "Invoices are paid within 30 days.", kind="Policy"),
+        },
+    )
 
 
 def handbook(root: Path) -> Path:
-    return write_files(root, {
-        "index.md": "# Handbook\n\n- [Leave](leave/index.md): vacation and sick leave\n",
-        "leave/index.md": "# Leave\n\n- [Vacation](vacation.md): vacation days\n",
-        "leave/vacation.md": concept("Vacation", "New hires get 25 vacation days per year.", kind="Policy"),
-    })
+    return write_files(
+        root,
+        {
+            "index.md": "# Handbook\n\n- [Leave](leave/index.md): vacation and sick leave\n",
+            "leave/index.md": "# Leave\n\n- [Vacation](vacation.md): vacation days\n",
+            "leave/vacation.md": concept("Vacation", "New hires get 25 vacation days per year.", kind="Policy"),
+        },
+    )
 
 
 def test_navigate_two_bundles_json_carries_the_orchestration_and_receipts_name_the_bundle(tmp_path: Path) -> None:
     a, b = policies(tmp_path / "a"), handbook(tmp_path / "b")
-    run = CliRunner().invoke(main, ["navigate", str(a), str(b), "Who approves international travel?", "--json",
-                                    "--quiet"])
+    run = CliRunner().invoke(
+        main, ["navigate", str(a), str(b), "Who approves international travel?", "--json", "--quiet"]
+    )
     assert run.exit_code == 0, run.output
     data = json.loads(run.stdout)
     orchestration = data["orchestration"]
@@ -58,8 +67,9 @@ def test_navigate_says_in_one_line_what_was_tried_when_nothing_is_found(tmp_path
     tried = [line for line in run.stdout.splitlines() if line.startswith("Tried ")]
     assert len(tried) == 1 and "stopped:" in tried[0], run.stdout
     assert "walks (" in run.stdout.splitlines()[-1]
-    quiet_off = CliRunner().invoke(main, ["navigate", str(a), "What colour are the submarines of Atlantis?",
-                                          "--quiet", "--angles", "off"])
+    quiet_off = CliRunner().invoke(
+        main, ["navigate", str(a), "What colour are the submarines of Atlantis?", "--quiet", "--angles", "off"]
+    )
     assert not any(line.startswith("Tried ") for line in quiet_off.stdout.splitlines())
 
 
@@ -81,8 +91,7 @@ def test_the_mcp_tools_take_angles_and_other_bundles(tmp_path: Path) -> None:
     shelf = BundleSet({"a": Bundle.open(a), "b": Bundle.open(b)}, reader=OfflineReader())
     off = asyncio.run(shelf.navigate("a", "Who approves international travel?", {}, angles="off"))
     assert off.orchestration is None and off.shortlist[0].path == "travel/international.md"
-    both = asyncio.run(shelf.navigate("a", "How many vacation days do new hires get?", {}, angles="2",
-                                      others=["b"]))
+    both = asyncio.run(shelf.navigate("a", "How many vacation days do new hires get?", {}, angles="2", others=["b"]))
     assert both.orchestration is not None and both.orchestration.angles_setting == "2"
     assert [e.path for e in both.shortlist][:1] == ["leave/vacation.md"]
     assert both.shortlist[0].bundle == str(b.resolve())

@@ -21,9 +21,19 @@ def bundle(tmp_path, write_bundle):
     return Bundle.open(write_bundle(tmp_path, {"a/b.md": GOOD, "c.md": GOOD}))
 
 
-@pytest.mark.parametrize("ref", ["../secret.md", "a/../../secret.md", "../../../../etc/passwd",
-                                 "a/b.md\x00.txt", "C:\\Windows\\x.md", "~/secret.md", "//server/share",
-                                 "..\\secret.md"])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "../secret.md",
+        "a/../../secret.md",
+        "../../../../etc/passwd",
+        "a/b.md\x00.txt",
+        "C:\\Windows\\x.md",
+        "~/secret.md",
+        "//server/share",
+        "..\\secret.md",
+    ],
+)
 def test_resolve_refuses_escapes(bundle, ref):
     with pytest.raises(PathEscapeError):
         bundle.resolve(ref)
@@ -63,8 +73,10 @@ def test_symlink_escapes_are_refused(tmp_path, write_bundle):
     assert b.concept("alias").body == "body\n"
 
 
-@given(st.text(alphabet=st.sampled_from(list("ab./\\~:\x00%C")), max_size=30),
-       st.text(alphabet=st.sampled_from(list("ab./")), max_size=10))
+@given(
+    st.text(alphabet=st.sampled_from(list("ab./\\~:\x00%C")), max_size=30),
+    st.text(alphabet=st.sampled_from(list("ab./")), max_size=10),
+)
 @settings(max_examples=200, deadline=None)
 def test_normalize_never_escapes(ref, base):
     try:

@@ -14,17 +14,50 @@ import okf.bundle.listing as listing_module
 from okf.bundle import Bundle
 from tests.builders import concept, write_files
 
-NAMES = ["a.md", "b.md", "sub", "sub/", "sub/c.md", "sub/deep/", "sub/deep/d.md", "index.md", "log.md", "x.txt",
-         "missing.md", "sub/missing/", "link.md", "linkdir/", "linkdir/e.md", ".hidden.md", "a.md/", "sub/index.md",
-         "deep", "c.md", "..", "e.md", "sub/deep/index.md"]
+NAMES = [
+    "a.md",
+    "b.md",
+    "sub",
+    "sub/",
+    "sub/c.md",
+    "sub/deep/",
+    "sub/deep/d.md",
+    "index.md",
+    "log.md",
+    "x.txt",
+    "missing.md",
+    "sub/missing/",
+    "link.md",
+    "linkdir/",
+    "linkdir/e.md",
+    ".hidden.md",
+    "a.md/",
+    "sub/index.md",
+    "deep",
+    "c.md",
+    "..",
+    "e.md",
+    "sub/deep/index.md",
+]
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
-    root = write_files(tmp_path_factory.mktemp("plain"), {
-        "index.md": "# Root\n", "a.md": concept("A"), "b.md": concept("B"), "log.md": "# Log\n", "x.txt": "x",
-        ".hidden.md": concept("H"), "sub/index.md": "# Sub\n", "sub/c.md": concept("C"),
-        "sub/deep/d.md": concept("D"), "elsewhere/e.md": concept("E")})
+    root = write_files(
+        tmp_path_factory.mktemp("plain"),
+        {
+            "index.md": "# Root\n",
+            "a.md": concept("A"),
+            "b.md": concept("B"),
+            "log.md": "# Log\n",
+            "x.txt": "x",
+            ".hidden.md": concept("H"),
+            "sub/index.md": "# Sub\n",
+            "sub/c.md": concept("C"),
+            "sub/deep/d.md": concept("D"),
+            "elsewhere/e.md": concept("E"),
+        },
+    )
     os.symlink(root / "a.md", root / "link.md")
     os.symlink(root / "elsewhere", root / "linkdir")
     return Bundle.open(root)
@@ -35,8 +68,9 @@ targets = st.tuples(st.sampled_from(["", "/", "sub/"]), st.sampled_from(NAMES)).
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(target=targets, directory=st.sampled_from(["", "sub/", "sub/deep/"]))
-def test_plain_targets_resolve_as_the_long_way(bundle: Bundle, target: str, directory: str,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plain_targets_resolve_as_the_long_way(
+    bundle: Bundle, target: str, directory: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     short_index = listing_module._classify(bundle, target, directory)
     short_link = bundle._resolve_link("t", target, 1, directory.rstrip("/"), "own.md")
     with monkeypatch.context() as patched:
@@ -48,6 +82,23 @@ def test_plain_targets_resolve_as_the_long_way(bundle: Bundle, target: str, dire
 
 def test_plain_target_refuses_what_needs_decoding_or_normalizing() -> None:
     from okf.bundle.paths import plain_target
+
     assert all(plain_target(t) for t in ["a.md", "/a/b.md", "sub/", "é.md"])
-    assert not any(plain_target(t) for t in ["", "/", "a//b.md", "./a.md", "../a.md", ".h.md", "a.md#x",
-                                             "a%20b.md", "http://x", "~/x", "a b.md", "C:/x", "a\\b.md"])
+    assert not any(
+        plain_target(t)
+        for t in [
+            "",
+            "/",
+            "a//b.md",
+            "./a.md",
+            "../a.md",
+            ".h.md",
+            "a.md#x",
+            "a%20b.md",
+            "http://x",
+            "~/x",
+            "a b.md",
+            "C:/x",
+            "a\\b.md",
+        ]
+    )

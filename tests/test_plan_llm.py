@@ -20,11 +20,14 @@ from okf.testing.server import request_payload
 from tests.test_orchestrate import QUESTION, film_bundle
 
 pytestmark = pytest.mark.filterwarnings("error::ResourceWarning", "error::pytest.PytestUnraisableExceptionWarning")
-DOCS = [Document(id="a", title="Kiss and Tell", text="Kiss and Tell is a film starring Shirley Temple.",
-                 sha256="a" * 64),
-        Document(id="b", title="Rope", text="Rope is a thriller.", sha256="b" * 64)]
-OFFERS = [SignpostOffer(index=0, path="films/", title="Films", description="comedies"),
-          SignpostOffer(index=1, path="people/", title="People", description="actresses")]
+DOCS = [
+    Document(id="a", title="Kiss and Tell", text="Kiss and Tell is a film starring Shirley Temple.", sha256="a" * 64),
+    Document(id="b", title="Rope", text="Rope is a thriller.", sha256="b" * 64),
+]
+OFFERS = [
+    SignpostOffer(index=0, path="films/", title="Films", description="comedies"),
+    SignpostOffer(index=1, path="people/", title="People", description="actresses"),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -35,8 +38,14 @@ def _offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
 
 
 def _reader(server: LoopbackServer, **overrides: Any) -> LLMReader:
-    settings: dict[str, Any] = {"model": "m", "base_url": server.base_url, "timeout": 2.0, "max_retries": 1,
-                                "cache": False, **overrides}
+    settings: dict[str, Any] = {
+        "model": "m",
+        "base_url": server.base_url,
+        "timeout": 2.0,
+        "max_retries": 1,
+        "cache": False,
+        **overrides,
+    }
     return LLMReader(ReaderConfig(**settings))
 
 
@@ -65,8 +74,14 @@ def _planner(bundle: Path, reply: Reply):  # type: ignore[no-untyped-def]
 
 
 def test_a_valid_plan_is_read_with_the_part_first_and_unknown_origins_as_rephrasings() -> None:
-    plan = {"parts": [{"question": "Who is older, A or B?", "angles": [
-        {"text": "age of A", "origin": "viewpoint"}, {"text": "A birth", "origin": "guesswork"}]}]}
+    plan = {
+        "parts": [
+            {
+                "question": "Who is older, A or B?",
+                "angles": [{"text": "age of A", "origin": "viewpoint"}, {"text": "A birth", "origin": "guesswork"}],
+            }
+        ]
+    }
     with LoopbackServer([_reply(plan)]) as server:
         reader = _reader(server)
         result = _run(reader, reader.plan("Who is older, A or B?", 3, PlanHints(acronyms={"PFP": "Private"})))
@@ -74,8 +89,11 @@ def test_a_valid_plan_is_read_with_the_part_first_and_unknown_origins_as_rephras
         system = server.completions[0].body["messages"][0]["content"]
     assert not result.failed and result.usage.calls == 1
     (part,) = result.parts
-    assert [(a.text, a.origin) for a in part.angles] == [("Who is older, A or B?", "question"),
-                                                         ("age of A", "viewpoint"), ("A birth", "rephrasing")]
+    assert [(a.text, a.origin) for a in part.angles] == [
+        ("Who is older, A or B?", "question"),
+        ("age of A", "viewpoint"),
+        ("A birth", "rephrasing"),
+    ]
     assert sent["task"] == "plan" and sent["angles_per_part"] == 3
     assert sent["bundle_vocabulary"]["acronyms"] == {"PFP": "Private"} and "planner" in system
     assert reader.usage_by_role()["planner"].calls == 1
@@ -108,10 +126,18 @@ def test_a_planner_server_error_is_a_recorded_failure_with_its_status(tmp_path: 
 
 
 def test_the_angle_judge_names_the_angles_a_document_answers_and_repairs_bad_indices() -> None:
-    bad = {"verdicts": [{"index": 0, "grade": "relevant", "answers": [7], "reason": "x"},
-                        {"index": 1, "grade": "no", "reason": "y"}]}
-    good = {"verdicts": [{"index": 0, "grade": "relevant", "answers": [1], "reason": "names her"},
-                         {"index": 1, "grade": "no", "reason": "other film"}]}
+    bad = {
+        "verdicts": [
+            {"index": 0, "grade": "relevant", "answers": [7], "reason": "x"},
+            {"index": 1, "grade": "no", "reason": "y"},
+        ]
+    }
+    good = {
+        "verdicts": [
+            {"index": 0, "grade": "relevant", "answers": [1], "reason": "names her"},
+            {"index": 1, "grade": "no", "reason": "other film"},
+        ]
+    }
     with LoopbackServer([_reply(bad), _reply(good)]) as server:
         reader = _reader(server)
         judged = _run(reader, reader.judge_angles(QUESTION, [QUESTION, "Kiss and Tell cast"], DOCS))
@@ -120,7 +146,9 @@ def test_the_angle_judge_names_the_angles_a_document_answers_and_repairs_bad_ind
     assert "angle 7 was not offered" in repair and '"answers"' in system
     assert [v.answers for v in judged.verdicts] == [[1], []] and judged.usage.retries == 1
     # A relevant verdict naming no angle answers the question itself.
-    with LoopbackServer([_reply({"verdicts": [{"index": 0, "grade": "relevant"}, {"index": 1, "grade": "no"}]})]) as server:
+    with LoopbackServer(
+        [_reply({"verdicts": [{"index": 0, "grade": "relevant"}, {"index": 1, "grade": "no"}]})]
+    ) as server:
         reader = _reader(server)
         judged = _run(reader, reader.judge_angles(QUESTION, [QUESTION], DOCS))
     assert judged.verdicts[0].answers == [0]
@@ -162,8 +190,9 @@ def test_an_orchestrated_walk_over_http_reads_each_listing_once_per_round(tmp_pa
     assert {"plan", "select", "judge"} <= {t["task"] for t in tasks}
     assert "films/kiss-and-tell.md" in [e.path for e in result.shortlist]
     round_of = {a.id: a.round for a in result.orchestration.angles}
-    offered = [(round_of[e.data["angle"]], e.path, tuple(e.data["signposts"])) for e in result.trace
-               if e.kind == "offered"]
+    offered = [
+        (round_of[e.data["angle"]], e.path, tuple(e.data["signposts"])) for e in result.trace if e.kind == "offered"
+    ]
     selects = [t for t in tasks if t["task"] == "select"]
     assert len(selects) < len(offered) or len(result.orchestration.rounds[0].angles) == 1
     assert all("angles" in t for t in selects if len(t.get("angles", [])) > 1)

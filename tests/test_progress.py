@@ -17,10 +17,10 @@ from tests.builders import write_files
 DRAWN = re.compile(r"\d+%\||\d+/\d+ \[|Walking: \d+ bodies judged")
 SOURCES = {
     "handbook.md": "# Handbook\n\n## Leave\n\nNew hires get 25 vacation days per year. Managers approve leave.\n\n"
-                   "## Travel\n\nEmployees must book travel through the travel desk. Managers must approve "
-                   "international travel.\n",
+    "## Travel\n\nEmployees must book travel through the travel desk. Managers must approve "
+    "international travel.\n",
     "expenses.md": "# Expenses\n\nReceipts are required for every expense above 25 dollars. Employees must file "
-                   "expenses within 30 days.\n",
+    "expenses within 30 days.\n",
 }
 
 
@@ -31,9 +31,17 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = root / "bundle"
     result = CliRunner().invoke(main, ["compile", str(root / "src"), "-o", str(out), "--quiet"])
     assert result.exit_code == 0, result.output
-    (root / "questions.jsonl").write_text(json.dumps({
-        "id": "q1", "question": "Who approves international travel?",
-        "gold": [{"source": "handbook.md", "start_line": 7, "end_line": 8}]}) + "\n", encoding="utf-8")
+    (root / "questions.jsonl").write_text(
+        json.dumps(
+            {
+                "id": "q1",
+                "question": "Who approves international travel?",
+                "gold": [{"source": "handbook.md", "start_line": 7, "end_line": 8}],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     return out
 
 
@@ -50,7 +58,8 @@ def _commands(bundle: Path, tmp: Path) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("name", ["compile", "check", "navigate", "ask", "eval", "requirements"])
 def test_progress_goes_to_stderr_never_stdout_and_is_silent_under_quiet_and_json(
-        name: str, bundle: Path, tmp_path: Path) -> None:
+    name: str, bundle: Path, tmp_path: Path
+) -> None:
     runner = CliRunner()
     env = {"OKF_PROGRESS": "1"}  # as on a terminal (CliRunner's stderr is not one)
     args = _commands(bundle, tmp_path)[name]

@@ -45,8 +45,7 @@ def test_no_model_anywhere_means_offline() -> None:
 def test_flags_beat_env_beat_file(tmp_path: Path) -> None:
     path = write_toml(
         tmp_path,
-        'model = "file-model"\nbase_url = "http://localhost:1/v1"\ntimeout = 9\n'
-        '[judge]\nmodel = "file-judge"\n',
+        'model = "file-model"\nbase_url = "http://localhost:1/v1"\ntimeout = 9\n[judge]\nmodel = "file-judge"\n',
     )
     env = {"OKF_CONFIG": str(path), "OKF_MODEL": "env-model", "OKF_JUDGE_MODEL": "env-judge"}
     config = ReaderConfig.load({"judge.model": "flag-judge"}, env=env)

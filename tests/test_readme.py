@@ -19,8 +19,11 @@ def _readme_commands() -> list[str]:
 
 
 def test_ci_runs_the_readme_setup_and_test_commands_verbatim() -> None:
-    ci_lines = [line.strip() for line in (REPO / ".ci/run").read_text().splitlines()
-                if line.strip() and not line.startswith("#")]
+    ci_lines = [
+        line.strip()
+        for line in (REPO / ".ci/run").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     readme = _readme_commands()
     setup = [line for line in ci_lines if "pip install" in line]
     tests = [line for line in ci_lines if "pytest" in line]

@@ -55,7 +55,7 @@ def test_walk_page_escapes_bundle_strings_and_is_self_contained(answer_page: str
 
 def test_walk_page_shows_answer_citation_receipt_lines_and_budgets(answer_page: str) -> None:
     assert re.search(r'<a class="cite" href="#cite-1" data-reveal="cite-1">\[1\]</a>', answer_page)
-    receipt = answer_page[answer_page.index('id="cite-1"'):]
+    receipt = answer_page[answer_page.index('id="cite-1"') :]
     receipt = receipt[: receipt.index("</details>")]
     assert "sha256 matches" in receipt and "approved by the finance director." in receipt
     assert re.search(r'data-n="\d+">Refunds over 500 dollars', receipt)
@@ -65,8 +65,11 @@ def test_walk_page_shows_answer_citation_receipt_lines_and_budgets(answer_page: 
 
 def test_walk_page_renders_grades_unknown_events_fields_and_orchestration(tmp_path: Path) -> None:
     record = load_walk(GOLDEN_WALK)
-    record.extra["orchestration"] = {"angles": [{"name": "approvals <x>", "state": "done"}],
-                                     "escalations": [], "states": {"finance/": "exhausted"}}
+    record.extra["orchestration"] = {
+        "angles": [{"name": "approvals <x>", "state": "done"}],
+        "escalations": [],
+        "states": {"finance/": "exhausted"},
+    }
     html = walk_page(record, bundle=None)
     assert 'data-grade="partial"' in html and ">partial</span>" in html
     assert 'data-grade="failed"' in html and "not valid JSON" in html
@@ -83,8 +86,9 @@ def test_receipts_that_cannot_be_shown_say_why(tmp_path: Path) -> None:
     result = ask(bundle, "Who approves refunds?").model_dump(mode="json")
     nav = result["navigation"]
     nav["shortlist"][0]["receipt"]["sha256"] = "0" * 64
-    nav["shortlist"][1:] = [{**nav["shortlist"][0], "receipt": {**nav["shortlist"][0]["receipt"],
-                                                                "path": "../../etc/passwd"}}]
+    nav["shortlist"][1:] = [
+        {**nav["shortlist"][0], "receipt": {**nav["shortlist"][0]["receipt"], "path": "../../etc/passwd"}}
+    ]
     html = walk_page(WalkRecord.from_result(result), bundle=str(bundle))
     assert "sha256 differs" in html and "no longer match" in html
     assert "Lines not shown" in html and "root:" not in html

@@ -16,12 +16,22 @@ from okf.readers.assessment import RequirementOffer, SubjectText
 from okf.readers.extraction import RuleStub, Section
 from okf.testing import LoopbackServer, Reply, loopback_only, roles_rule
 
-SECTION = Section(id="rules/records", title="Records", first_line=5, sha256="c" * 64,
-                  text="# Records\n\nA firm must keep records for six years.\n\nA firm may destroy copies.")
+SECTION = Section(
+    id="rules/records",
+    title="Records",
+    first_line=5,
+    sha256="c" * 64,
+    text="# Records\n\nA firm must keep records for six years.\n\nA firm may destroy copies.",
+)
 SUBJECT = SubjectText(name="contract.md", text="# Contract\n\nThe Supplier shall keep records for six years.")
 T = TypeVar("T")
-OFFER = RequirementOffer(index=0, id="req-1", requirement_text="A firm must keep records for six years.",
-                         deontic_type="obligation", actor="firm")
+OFFER = RequirementOffer(
+    index=0,
+    id="req-1",
+    requirement_text="A firm must keep records for six years.",
+    deontic_type="obligation",
+    actor="firm",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -49,8 +59,13 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def reader(server: LoopbackServer, **overrides: Any) -> LLMReader:
-    settings: dict[str, Any] = {"model": "test-model", "base_url": server.base_url, "timeout": 2.0,
-                                "max_retries": 1, "cache": False}
+    settings: dict[str, Any] = {
+        "model": "test-model",
+        "base_url": server.base_url,
+        "timeout": 2.0,
+        "max_retries": 1,
+        "cache": False,
+    }
     settings.update(overrides)
     made = LLMReader(ReaderConfig(**settings))
     _READERS.append(made)
@@ -74,16 +89,27 @@ def test_extract_outline_fill_with_valid_replies() -> None:
     assert [s.start_line for s in outline.stubs] == [7, 9]
     assert [r.actor for r in filled.rules] == ["firm", "firm"]
     sent = payload(server)
-    assert sent["task"] == "extract" and sent["section"]["text"].split("\n")[2] == "7 | A firm must keep records " \
-        "for six years." and sent["section"]["first_line"] == 5
+    assert (
+        sent["task"] == "extract"
+        and sent["section"]["text"].split("\n")[2] == "7 | A firm must keep records for six years."
+        and sent["section"]["first_line"] == 5
+    )
     system = server.completions[0].body["messages"][0]["content"]  # type: ignore[index]
     assert "operative rules" in system and payload(server, 2)["task"] == "fill"
     assert llm.usage_by_role()["extractor"].calls == 3
 
 
 def test_off_vocabulary_deontic_types_are_kept_for_code_to_close_not_repaired() -> None:
-    reply = {"requirements": [{"requirement_text": "Firms keep records.", "deontic_type": "duty",
-                               "lines": [7, 7], "applicability": "jurisdiction: ADGM"}]}
+    reply = {
+        "requirements": [
+            {
+                "requirement_text": "Firms keep records.",
+                "deontic_type": "duty",
+                "lines": [7, 7],
+                "applicability": "jurisdiction: ADGM",
+            }
+        ]
+    }
     with LoopbackServer([reply]) as server:
         extraction = run(reader(server).extract(SECTION))
     rule = extraction.rules[0]
@@ -96,16 +122,20 @@ MALFORMED_EXTRACT = {
     "lines outside the section": {"requirements": [{"requirement_text": "x", "lines": [1, 2]}]},
     "lines not numbers": {"requirements": [{"requirement_text": "x", "lines": ["seven"]}]},
     "empty sentence": {"requirements": [{"requirement_text": " ", "lines": [7, 7]}]},
-    "applicability not strings": {"requirements": [{"requirement_text": "x", "lines": [7, 7],
-                                                    "applicability": {"where": "ADGM"}}]},
+    "applicability not strings": {
+        "requirements": [{"requirement_text": "x", "lines": [7, 7], "applicability": {"where": "ADGM"}}]
+    },
 }
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED_EXTRACT))
 def test_each_malformed_extract_reply_gets_one_repair_then_is_a_failure(case: str) -> None:
     bad = MALFORMED_EXTRACT[case]
-    good = {"requirements": [{"requirement_text": "A firm must keep records.", "deontic_type": "obligation",
-                              "lines": [7, 7]}]}
+    good = {
+        "requirements": [
+            {"requirement_text": "A firm must keep records.", "deontic_type": "obligation", "lines": [7, 7]}
+        ]
+    }
     with LoopbackServer([bad, good]) as server:
         repaired = run(reader(server).extract(SECTION))
         repair = server.completions[1].body["messages"][-1]["content"]  # type: ignore[index]
@@ -118,12 +148,15 @@ def test_each_malformed_extract_reply_gets_one_repair_then_is_a_failure(case: st
 
 
 def test_malformed_outline_and_fill_replies_fail_after_a_repair() -> None:
-    stubs = [RuleStub(index=0, requirement_text="a", start_line=7, end_line=7),
-             RuleStub(index=1, requirement_text="b", start_line=9, end_line=9)]
+    stubs = [
+        RuleStub(index=0, requirement_text="a", start_line=7, end_line=7),
+        RuleStub(index=1, requirement_text="b", start_line=9, end_line=9),
+    ]
     wrong_count = {"requirements": [{"index": 0, "deontic_type": "obligation"}]}
     unknown_index = {"requirements": [{"index": 0}, {"index": 1}, {"index": 7}]}
-    with LoopbackServer([{"rules": [{"requirement_text": "a", "lines": [99, 99]}]}] * 2 + [wrong_count,
-                        unknown_index]) as server:
+    with LoopbackServer(
+        [{"rules": [{"requirement_text": "a", "lines": [99, 99]}]}] * 2 + [wrong_count, unknown_index]
+    ) as server:
         llm = reader(server)
         outline = run(llm.outline(SECTION))
         filled = run(llm.fill(SECTION, stubs))
@@ -203,8 +236,10 @@ def test_cli_with_a_model_caches_sections_by_content_and_exits_1_on_a_failed_sec
     from okf.cli import main
     from tests.builders import concept, write_files
 
-    bundle = write_files(tmp_path / "b", {"a.md": concept("A", "Firms must file returns."),
-                                          "b.md": concept("B", "Staff may work remotely.")})
+    bundle = write_files(
+        tmp_path / "b",
+        {"a.md": concept("A", "Firms must file returns."), "b.md": concept("B", "Staff may work remotely.")},
+    )
     runner = CliRunner()
     with LoopbackServer(rule=roles_rule()) as server:
         args = ["requirements", str(bundle), "--extract-model", "m", "--base-url", server.base_url, "--json"]
@@ -220,6 +255,7 @@ def test_cli_with_a_model_caches_sections_by_content_and_exits_1_on_a_failed_sec
     assert data[0]["requirements"] == data[1]["requirements"] and data[0]["reader"].startswith("openai:")
     assert [r["deontic_type"] for r in data[2]["requirements"]] == ["obligation", "obligation"]
     with LoopbackServer(["not json"] * 4) as server:
-        failed = runner.invoke(main, ["requirements", str(bundle), "--extract-model", "m", "--no-cache",
-                                      "--base-url", server.base_url])
+        failed = runner.invoke(
+            main, ["requirements", str(bundle), "--extract-model", "m", "--no-cache", "--base-url", server.base_url]
+        )
     assert failed.exit_code == 1 and "Error: a (extract): invalid extractor reply" in failed.stderr

@@ -44,7 +44,8 @@ def test_the_docs_tables_are_the_fields() -> None:
         found = [name for name, text in docs.items() if f"<!-- {marker} -->" in text]
         assert len(found) == 1, f"<!-- {marker} --> should be in exactly one docs page, is in {found}"
         assert table_in(docs[found[0]], marker) == table, (
-            f"docs/{found[0]}: the {marker} table disagrees with the fields; run python scripts/docs_tables.py")
+            f"docs/{found[0]}: the {marker} table disagrees with the fields; run python scripts/docs_tables.py"
+        )
 
 
 def _params(command: str) -> dict[str, click.Parameter]:
@@ -86,11 +87,14 @@ def test_compile_flags_are_the_compile_options_fields_and_agree_on_the_minimum(t
     lowest = int(Setting(CompileOptions, "max_words").minimum[0] or 0)
     (tmp_path / "a.md").write_text("# A\n\nSome words here.\n", encoding="utf-8")
     runner = CliRunner()
-    ok = runner.invoke(main, ["compile", str(tmp_path / "a.md"), "-o", str(tmp_path / "out"), "--quiet",
-                              "--max-words", str(lowest)])
+    ok = runner.invoke(
+        main, ["compile", str(tmp_path / "a.md"), "-o", str(tmp_path / "out"), "--quiet", "--max-words", str(lowest)]
+    )
     assert ok.exit_code == 0, ok.output
-    low = runner.invoke(main, ["compile", str(tmp_path / "a.md"), "-o", str(tmp_path / "out"), "--quiet",
-                               "--max-words", str(lowest - 1)])
+    low = runner.invoke(
+        main,
+        ["compile", str(tmp_path / "a.md"), "-o", str(tmp_path / "out"), "--quiet", "--max-words", str(lowest - 1)],
+    )
     assert low.exit_code == 2 and "--max-words" in low.output
     with pytest.raises(ValueError):
         CompileOptions(max_words=lowest - 1)

@@ -38,8 +38,7 @@ BUDGET = 300  # tokens; each item is about 220, so the whole evidence is about 9
 
 
 def body(n: int) -> str:
-    return (f"Either party may terminate contract {n} for convenience on {n * 10} days written notice. "
-            + FILLER * 8)
+    return f"Either party may terminate contract {n} for convenience on {n * 10} days written notice. " + FILLER * 8
 
 
 @pytest.fixture
@@ -52,8 +51,9 @@ def bundle(tmp_path: Path) -> Path:
 
 def reader(**scripts: Any) -> ScriptedReader:
     """Every directory opened, every concept relevant; the synthesis roles as scripted (offline otherwise)."""
-    return ScriptedReader(select=lambda q, offers: [o.index for o in offers],
-                          judge=lambda q, docs: [True] * len(docs), **scripts)
+    return ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers], judge=lambda q, docs: [True] * len(docs), **scripts
+    )
 
 
 def run(bundle: Path, scripted: ScriptedReader, **kw: Any) -> AnswerResult:
@@ -62,8 +62,10 @@ def run(bundle: Path, scripted: ScriptedReader, **kw: Any) -> AnswerResult:
 
 
 def one_fact_each(question: str, evidence: Sequence[Evidence]) -> LeafExtract:
-    return LeafExtract(facts=[Fact(text=f"{e.title}: terminable on notice.", cited=[e.id]) for e in evidence],
-                       checked=[e.id for e in evidence])
+    return LeafExtract(
+        facts=[Fact(text=f"{e.title}: terminable on notice.", cited=[e.id]) for e in evidence],
+        checked=[e.id for e in evidence],
+    )
 
 
 def cite_all(question: str, evidence: Sequence[Evidence]) -> DraftAnswer:
@@ -155,8 +157,7 @@ def test_single_cuts_and_says_what_it_did_not_read(bundle: Path) -> None:
     result = run(bundle, reader(answer=cite_all), synthesis="single")
     report = result.synthesis
     assert report is not None and report.mode == "single"
-    assert 0 < report.items_covered < report.items_total and len(report.not_covered) == CONTRACTS - \
-        report.items_covered
+    assert 0 < report.items_covered < report.items_total and len(report.not_covered) == CONTRACTS - report.items_covered
     assert any("did not fit the evidence budget" in c for c in result.caveats)
 
 
@@ -172,13 +173,16 @@ def test_recursive_on_evidence_that_fits_is_one_leaf(bundle: Path) -> None:
 # --- decomposers that split badly ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", [
-    lambda n: [(0, n // 2), (n // 3, n - 1)],          # overlapping
-    lambda n: [(0, n // 2), (n // 2 + 1, n + 5)],      # out of range
-    lambda n: [(5, 1), (0, n - 1)],                    # an empty group, and no real split
-    lambda n: [(0, 0), (n - 1, n - 1)],                # items skipped
-    lambda n: [(-4, -1), (n, n + 3)],                  # nothing in range
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda n: [(0, n // 2), (n // 3, n - 1)],  # overlapping
+        lambda n: [(0, n // 2), (n // 2 + 1, n + 5)],  # out of range
+        lambda n: [(5, 1), (0, n - 1)],  # an empty group, and no real split
+        lambda n: [(0, 0), (n - 1, n - 1)],  # items skipped
+        lambda n: [(-4, -1), (n, n + 3)],  # nothing in range
+    ],
+)
 def test_bad_splits_are_repaired_none_lost_none_read_twice(bundle: Path, bad: Any) -> None:
     scripted = reader(decompose=lambda q, parts: bad(len(parts)), leaf=one_fact_each, answer=cite_all)
     result = run(bundle, scripted)
@@ -201,8 +205,7 @@ def test_failed_decomposer_is_split_by_size(bundle: Path) -> None:
 
 def test_max_depth_forces_a_leaf_read_in_budget_sized_calls(bundle: Path) -> None:
     # Splits off one item per level, so a slice bigger than the budget is left at the depth cap.
-    scripted = reader(decompose=lambda q, parts: [(0, 0), (1, len(parts) - 1)], leaf=one_fact_each,
-                      answer=cite_all)
+    scripted = reader(decompose=lambda q, parts: [(0, 0), (1, len(parts) - 1)], leaf=one_fact_each, answer=cite_all)
     report = run(bundle, scripted).synthesis
     assert report is not None and scripted.calls["decompose"] == MAX_DEPTH
     forced = [leaf for leaf in leaves(report.tree) if leaf.decided_by == "max depth"]
@@ -252,8 +255,9 @@ def test_items_skipped_twice_make_the_answer_partial_and_are_named(bundle: Path)
 def test_citations_outside_the_slice_never_reach_the_answer(bundle: Path) -> None:
     def foreign(question: str, evidence: Sequence[Evidence]) -> LeafExtract:
         facts = [Fact(text=f"{e.title} ends on notice.", cited=[e.id, "c99", "hr/secret"]) for e in evidence]
-        facts.append(Fact(text="An invented fact from another slice.", cited=["c1" if evidence[0].id != "c1"
-                                                                            else "c12"]))
+        facts.append(
+            Fact(text="An invented fact from another slice.", cited=["c1" if evidence[0].id != "c1" else "c12"])
+        )
         return LeafExtract(facts=facts, checked=[e.id for e in evidence])
 
     seen: list[Evidence] = []
@@ -336,10 +340,10 @@ def test_facts_larger_than_the_budget_are_reduced_by_leaf_workers(bundle: Path) 
     def extract(question: str, evidence: Sequence[Evidence]) -> LeafExtract:
         if all(e.text.startswith(long[:20]) for e in evidence):  # a reduce round: keep every other item's facts
             kept = evidence[::2]
-            return LeafExtract(facts=[Fact(text="Terminable.", cited=[e.id]) for e in kept],
-                               checked=[e.id for e in evidence])
-        return LeafExtract(facts=[Fact(text=long, cited=[e.id]) for e in evidence],
-                           checked=[e.id for e in evidence])
+            return LeafExtract(
+                facts=[Fact(text="Terminable.", cited=[e.id]) for e in kept], checked=[e.id for e in evidence]
+            )
+        return LeafExtract(facts=[Fact(text=long, cited=[e.id]) for e in evidence], checked=[e.id for e in evidence])
 
     seen: list[Evidence] = []
 
@@ -358,8 +362,10 @@ def test_reduce_workers_that_skip_or_fail_lose_no_facts(bundle: Path) -> None:
     def extract(question: str, evidence: Sequence[Evidence]) -> LeafExtract:
         if all(e.text.startswith("Fact of") for e in evidence):
             return LeafExtract(failed=True, error="reduce worker down")
-        return LeafExtract(facts=[Fact(text=f"Fact of {e.id}: " + "x " * 80, cited=[e.id]) for e in evidence],
-                           checked=[e.id for e in evidence])
+        return LeafExtract(
+            facts=[Fact(text=f"Fact of {e.id}: " + "x " * 80, cited=[e.id]) for e in evidence],
+            checked=[e.id for e in evidence],
+        )
 
     seen: list[Evidence] = []
 
@@ -376,16 +382,26 @@ def test_reduce_workers_that_skip_or_fail_lose_no_facts(bundle: Path) -> None:
 
 
 def test_contract_facts_reach_the_answer_beside_the_reduced_facts(bundle: Path) -> None:
-    contract = {"version": 1, "facts": [{"name": "notice_days", "type": "number", "expect": {"equals": 30},
-                                         "locate": {"concept": "g1/contract-03", "regex": r"on (\d+) days"}}]}
+    contract = {
+        "version": 1,
+        "facts": [
+            {
+                "name": "notice_days",
+                "type": "number",
+                "expect": {"equals": 30},
+                "locate": {"concept": "g1/contract-03", "regex": r"on (\d+) days"},
+            }
+        ],
+    }
     seen: list[Evidence] = []
 
     def answer(question: str, evidence: Sequence[Evidence]) -> DraftAnswer:
         seen.extend(evidence)
         return DraftAnswer(text="Contract 3 needs 30 days.", cited=["f1", "c4"])
 
-    result = run(bundle, reader(leaf=lambda q, ev: LeafExtract(checked=[e.id for e in ev]), answer=answer),
-                 contract=contract)
+    result = run(
+        bundle, reader(leaf=lambda q, ev: LeafExtract(checked=[e.id for e in ev]), answer=answer), contract=contract
+    )
     assert result.synthesis is not None and result.synthesis.mode == "recursive"
     assert [e.id for e in seen] == ["f1"]  # no leaf fact, yet the contract's fact is evidence: the answerer runs
     assert [c.receipt.evidence_id for c in result.citations] == ["f1"] and result.typed_fact_guarantee
@@ -430,8 +446,9 @@ def test_unreadable_items_count_as_not_covered(bundle: Path) -> None:
         return [True] * len(docs)
 
     opened.concept = concept  # type: ignore[method-assign]
-    scripted = ScriptedReader(select=lambda q, offers: [o.index for o in offers], judge=judge,
-                              leaf=one_fact_each, answer=cite_all)
+    scripted = ScriptedReader(
+        select=lambda q, offers: [o.index for o in offers], judge=judge, leaf=one_fact_each, answer=cite_all
+    )
     result = ask(opened, Q, reader=scripted, budgets={"max_shortlist": 50}, evidence_tokens=BUDGET)
     report = result.synthesis
     assert report is not None and report.not_covered == ["g0/contract-01.md"]
@@ -459,19 +476,41 @@ def test_bad_mode_and_a_reader_without_the_roles(bundle: Path) -> None:
             return await self.inner.answer(q, e)
 
     with pytest.raises(ConfigError, match="no decomposer and leaf roles"):
-        ask(bundle, Q, reader=Bare(), budgets={"max_shortlist": 50}, evidence_tokens=BUDGET,  # type: ignore[arg-type]
-            synthesis="recursive")
+        ask(
+            bundle,
+            Q,
+            reader=Bare(),
+            budgets={"max_shortlist": 50},
+            evidence_tokens=BUDGET,  # type: ignore[arg-type]
+            synthesis="recursive",
+        )
     result = ask(bundle, Q, reader=Bare(), budgets={"max_shortlist": 50}, evidence_tokens=BUDGET)  # type: ignore[arg-type]
     assert result.synthesis is not None and result.synthesis.mode == "single"
     assert "cannot synthesize recursively" in result.synthesis.why
 
 
-def test_cli_synthesis_option_json_block_tree_and_trace(bundle: Path, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_synthesis_option_json_block_tree_and_trace(
+    bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(ask_cli, "reader_from_options", lambda **kw: reader())
     trace = tmp_path / "ask.jsonl"
-    result = CliRunner().invoke(main, ["ask", str(bundle), Q, "--evidence-tokens", str(BUDGET), "--max-shortlist",
-                                       "50", "--synthesis", "recursive", "--json", "--trace", str(trace)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "ask",
+            str(bundle),
+            Q,
+            "--evidence-tokens",
+            str(BUDGET),
+            "--max-shortlist",
+            "50",
+            "--synthesis",
+            "recursive",
+            "--json",
+            "--trace",
+            str(trace),
+        ],
+    )
     assert result.exit_code == 0, result.stderr
     block = json.loads(result.stdout)["synthesis"]
     assert block["mode"] == "recursive" and block["items_covered"] == block["items_total"] == CONTRACTS
@@ -480,8 +519,9 @@ def test_cli_synthesis_option_json_block_tree_and_trace(bundle: Path, tmp_path: 
     kinds = [json.loads(line)["kind"] for line in trace.read_text().splitlines()]
     assert {"collected", "verdict", "decompose", "leaf", "coverage"} <= set(kinds)
     assert kinds.index("decompose") > max(i for i, k in enumerate(kinds) if k == "verdict")
-    human = CliRunner().invoke(main, ["ask", str(bundle), Q, "--evidence-tokens", str(BUDGET), "--max-shortlist",
-                                      "50", "--quiet"])
+    human = CliRunner().invoke(
+        main, ["ask", str(bundle), Q, "--evidence-tokens", str(BUDGET), "--max-shortlist", "50", "--quiet"]
+    )
     assert "Synthesis\n- Recursive synthesis read 12 of 12 evidence items" in human.stdout and human.stderr == ""
     bad = CliRunner().invoke(main, ["ask", str(bundle), Q, "--synthesis", "sometimes"])
     assert bad.exit_code == 2
@@ -491,8 +531,12 @@ def test_the_tree_in_docs_is_the_tree_of_a_real_run() -> None:
     repo = Path(__file__).resolve().parents[1]
     doc = (repo / "docs" / "ask.md").read_text(encoding="utf-8")
     shown = doc.split("stderr carries the decomposition tree")[1].split("```\n")[1].rstrip("\n")
-    result = ask(repo / "bundles" / "harborview", "Which policies require manager approval?",
-                 budgets={"max_shortlist": 40}, evidence_tokens=800)
+    result = ask(
+        repo / "bundles" / "harborview",
+        "Which policies require manager approval?",
+        budgets={"max_shortlist": 40},
+        evidence_tokens=800,
+    )
     assert result.synthesis is not None and render_tree(result.synthesis) == shown
 
 
@@ -500,8 +544,9 @@ def test_python_api_takes_the_option_inside_a_loop(bundle: Path) -> None:
     from okf.answer import ask_async
 
     async def inside() -> AnswerResult:
-        return await ask_async(bundle, Q, reader=reader(), budgets={"max_shortlist": 50}, evidence_tokens=BUDGET,
-                               synthesis="recursive")
+        return await ask_async(
+            bundle, Q, reader=reader(), budgets={"max_shortlist": 50}, evidence_tokens=BUDGET, synthesis="recursive"
+        )
 
     result = asyncio.run(inside())
     assert result.synthesis is not None and result.synthesis.items_covered == CONTRACTS
@@ -511,8 +556,7 @@ def test_python_api_takes_the_option_inside_a_loop(bundle: Path) -> None:
 
 
 def llm(server: LoopbackServer) -> LLMReader:
-    return LLMReader(ReaderConfig(model="m", base_url=server.base_url, timeout=2.0, max_retries=0,
-                                  cache=False))
+    return LLMReader(ReaderConfig(model="m", base_url=server.base_url, timeout=2.0, max_retries=0, cache=False))
 
 
 def walk_everything(request: dict[str, Any]) -> Any:

@@ -54,10 +54,7 @@ def test_stemmer_joins_inflections(a: str, b: str) -> None:
 
 
 def test_sentences_strip_markdown_and_skip_code() -> None:
-    text = (
-        "# Leave\n\n- **New hires** get 15 days. Unused days expire.\n\n"
-        "```\ncode here.\n```\n| a | b |\n|---|---|\n"
-    )
+    text = "# Leave\n\n- **New hires** get 15 days. Unused days expire.\n\n```\ncode here.\n```\n| a | b |\n|---|---|\n"
     assert sentences(text) == ["Leave", "New hires get 15 days.", "Unused days expire.", "a b"]
 
 
@@ -112,8 +109,10 @@ def test_word_forms_show_a_term_as_the_text_most_writes_it() -> None:
 
 
 def test_acronyms_the_text_defines() -> None:
-    text = ("A Private Financing Platform (\u201cPFP\u201d) may list proposals. Application programming "
-            "interfaces (APIs) are used. The Regulator (the FSRA) decides.")
+    text = (
+        "A Private Financing Platform (\u201cPFP\u201d) may list proposals. Application programming "
+        "interfaces (APIs) are used. The Regulator (the FSRA) decides."
+    )
     found = acronyms(text)
     assert found["PFP"] == "Private Financing Platform"
     assert found["API"] == "Application programming interfaces"
@@ -129,11 +128,13 @@ def test_names_are_title_case_runs_without_leading_function_words() -> None:
 # --- the bundle vocabulary ---
 
 
-def vocabulary(tmp_path: Path, terms_df: dict[str, int], concepts: int = 100,
-               acronyms_: dict[str, str] | None = None) -> Vocabulary:
+def vocabulary(
+    tmp_path: Path, terms_df: dict[str, int], concepts: int = 100, acronyms_: dict[str, str] | None = None
+) -> Vocabulary:
     (tmp_path / ".okf").mkdir(parents=True, exist_ok=True)
-    (tmp_path / ".okf" / "vocabulary.json").write_text(json.dumps(
-        {"format": 1, "concepts": concepts, "documents": 3, "acronyms": acronyms_ or {}, "terms": terms_df}))
+    (tmp_path / ".okf" / "vocabulary.json").write_text(
+        json.dumps({"format": 1, "concepts": concepts, "documents": 3, "acronyms": acronyms_ or {}, "terms": terms_df})
+    )
     loaded = Vocabulary.load(tmp_path)
     assert loaded is not None
     return loaded
@@ -146,8 +147,9 @@ def test_vocabulary_weighs_rare_terms_more(tmp_path: Path) -> None:
 
 
 def test_vocabulary_reads_past_misspellings_of_its_own_words(tmp_path: Path) -> None:
-    vocab = vocabulary(tmp_path, {stem("environment"): 30, stem("disconnected"): 12, stem("plugin"): 40,
-                                  stem("develop"): 50})
+    vocab = vocabulary(
+        tmp_path, {stem("environment"): 30, stem("disconnected"): 12, stem("plugin"): 40, stem("develop"): 50}
+    )
     assert vocab.correction(stem("envirnment")) == stem("environment")
     assert vocab.correction(stem("disconected")) == stem("disconnected")
     assert vocab.correction(stem("plugns")) == stem("plugin")
@@ -182,8 +184,10 @@ def test_learned_chunks_equal_the_regex_reading(chunk: str) -> None:
         assert keyterms._PAIRS[chunk] == keyterms._chunk_pairs(chunk)
 
 
-_PLAIN_NAME = re.compile(r"\b[A-Z](?:[\w'’&-]|\.(?=\w))*[a-z](?:[\w'’&-]|\.(?=\w))*"
-                         r"(?:[ \t]+(?:(?:of|and|for|the|de|la|du|von|van|der)[ \t]+)?[A-Z](?:[\w'’&-]|\.(?=\w))*){1,4}")
+_PLAIN_NAME = re.compile(
+    r"\b[A-Z](?:[\w'’&-]|\.(?=\w))*[a-z](?:[\w'’&-]|\.(?=\w))*"
+    r"(?:[ \t]+(?:(?:of|and|for|the|de|la|du|von|van|der)[ \t]+)?[A-Z](?:[\w'’&-]|\.(?=\w))*){1,4}"
+)
 _PLAIN_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]{1,7}s?\b")
 
 
@@ -209,8 +213,27 @@ def test_name_and_acronym_patterns_match_the_plain_ones(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["Data", "data", "data,", "DATA", "data/data", "datas", "non-data", "Party", "party.",
-                                 "parties", "(a)", "x_data"]), max_size=30))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Data",
+                "data",
+                "data,",
+                "DATA",
+                "data/data",
+                "datas",
+                "non-data",
+                "Party",
+                "party.",
+                "parties",
+                "(a)",
+                "x_data",
+            ]
+        ),
+        max_size=30,
+    )
+)
 def test_word_forms_equal_the_counting_by_hand(words: list[str]) -> None:
     """Each wanted term shown as the word written in the most distinct chunks (ties: alphabetically first)."""
     from okf.text import keyterms

@@ -81,8 +81,14 @@ _few_terms = st.sampled_from([f"t{i}" for i in range(5)])
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(_vectors, st.dictionaries(_few_terms, st.sampled_from([0.25, 0.5, 1.0]), max_size=3)),
-                min_size=3, max_size=40), st.integers(min_value=2, max_value=6))
+@given(
+    st.lists(
+        st.one_of(_vectors, st.dictionaries(_few_terms, st.sampled_from([0.25, 0.5, 1.0]), max_size=3)),
+        min_size=3,
+        max_size=40,
+    ),
+    st.integers(min_value=2, max_value=6),
+)
 def test_partition_equals_reference(items, k):
     """Same groups as the straightforward partition, ties included (repeated weights, identical vectors)."""
     assert partition(items, k) == _partition_reference(items, k)

@@ -22,8 +22,14 @@ from okf.trace.load import walk_file_name
 
 GOLDEN = Path(__file__).parent / "golden" / "trace"
 WALK = GOLDEN / "walk.jsonl"
-BUDGETS = {"max_bodies": 4, "max_shortlist": 12, "max_depth": 8, "max_calls": 200, "max_tokens": 400000,
-           "deadline_s": 120.0}
+BUDGETS = {
+    "max_bodies": 4,
+    "max_shortlist": 12,
+    "max_depth": 8,
+    "max_calls": 200,
+    "max_tokens": 400000,
+    "deadline_s": 120.0,
+}
 
 
 def _golden(name: str, text: str) -> None:
@@ -35,18 +41,25 @@ def _golden(name: str, text: str) -> None:
 
 def _record():
     record = load_walk(WALK)
-    record.question, record.bundle, record.reader, record.budgets = ("Who approves refunds?", "bundles/acme",
-                                                                     "scripted", BUDGETS)
+    record.question, record.bundle, record.reader, record.budgets = (
+        "Who approves refunds?",
+        "bundles/acme",
+        "scripted",
+        BUDGETS,
+    )
     return record
 
 
-@pytest.mark.parametrize(("name", "options"), [
-    ("walk.txt", {}),
-    ("walk-relevant.txt", {"only": "relevant"}),
-    ("walk-failures.txt", {"only": "failures"}),
-    ("walk-depth0.txt", {"depth": 0}),
-    ("walk-color.txt", {"color": True}),
-])
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("walk.txt", {}),
+        ("walk-relevant.txt", {"only": "relevant"}),
+        ("walk-failures.txt", {"only": "failures"}),
+        ("walk-depth0.txt", {"depth": 0}),
+        ("walk-color.txt", {"color": True}),
+    ],
+)
 def test_terminal_tree_matches_golden(name: str, options: dict) -> None:
     _golden(name, render_tree(_record(), **options))
 
@@ -54,8 +67,11 @@ def test_terminal_tree_matches_golden(name: str, options: dict) -> None:
 def test_fold_places_every_event() -> None:
     tree = fold(load_walk(WALK).events)
     root = tree.root
-    assert [(c.path, c.state) for c in root.offered] == [("finance/", "kept"), ("people/", "kept"),
-                                                          ("legal/", "passed")]
+    assert [(c.path, c.state) for c in root.offered] == [
+        ("finance/", "kept"),
+        ("people/", "kept"),
+        ("legal/", "passed"),
+    ]
     assert root.choice("finance/").reason == "refunds are a finance matter"
     people = root.children["people/"]
     # The only page failed: its signposts were never answered, which is not "passed over".
@@ -66,26 +82,35 @@ def test_fold_places_every_event() -> None:
     assert refunds.grade == "relevant" and invoices.grade == "partial"
     assert invoices.verdicts[0].cached and invoices.verdicts[0].extra == {"confidence": 0.4}
     assert [(link.target, link.skipped) for link in refunds.links] == [
-        ("legal/consumer-law.md", None), ("https://example.org/policy", "external"),
-        ("finance/invoices.md", "already a candidate")]
+        ("legal/consumer-law.md", None),
+        ("https://example.org/policy", "external"),
+        ("finance/invoices.md", "already a candidate"),
+    ]
     law = root.children["legal/"].concepts["legal/consumer-law.md"]
     assert not root.children["legal/"].opened and law.linked_from == ["finance/refunds.md"]
     assert law.grade == "failed" and law.verdicts[0].error.startswith("the reply was not valid JSON")
     assert tree.stopped_by == "bodies" and tree.t_stop == 0.05
     assert (tree.totals.judged, tree.totals.relevant, tree.totals.partial, tree.totals.no, tree.totals.failed) == (
-        4, 1, 1, 1, 1)
+        4,
+        1,
+        1,
+        1,
+        1,
+    )
     assert [e["kind"] for e in tree.orchestration] == ["angle"] and tree.other == []
     assert tree.links_followed == 1 and tree.links_skipped == {"external": 1, "already a candidate": 1}
     assert json.loads(json.dumps(tree.to_dict()))["root"]["children"][0]["path"] == "finance/"
 
 
 def test_grade_without_relevant_and_unknown_kinds_never_crash() -> None:
-    events = [TraceEvent(seq=0, t=0.0, kind="verdict", path="a/b.md", data={"grade": "partial"}),
-              TraceEvent(seq=1, t=0.1, kind="verdict", path="a/c.md", data={"grade": "no", "relevant": False}),
-              TraceEvent(seq=2, t=0.2, kind="escalation", path=None, data={"to": ["x"], "why": {"deep": [1, 2]}}),
-              TraceEvent(seq=3, t=0.3, kind="selected", path="", data={"kept": "not a list", "reasons": 5}),
-              TraceEvent(seq=4, t=0.4, kind="verdict", path=None, data={}),
-              TraceEvent(seq=5, t=0.5, kind="link", path=None, data={})]
+    events = [
+        TraceEvent(seq=0, t=0.0, kind="verdict", path="a/b.md", data={"grade": "partial"}),
+        TraceEvent(seq=1, t=0.1, kind="verdict", path="a/c.md", data={"grade": "no", "relevant": False}),
+        TraceEvent(seq=2, t=0.2, kind="escalation", path=None, data={"to": ["x"], "why": {"deep": [1, 2]}}),
+        TraceEvent(seq=3, t=0.3, kind="selected", path="", data={"kept": "not a list", "reasons": 5}),
+        TraceEvent(seq=4, t=0.4, kind="verdict", path=None, data={}),
+        TraceEvent(seq=5, t=0.5, kind="link", path=None, data={}),
+    ]
     tree = fold(events)
     grades = {c.path: c.grade for c in tree.concepts()}
     assert grades == {"a/b.md": "partial", "a/c.md": "no"}
@@ -96,8 +121,10 @@ def test_grade_without_relevant_and_unknown_kinds_never_crash() -> None:
 
 
 def test_reading_is_tolerant_and_errors_name_file_and_line(tmp_path: Path) -> None:
-    record = parse_walk('{"kind": "collected", "path": "", "data": {"concepts": ["a.md"]}}\n\n'
-                        '{"kind": "mystery", "data": [1, 2]}\n', "walk.jsonl")
+    record = parse_walk(
+        '{"kind": "collected", "path": "", "data": {"concepts": ["a.md"]}}\n\n{"kind": "mystery", "data": [1, 2]}\n',
+        "walk.jsonl",
+    )
     assert [(e.seq, e.t, e.kind) for e in record.events] == [(0, 0.0, "collected"), (1, 0.0, "mystery")]
     assert record.events[1].data == {"value": [1, 2]}
     with pytest.raises(BundleError) as bad:
@@ -115,23 +142,35 @@ def test_reading_is_tolerant_and_errors_name_file_and_line(tmp_path: Path) -> No
 
 
 def test_terminal_tree_strips_control_characters() -> None:
-    events = [TraceEvent(seq=0, t=0.0, kind="verdict", path="a/evil\x1b[2J.md",
-                         data={"relevant": True, "reason": "ok\x1b]0;title\x07 then\nnext line\x9b"})]
+    events = [
+        TraceEvent(
+            seq=0,
+            t=0.0,
+            kind="verdict",
+            path="a/evil\x1b[2J.md",
+            data={"relevant": True, "reason": "ok\x1b]0;title\x07 then\nnext line\x9b"},
+        )
+    ]
     text = render_tree(fold(events))
     assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
     assert "ok then next line" in text
 
 
 def _bundle(tmp_path: Path) -> Path:
-    return write_files(tmp_path / "b", {
-        "index.md": "# Acme\n\n- [Finance](finance/index.md): refunds, invoices and approvals\n"
-                    "- [Travel](travel/index.md): trips and hotels\n",
-        "finance/index.md": "# Finance\n\n- [Refunds](refunds.md): who approves refunds\n",
-        "finance/refunds.md": concept("Refunds", "Refunds over 500 dollars are approved by the finance director.\n"
-                                      "See [travel](../travel/hotels.md)."),
-        "travel/index.md": "# Travel\n\n- [Hotels](hotels.md): hotel caps\n",
-        "travel/hotels.md": concept("Hotels", "Hotel stays are capped at 200 dollars a night."),
-    })
+    return write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Acme\n\n- [Finance](finance/index.md): refunds, invoices and approvals\n"
+            "- [Travel](travel/index.md): trips and hotels\n",
+            "finance/index.md": "# Finance\n\n- [Refunds](refunds.md): who approves refunds\n",
+            "finance/refunds.md": concept(
+                "Refunds",
+                "Refunds over 500 dollars are approved by the finance director.\nSee [travel](../travel/hotels.md).",
+            ),
+            "travel/index.md": "# Travel\n\n- [Hotels](hotels.md): hotel caps\n",
+            "travel/hotels.md": concept("Hotels", "Hotel stays are capped at 200 dollars a night."),
+        },
+    )
 
 
 def test_real_walk_renders_and_round_trips_through_its_json(tmp_path: Path) -> None:
@@ -172,14 +211,16 @@ def test_cli_trace_tree_json_and_filters(tmp_path: Path) -> None:
 def test_cli_navigate_show_trace_and_report(tmp_path: Path) -> None:
     bundle = _bundle(tmp_path)
     out = tmp_path / "walk.html"
-    result = CliRunner().invoke(main, ["navigate", str(bundle), "Who approves refunds?", "--show-trace",
-                                       "--report", str(out)])
+    result = CliRunner().invoke(
+        main, ["navigate", str(bundle), "Who approves refunds?", "--show-trace", "--report", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert "refunds.md  relevant (judge):" in result.stderr and "refunds.md  relevant" not in result.stdout
     html = out.read_text(encoding="utf-8")
     assert "Who approves refunds?" in html and "finance director" in html  # the receipt's lines
-    bad = CliRunner().invoke(main, ["navigate", str(bundle), "Who approves refunds?", "--report",
-                                    str(tmp_path / "no" / "such" / "dir.html")])
+    bad = CliRunner().invoke(
+        main, ["navigate", str(bundle), "Who approves refunds?", "--report", str(tmp_path / "no" / "such" / "dir.html")]
+    )
     assert bad.exit_code == 2 and "cannot write" in bad.stderr
 
 

@@ -18,23 +18,28 @@ AT = "2026-01-02T00:00:00Z"
 OPTIONS = CompileOptions(timestamp=AT, max_words=300, min_words=10)
 SENTENCE = "Harbor cranes lift containers from ships onto trucks under the control of a certified crane operator. "
 VAULT = {
-    "Home.md": "---\ntitle: Harbor wiki home\naliases: [Start, Front Page]\ntags: [wiki, \"#home\"]\n"
-               "description: Where the harbor wiki starts.\n---\n# Home\n\n"
-               "Meet [[Ada Lovelace|Ada]] and read about her [[Ada Lovelace#Early life|early life]].\n"
-               "The [[Alpha]] project, [[Project Beta]], the [[crane manual#Safety checks]] and [[Start]].\n"
-               "Still to write: [[Missing Page]]. A picture: ![[diagram.png]]. An embedded note: ![[Alpha]].\n\n"
-               "`[[not a link]]`\n\n```\n[[fenced, not a link]]\n```\n",
+    "Home.md": '---\ntitle: Harbor wiki home\naliases: [Start, Front Page]\ntags: [wiki, "#home"]\n'
+    "description: Where the harbor wiki starts.\n---\n# Home\n\n"
+    "Meet [[Ada Lovelace|Ada]] and read about her [[Ada Lovelace#Early life|early life]].\n"
+    "The [[Alpha]] project, [[Project Beta]], the [[crane manual#Safety checks]] and [[Start]].\n"
+    "Still to write: [[Missing Page]]. A picture: ![[diagram.png]]. An embedded note: ![[Alpha]].\n\n"
+    "`[[not a link]]`\n\n```\n[[fenced, not a link]]\n```\n",
     "people/Ada Lovelace.md": "---\naliases: [Ada]\ntags: person\n---\n# Ada Lovelace\n\n"
-                              "Ada Lovelace wrote the first published algorithm for a computing machine.\n\n"
-                              "## Early life\n\nAda was born in London in 1815 and studied mathematics.\n",
+    "Ada Lovelace wrote the first published algorithm for a computing machine.\n\n"
+    "## Early life\n\nAda was born in London in 1815 and studied mathematics.\n",
     "projects/projects.md": "---\ndescription: Every project the harbor team runs, with its owner and status.\n---\n"
-                            "# Projects\n\nOne note per project the harbor team runs.\n",
+    "# Projects\n\nOne note per project the harbor team runs.\n",
     "projects/Alpha.md": "# Alpha\n\nProject Alpha rebuilds the crane scheduler; its owner is [[Ada]]. "
-                         "Back to [[Front Page]].\n",
+    "Back to [[Front Page]].\n",
     "projects/beta.md": "---\ntitle: Project Beta\n---\nProject Beta moves the warehouse inventory. "
-                        "See [[#Status]].\n\n## Status\n\nBeta is on hold until the spring budget review.\n",
-    "manuals/crane manual.md": "# Crane manual\n\n## Operation\n\n" + SENTENCE * 12 + "\n\n## Safety checks\n\n"
-                               + SENTENCE * 12 + "\n\n## Maintenance\n\n" + SENTENCE * 12 + "\n",
+    "See [[#Status]].\n\n## Status\n\nBeta is on hold until the spring budget review.\n",
+    "manuals/crane manual.md": "# Crane manual\n\n## Operation\n\n"
+    + SENTENCE * 12
+    + "\n\n## Safety checks\n\n"
+    + SENTENCE * 12
+    + "\n\n## Maintenance\n\n"
+    + SENTENCE * 12
+    + "\n",
     "archive/_index.md": "Old notes kept for reference: closed projects and retired procedures.\n",
     "archive/old.md": "# Old crane procedure\n\nTwo signatures were required for every lift over ten tonnes.\n",
     ".obsidian/workspace.json": "{}\n",
@@ -61,8 +66,10 @@ def test_wikilinks_become_links_to_the_concepts_they_name(tmp_path: Path) -> Non
     manual = opened.concept("manuals/crane-manual/safety-checks")  # the heading's own concept
     assert manual.title == "Safety checks"
     assert links == {
-        ("Ada", "/people/ada-lovelace.md"), ("early life", "/people/ada-lovelace.md"),
-        ("Alpha", "/projects/alpha.md"), ("Project Beta", "/projects/beta.md"),  # by its frontmatter title
+        ("Ada", "/people/ada-lovelace.md"),
+        ("early life", "/people/ada-lovelace.md"),
+        ("Alpha", "/projects/alpha.md"),
+        ("Project Beta", "/projects/beta.md"),  # by its frontmatter title
         ("crane manual > Safety checks", "/manuals/crane-manual/safety-checks.md"),
         ("Start", "/home.md"),  # an alias of the note itself
     }
@@ -80,14 +87,18 @@ def test_unresolved_wikilinks_are_kept_reported_and_checked(tmp_path: Path) -> N
     assert "Still to write: [[Missing Page]]. A picture: ![[diagram.png]]." in home  # never dropped
     assert report.warnings == [
         "Home.md:11 [[Missing Page]]: wikilink names no compiled note; kept as written (okf check: W103)",
-        "Home.md:11 ![[diagram.png]]: wikilink names no compiled note; kept as written (okf check: W103)"]
+        "Home.md:11 ![[diagram.png]]: wikilink names no compiled note; kept as written (okf check: W103)",
+    ]
     log = (bundle / "log.md").read_text()
-    assert ("* **Unresolved**: 2 wikilinks name no compiled note and stay as written (`Home.md:11 [[Missing "
-            "Page]]`, `Home.md:11 ![[diagram.png]]`); okf check reports them (W103).") in log
+    assert (
+        "* **Unresolved**: 2 wikilinks name no compiled note and stay as written (`Home.md:11 [[Missing "
+        "Page]]`, `Home.md:11 ![[diagram.png]]`); okf check reports them (W103)."
+    ) in log
     result = check(Bundle.open(bundle))
     concept = Bundle.open(bundle).concept("home")
     line = concept.body_start_line + concept.body.split("\n").index(
-        next(t for t in concept.body.split("\n") if "Missing Page" in t))
+        next(t for t in concept.body.split("\n") if "Missing Page" in t)
+    )
     assert [(d.code, d.path, d.line) for d in result.diagnostics] == [("W103", "home.md", line)] * 2
     assert result.error_count == 0 and not any(d.code in ("W101", "W150") for d in result.diagnostics)
 
@@ -117,8 +128,9 @@ def test_folder_notes_are_their_folders_signposts(tmp_path: Path) -> None:
     assert projects.startswith("# Projects\n\nEvery project the harbor team runs, with its owner and status.\n")
     root = (bundle / "index.md").read_text()
     assert "* [Projects](projects/index.md) - Every project the harbor team runs, with its owner and status." in root
-    assert ("* [archive](archive/index.md) - Old notes kept for reference: closed projects and retired "
-            "procedures.") in root
+    assert (
+        "* [archive](archive/index.md) - Old notes kept for reference: closed projects and retired procedures."
+    ) in root
     assert Bundle.open(bundle).concept("archive/index-doc").title == "archive"  # _index.md without a heading
     assert not (bundle / ".obsidian").exists()
     assert check(Bundle.open(bundle)).error_count == 0
@@ -142,9 +154,13 @@ def test_a_note_added_later_resolves_the_link_on_recompile(tmp_path: Path) -> No
 
 def test_a_vault_without_frontmatter_or_wikilinks_compiles_as_before(tmp_path: Path) -> None:
     """A rule on a note's first line that never closes is content, and unreadable frontmatter is a notice."""
-    vault = write_files(tmp_path / "vault", {
-        "rule.md": "---\nA note that opens with a rule and never closes a frontmatter block, about cranes.\n",
-        "bad.md": "---\ntitle: [unclosed\n---\n# Bad\n\nA note whose frontmatter is not YAML, about cranes.\n"})
+    vault = write_files(
+        tmp_path / "vault",
+        {
+            "rule.md": "---\nA note that opens with a rule and never closes a frontmatter block, about cranes.\n",
+            "bad.md": "---\ntitle: [unclosed\n---\n# Bad\n\nA note whose frontmatter is not YAML, about cranes.\n",
+        },
+    )
     report = compile_bundle([vault], tmp_path / "bundle", options=CompileOptions(timestamp=AT))
     assert any(re.match(r"bad\.md:\d+: frontmatter unreadable", w) for w in report.warnings)
     bundle = Bundle.open(tmp_path / "bundle")

@@ -25,10 +25,17 @@ def judged(result: object) -> list[str]:
 
 def test_partial_entries_give_way_to_strong_ones_and_do_not_end_the_walk(tmp_path: Path) -> None:
     root = write_files(tmp_path / "b", {f"d/c{i}.md": concept(f"C{i}") for i in range(6)})
-    grades = {"d/c0": "partial", "d/c1": "partial", "d/c2": "no", "d/c3": "relevant", "d/c4": "relevant",
-              "d/c5": "partial"}
-    result = navigate(root, "q", reader=ScriptedReader(select=["d/"], judge=grades),
-                      budgets={"max_shortlist": 2, "batch_size": 1})
+    grades = {
+        "d/c0": "partial",
+        "d/c1": "partial",
+        "d/c2": "no",
+        "d/c3": "relevant",
+        "d/c4": "relevant",
+        "d/c5": "partial",
+    }
+    result = navigate(
+        root, "q", reader=ScriptedReader(select=["d/"], judge=grades), budgets={"max_shortlist": 2, "batch_size": 1}
+    )
     # Two partial entries filled the shortlist early: the walk went on and strong evidence took their place.
     assert [(e.path, e.grade) for e in result.shortlist] == [("d/c3.md", "relevant"), ("d/c4.md", "relevant")]
     assert result.stopped_by != "shortlist" or len(judged(result)) >= 5
@@ -38,15 +45,21 @@ def test_partial_entries_fill_in_only_while_strong_evidence_is_scarce(tmp_path: 
     root = write_files(tmp_path / "b", {f"d/c{i}.md": concept(f"C{i}") for i in range(4)})
     grades = {"d/c0": "partial", "d/c1": "relevant", "d/c2": "partial", "d/c3": "partial"}
     result = navigate(root, "q", reader=ScriptedReader(select=["d/"], judge=grades))
-    assert [(e.path, e.grade) for e in result.shortlist] == [("d/c1.md", "relevant"), ("d/c0.md", "partial"),
-                                                            ("d/c2.md", "partial")]
+    assert [(e.path, e.grade) for e in result.shortlist] == [
+        ("d/c1.md", "relevant"),
+        ("d/c0.md", "partial"),
+        ("d/c2.md", "partial"),
+    ]
 
 
 def test_what_strong_choices_hold_is_read_before_what_weak_ones_hold(tmp_path: Path) -> None:
-    root = write_files(tmp_path / "b", {
-        **{f"weak/w{i}.md": concept(f"W{i}") for i in range(3)},
-        **{f"strong/s{i}.md": concept(f"S{i}") for i in range(3)},
-    })
+    root = write_files(
+        tmp_path / "b",
+        {
+            **{f"weak/w{i}.md": concept(f"W{i}") for i in range(3)},
+            **{f"strong/s{i}.md": concept(f"S{i}") for i in range(3)},
+        },
+    )
     reader = ScriptedReader(select=[("weak/", "weak"), ("strong/", "strong")], judge={})
     result = navigate(root, "q", reader=reader, budgets={"max_bodies": 3})
     # The weak directory was not even listed while the strong one had work; the budget went to the strong one.
@@ -57,22 +70,32 @@ def test_what_strong_choices_hold_is_read_before_what_weak_ones_hold(tmp_path: P
 
 
 def test_the_body_budget_is_shared_across_the_directories_opened(tmp_path: Path) -> None:
-    root = write_files(tmp_path / "b", {
-        **{f"big/b{i}.md": concept(f"B{i}") for i in range(20)},
-        **{f"small/s{i}.md": concept(f"S{i}") for i in range(2)},
-    })
-    result = navigate(root, "q", reader=ScriptedReader(select=["big/", "small/"], judge={}),
-                      budgets={"max_bodies": 6, "batch_size": 6})
+    root = write_files(
+        tmp_path / "b",
+        {
+            **{f"big/b{i}.md": concept(f"B{i}") for i in range(20)},
+            **{f"small/s{i}.md": concept(f"S{i}") for i in range(2)},
+        },
+    )
+    result = navigate(
+        root,
+        "q",
+        reader=ScriptedReader(select=["big/", "small/"], judge={}),
+        budgets={"max_bodies": 6, "batch_size": 6},
+    )
     # Round robin: one big directory cannot spend the whole budget before the small one is read.
     assert {"small/s0.md", "small/s1.md"} <= set(judged(result))
 
 
 def test_words_read_and_handed_on_are_counted(tmp_path: Path) -> None:
-    root = write_files(tmp_path / "b", {
-        "index.md": "# B\n\n* [Docs](d/index.md) - four words of description\n",
-        "d/index.md": "# Docs\n\n* [A](a.md) - a\n",
-        "d/a.md": concept("A", "one two three four five", heading=False),
-    })
+    root = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# B\n\n* [Docs](d/index.md) - four words of description\n",
+            "d/index.md": "# Docs\n\n* [A](a.md) - a\n",
+            "d/a.md": concept("A", "one two three four five", heading=False),
+        },
+    )
     result = navigate(root, "q", reader=ScriptedReader(select=["d/"], judge={"d/a": "relevant"}))
     assert result.stats.words_signposts == 1 + 4  # the title and the description offered
     assert result.stats.words_bodies == 5 and result.stats.words_shortlist == 5
@@ -86,20 +109,26 @@ QUESTIONS = [
 
 
 def test_shortlists_do_not_depend_on_batch_size_or_concurrency(tmp_path: Path) -> None:
-    src = write_files(tmp_path / "src", {
-        "handbook.md": "# Handbook\n\n## Vacation\n\nNew hires get fifteen vacation days each year.\n\n"
-                       "## Sick leave\n\nSick days accrue monthly.\n\n## Holidays\n\nTen holidays a year.\n",
-        "supply.txt": "SUPPLY AGREEMENT\n\n1. Term. The term is two years.\n\n2. Governing Law. This agreement "
-                      "is governed by the law of the State of Oregon.\n\n3. Notices. Notices are in writing.\n",
-        "finance.md": "# Finance\n\n## Refunds\n\nRefunds over five hundred dollars are approved by the finance "
-                      "director.\n\n## Invoices\n\nInvoices are paid in thirty days.\n",
-        **{f"filler/note-{i}.md": f"# Note {i}\n\nA note about day {i} of the year and its vacation plans.\n"
-           for i in range(30)},
-    })
+    src = write_files(
+        tmp_path / "src",
+        {
+            "handbook.md": "# Handbook\n\n## Vacation\n\nNew hires get fifteen vacation days each year.\n\n"
+            "## Sick leave\n\nSick days accrue monthly.\n\n## Holidays\n\nTen holidays a year.\n",
+            "supply.txt": "SUPPLY AGREEMENT\n\n1. Term. The term is two years.\n\n2. Governing Law. This agreement "
+            "is governed by the law of the State of Oregon.\n\n3. Notices. Notices are in writing.\n",
+            "finance.md": "# Finance\n\n## Refunds\n\nRefunds over five hundred dollars are approved by the finance "
+            "director.\n\n## Invoices\n\nInvoices are paid in thirty days.\n",
+            **{
+                f"filler/note-{i}.md": f"# Note {i}\n\nA note about day {i} of the year and its vacation plans.\n"
+                for i in range(30)
+            },
+        },
+    )
     bundle = tmp_path / "bundle"
     compile_bundle([src], bundle, options=CompileOptions(min_words=2))
-    questions = [EvalQuestion(id=i, question=q, gold=[GoldSpan(source=s, start_line=1, end_line=99)])
-                 for i, q, s in QUESTIONS]
+    questions = [
+        EvalQuestion(id=i, question=q, gold=[GoldSpan(source=s, start_line=1, end_line=99)]) for i, q, s in QUESTIONS
+    ]
     one = evaluate(bundle, questions, reader=OfflineReader(), budgets={"batch_size": 1}, concurrency=1)
     many = evaluate(bundle, questions, reader=OfflineReader(), budgets={"batch_size": 8}, concurrency=3)
     assert [r.shortlist for r in one.results] == [r.shortlist for r in many.results]

@@ -17,43 +17,64 @@ def parsed(text: str) -> list[tuple[str, str, str, bool]]:
 
 
 def test_every_form_is_parsed() -> None:
-    text = ("See [[Page]], [[Page|the page]], [[Page#Heading]], [[Page#Heading|label]], [[#Local heading]],\n"
-            "[[Page#^block-1]], [[folder/Page]], [[../up/Page]], [[Page.md]], ![[Page]], ![[diagram.png]],\n"
-            "| [[Page\\|in a table]] | and [[ Spaced  Page | spaced ]].")
+    text = (
+        "See [[Page]], [[Page|the page]], [[Page#Heading]], [[Page#Heading|label]], [[#Local heading]],\n"
+        "[[Page#^block-1]], [[folder/Page]], [[../up/Page]], [[Page.md]], ![[Page]], ![[diagram.png]],\n"
+        "| [[Page\\|in a table]] | and [[ Spaced  Page | spaced ]]."
+    )
     assert parsed(text) == [
-        ("Page", "", "", False), ("Page", "", "the page", False), ("Page", "Heading", "", False),
-        ("Page", "Heading", "label", False), ("", "Local heading", "", False), ("Page", "^block-1", "", False),
-        ("folder/Page", "", "", False), ("../up/Page", "", "", False), ("Page.md", "", "", False),
-        ("Page", "", "", True), ("diagram.png", "", "", True), ("Page", "", "in a table", False),
-        ("Spaced  Page", "", "spaced", False)]
+        ("Page", "", "", False),
+        ("Page", "", "the page", False),
+        ("Page", "Heading", "", False),
+        ("Page", "Heading", "label", False),
+        ("", "Local heading", "", False),
+        ("Page", "^block-1", "", False),
+        ("folder/Page", "", "", False),
+        ("../up/Page", "", "", False),
+        ("Page.md", "", "", False),
+        ("Page", "", "", True),
+        ("diagram.png", "", "", True),
+        ("Page", "", "in a table", False),
+        ("Spaced  Page", "", "spaced", False),
+    ]
     links = find_wikilinks(text)
     assert [w.line for w in links] == [1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3]
-    assert all(text[w.start:w.end] == w.text for w in links)
-    assert [w.shown for w in links[:6]] == ["Page", "the page", "Page > Heading", "label", "Local heading",
-                                           "Page > block-1"]
+    assert all(text[w.start : w.end] == w.text for w in links)
+    assert [w.shown for w in links[:6]] == [
+        "Page",
+        "the page",
+        "Page > Heading",
+        "label",
+        "Local heading",
+        "Page > block-1",
+    ]
 
 
 def test_code_escapes_and_empty_links_are_not_links() -> None:
-    text = ("Inline `[[not a link]]` and ``[[nor ` this]]``, escaped \\[[nope]], empty [[ ]] and [[|x]].\n"
-            "```\n[[fenced]]\n```\n~~~~\n[[tilde fenced]]\n~~~~\n"
-            '- decomposer: `{"groups": [[first, last], ...]}`\n'
-            "After the fences: [[Real]].\n")
+    text = (
+        "Inline `[[not a link]]` and ``[[nor ` this]]``, escaped \\[[nope]], empty [[ ]] and [[|x]].\n"
+        "```\n[[fenced]]\n```\n~~~~\n[[tilde fenced]]\n~~~~\n"
+        '- decomposer: `{"groups": [[first, last], ...]}`\n'
+        "After the fences: [[Real]].\n"
+    )
     assert parsed(text) == [("Real", "", "", False)]
     assert find_wikilinks(text)[0].line == 9
     assert parsed("```\nunclosed [[fence]]\n") == []
     assert parsed("no links here") == [] and parsed("[[a]] [[b]]") == [("a", "", "", False), ("b", "", "", False)]
 
 
-VAULT = Vault([
-    Note("Home.md", title="Welcome", aliases=("Start", "Front Page")),
-    Note("projects/Alpha.md", title="Project Alpha"),
-    Note("projects/Beta.md"),
-    Note("archive/Beta.md"),
-    Note("archive/deep/Beta.md"),
-    Note("people/Ada Lovelace.md", aliases=("Ada",)),
-    Note("img/diagram.png"),
-    Note("projects/notes/Alpha.md"),
-])
+VAULT = Vault(
+    [
+        Note("Home.md", title="Welcome", aliases=("Start", "Front Page")),
+        Note("projects/Alpha.md", title="Project Alpha"),
+        Note("projects/Beta.md"),
+        Note("archive/Beta.md"),
+        Note("archive/deep/Beta.md"),
+        Note("people/Ada Lovelace.md", aliases=("Ada",)),
+        Note("img/diagram.png"),
+        Note("projects/notes/Alpha.md"),
+    ]
+)
 
 
 def test_resolution_follows_obsidian() -> None:
@@ -88,8 +109,10 @@ def test_rewrite_keeps_what_does_not_resolve() -> None:
         return markdown_link(link, found + (f"#{link.heading.lower().replace(' ', '-')}" if link.heading else ""))
 
     out, kept = rewrite_wikilinks(text, replace)
-    assert out == ("Go [home](Home.md) then [Ada > Early life](people/Ada%20Lovelace.md#early-life), see "
-                   "![diagram.png](img/diagram.png) and [Alpha](projects/Alpha.md); [[Missing Page]] stays.")
+    assert out == (
+        "Go [home](Home.md) then [Ada > Early life](people/Ada%20Lovelace.md#early-life), see "
+        "![diagram.png](img/diagram.png) and [Alpha](projects/Alpha.md); [[Missing Page]] stays."
+    )
     assert [k.text for k in kept] == ["[[Missing Page]]"]
     assert rewrite_wikilinks("nothing", replace) == ("nothing", [])
     assert find_wikilinks("[[Page|a [b] c]]") == []  # Obsidian allows no brackets inside either
@@ -100,7 +123,7 @@ def test_rewrite_keeps_what_does_not_resolve() -> None:
 @given(st.text(alphabet=st.sampled_from(list("ab |#!^\\[]`~\n.-/")), max_size=80))
 def test_parser_never_fails_and_spans_are_exact(text: str) -> None:
     for link in find_wikilinks(text):
-        assert text[link.start:link.end] == link.text and link.text.endswith("]]")
+        assert text[link.start : link.end] == link.text and link.text.endswith("]]")
         assert link.text.startswith("![[" if link.embed else "[[")
         assert link.line == text.count("\n", 0, link.start) + 1
         assert link.target or link.heading
@@ -111,8 +134,12 @@ def test_parser_never_fails_and_spans_are_exact(text: str) -> None:
 def test_check_reports_a_wikilink_left_in_a_bundle(tmp_path: Path) -> None:
     root = tmp_path / "bundle"
     root.mkdir()
-    (root / "a.md").write_text("---\ntype: Note\ndescription: d\n---\n# A\n\nSee [[Missing Page]] and `[[code]]`.\n"
-                               "\n![[gone.png]]\n", encoding="utf-8")
+    (root / "a.md").write_text(
+        "---\ntype: Note\ndescription: d\n---\n# A\n\nSee [[Missing Page]] and `[[code]]`.\n\n![[gone.png]]\n",
+        encoding="utf-8",
+    )
     diags = [(d.code, d.line, d.message) for d in check(Bundle.open(root)).diagnostics]
-    assert diags == [("W103", 7, "wikilink [[Missing Page]] is not a link in OKF (unresolved); it reads as text"),
-                     ("W103", 9, "wikilink ![[gone.png]] is not a link in OKF (unresolved); it reads as text")]
+    assert diags == [
+        ("W103", 7, "wikilink [[Missing Page]] is not a link in OKF (unresolved); it reads as text"),
+        ("W103", 9, "wikilink ![[gone.png]] is not a link in OKF (unresolved); it reads as text"),
+    ]

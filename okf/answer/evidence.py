@@ -108,8 +108,9 @@ def evidence_ids(shortlist: list[ShortlistEntry]) -> list[str]:
     return [f"c{n}" for n in range(1, len(shortlist) + 1)]
 
 
-def receipt_for(evidence_id: str, concept: Concept, text: str, *, truncated: bool,
-                bundle: str | None = None) -> Receipt:
+def receipt_for(
+    evidence_id: str, concept: Concept, text: str, *, truncated: bool, bundle: str | None = None
+) -> Receipt:
     """The receipt of ``text`` as given: lines of ``concept.body`` from its first body line."""
     return Receipt(
         evidence_id=evidence_id,
@@ -122,8 +123,9 @@ def receipt_for(evidence_id: str, concept: Concept, text: str, *, truncated: boo
     )
 
 
-def gather_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *,
-                    evidence_tokens: int) -> GatheredEvidence:
+def gather_evidence(
+    bundle: ConceptSource, shortlist: list[ShortlistEntry], *, evidence_tokens: int
+) -> GatheredEvidence:
     """Shortlisted bodies as evidence, in shortlist order, within ``evidence_tokens`` (chars / 4)."""
     out = GatheredEvidence(evidence_tokens=evidence_tokens)
     remaining = evidence_tokens * CHARS_PER_TOKEN
@@ -138,11 +140,17 @@ def gather_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *,
             out.dropped.append(entry)
             continue
         remaining -= len(text)
-        evidence = Evidence(id=evidence_id, title=concept.title, text=text, truncated=truncated,
-                            status=entry.status, stale=entry.stale)
-        out.items.append(EvidenceItem(evidence, entry, concept,
-                                      receipt_for(evidence_id, concept, text, truncated=truncated,
-                                                  bundle=entry.bundle)))
+        evidence = Evidence(
+            id=evidence_id, title=concept.title, text=text, truncated=truncated, status=entry.status, stale=entry.stale
+        )
+        out.items.append(
+            EvidenceItem(
+                evidence,
+                entry,
+                concept,
+                receipt_for(evidence_id, concept, text, truncated=truncated, bundle=entry.bundle),
+            )
+        )
     return out
 
 
@@ -160,11 +168,17 @@ def load_evidence(bundle: ConceptSource, shortlist: list[ShortlistEntry], *, ite
             out.unreadable.append((entry, str(exc)))
             continue
         text, truncated = judged_text(concept.body, item_tokens * CHARS_PER_TOKEN)
-        evidence = Evidence(id=evidence_id, title=concept.title, text=text, truncated=truncated,
-                            status=entry.status, stale=entry.stale)
-        out.items.append(EvidenceItem(evidence, entry, concept,
-                                      receipt_for(evidence_id, concept, text, truncated=truncated,
-                                                  bundle=entry.bundle)))
+        evidence = Evidence(
+            id=evidence_id, title=concept.title, text=text, truncated=truncated, status=entry.status, stale=entry.stale
+        )
+        out.items.append(
+            EvidenceItem(
+                evidence,
+                entry,
+                concept,
+                receipt_for(evidence_id, concept, text, truncated=truncated, bundle=entry.bundle),
+            )
+        )
     assert_loaded(shortlist, out)
     return out
 
@@ -177,11 +191,14 @@ def assert_loaded(shortlist: list[ShortlistEntry], loaded: GatheredEvidence) -> 
     """
     delivered = [(entry.bundle or "", entry.path) for entry in shortlist]
     held = [(item.entry.bundle or "", item.entry.path) for item in loaded.items] + [
-        (entry.bundle or "", entry.path) for entry, _ in loaded.unreadable]
+        (entry.bundle or "", entry.path) for entry, _ in loaded.unreadable
+    ]
     ids = [item.evidence.id for item in loaded.items]
     if sorted(held) != sorted(delivered) or len(set(ids)) != len(ids):
         missing = sorted(path for _, path in set(delivered) - set(held))
         detail = f"missing {', '.join(missing[:5])}" if missing else "some held twice"
-        raise BundleError(f"evidence load incomplete: {len(held)} of {len(delivered)} shortlisted items held, "
-                          f"{detail}; nothing was answered",
-                          fix="run the question again; if it persists, report it with the bundle")
+        raise BundleError(
+            f"evidence load incomplete: {len(held)} of {len(delivered)} shortlisted items held, "
+            f"{detail}; nothing was answered",
+            fix="run the question again; if it persists, report it with the bundle",
+        )

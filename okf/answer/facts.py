@@ -36,10 +36,19 @@ def preflight_failure(question: str, report: ContractReport, *, reader: str, cor
     """The answer when the preflight failed: no navigation, no model call, the failed facts and their fixes."""
     failed = [f for f in report.facts if f.status == "failed" and f.severity == "error"]
     names = ", ".join(f"{f.name} ({f.code})" for f in failed[:5]) + (" ..." if len(failed) > 5 else "")
-    reason = (f"The contract preflight failed: {len(failed)} fact(s) did not hold: {names}. No model was called; "
-              f"fix the bundle or the contract (okf check BUNDLE --contract {report.contract}).")
-    return AnswerResult(question=question, status="abstained", answer="", reason=reason, reader=reader,
-                        corpus_id=corpus_id, **contract_fields(report))
+    reason = (
+        f"The contract preflight failed: {len(failed)} fact(s) did not hold: {names}. No model was called; "
+        f"fix the bundle or the contract (okf check BUNDLE --contract {report.contract})."
+    )
+    return AnswerResult(
+        question=question,
+        status="abstained",
+        answer="",
+        reason=reason,
+        reader=reader,
+        corpus_id=corpus_id,
+        **contract_fields(report),
+    )
 
 
 def _shown(value: Any) -> str:
@@ -62,12 +71,23 @@ def fact_items(bundle: Bundle, report: ContractReport) -> list[EvidenceItem]:
         concept = source.concept
         meta = concept.meta
         title = f"{concept.title} (contract fact {fact.name} = {_shown(fact.value)})"
-        evidence = Evidence(id=receipt.evidence_id, title=title,
-                            text=span_text(source.text, receipt.start_line, receipt.end_line),
-                            status=meta.status.value, stale=meta.is_stale())
-        entry = ShortlistEntry(concept_id=concept.id, path=concept.path, title=concept.title, type=meta.type,
-                               status=meta.status.value, trust_tier=meta.trust_tier.value, stale=meta.is_stale(),
-                               reason=f"Contract fact {fact.name} = {_shown(fact.value)}, checked in code.",
-                               receipt=receipt)
+        evidence = Evidence(
+            id=receipt.evidence_id,
+            title=title,
+            text=span_text(source.text, receipt.start_line, receipt.end_line),
+            status=meta.status.value,
+            stale=meta.is_stale(),
+        )
+        entry = ShortlistEntry(
+            concept_id=concept.id,
+            path=concept.path,
+            title=concept.title,
+            type=meta.type,
+            status=meta.status.value,
+            trust_tier=meta.trust_tier.value,
+            stale=meta.is_stale(),
+            reason=f"Contract fact {fact.name} = {_shown(fact.value)}, checked in code.",
+            receipt=receipt,
+        )
         items.append(EvidenceItem(evidence, entry, concept, receipt))
     return items

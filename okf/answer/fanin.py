@@ -44,9 +44,18 @@ def by_item(items: Sequence[EvidenceItem], facts: Sequence[Fact]) -> list[Eviden
     for fact in facts:
         for ident in fact.cited:
             lines.setdefault(ident, []).append(fact.text)
-    return [Evidence(id=item.evidence.id, title=item.evidence.title, text="\n".join(lines[item.evidence.id]),
-                     truncated=item.evidence.truncated, status=item.evidence.status, stale=item.evidence.stale)
-            for item in items if item.evidence.id in lines]
+    return [
+        Evidence(
+            id=item.evidence.id,
+            title=item.evidence.title,
+            text="\n".join(lines[item.evidence.id]),
+            truncated=item.evidence.truncated,
+            status=item.evidence.status,
+            stale=item.evidence.stale,
+        )
+        for item in items
+        if item.evidence.id in lines
+    ]
 
 
 def size(evidence: Sequence[Evidence]) -> int:

@@ -27,8 +27,7 @@ def ledger_line(bundle: Bundle | None, number: int, concept: Concept) -> SourceL
     """Entry ``number`` of the Sources ledger: ``concept``'s raw sources, traced through bundle concepts."""
     found = raw_sources(bundle, concept)
     spans = [s for s in (_one_line(span) for span in found.spans) if s]
-    return SourceLine(number=number, concept_id=concept.id, title=concept.title, sources=spans,
-                      through=found.through)
+    return SourceLine(number=number, concept_id=concept.id, title=concept.title, sources=spans, through=found.through)
 
 
 def is_synthesis(concept: Concept) -> bool:
@@ -47,14 +46,17 @@ def synthesis_caveats(bundle: Bundle | None, number: int, concept: Concept) -> l
         reader = (generated.model_extra or {}).get("reader") if generated else None
         via = f" with the {_one_line(reader)} reader" if isinstance(reader, str) and reader.strip() else ""
         when = f" on {generated.at:%Y-%m-%d}" if generated and generated.at else ""
-        out.append(f'[{number}] "{title}" is a saved answer (a synthesis written by {by}{via}{when}, '
-                   f"{concept.meta.trust_tier.value}); its Sources entry traces it to the raw sources of the "
-                   "concepts it cites.")
+        out.append(
+            f'[{number}] "{title}" is a saved answer (a synthesis written by {by}{via}{when}, '
+            f"{concept.meta.trust_tier.value}); its Sources entry traces it to the raw sources of the "
+            "concepts it cites."
+        )
     changes = cited_changes(bundle, concept) if bundle is not None else []
     if changes:
         names = ", ".join(sorted({c.path for c in changes})[:3])
-        out.append(f'[{number}] "{title}" is stale: {names} changed since it was written; check the answer '
-                   "against them.")
+        out.append(
+            f'[{number}] "{title}" is stale: {names} changed since it was written; check the answer against them.'
+        )
     return out
 
 

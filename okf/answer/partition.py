@@ -101,8 +101,9 @@ def repair(groups: Sequence[tuple[int, int]], sizes: Sequence[int], budget: int)
         cuts.update(c for c in (first, last + 1) if 0 < c < n)
     twice = [i for i, c in enumerate(claimed) if c > 1]
     if twice:
-        notes.append(f"indices {_runs(twice)} were in two or more groups: each kept once, overlaps made groups "
-                     "of their own")
+        notes.append(
+            f"indices {_runs(twice)} were in two or more groups: each kept once, overlaps made groups of their own"
+        )
     lost = [i for i, c in enumerate(claimed) if c == 0]
     if lost:
         notes.append(f"indices {_runs(lost)} were in no group: made groups of their own")
@@ -117,7 +118,7 @@ def repair(groups: Sequence[tuple[int, int]], sizes: Sequence[int], budget: int)
         while len(out) > MAX_GROUPS:
             weights = [sum(sizes[a:b]) for a, b in out]
             i = min(range(len(out) - 1), key=lambda j: (weights[j] + weights[j + 1], j))
-            out[i:i + 2] = [(out[i][0], out[i + 1][1])]
+            out[i : i + 2] = [(out[i][0], out[i + 1][1])]
         notes.append(f"{before} groups are more than {MAX_GROUPS}: adjacent small groups merged")
     left = problems(out, n)
     if left:  # cannot happen: every step above keeps a partition; refuse to go on over a broken one

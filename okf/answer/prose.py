@@ -17,18 +17,47 @@ from dataclasses import dataclass, field
 _ANSI = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ue000\ue001]")
 _THINK = re.compile(r"<\s*(think|thinking|reasoning)\s*>.*?<\s*/\s*\1\s*>", re.DOTALL | re.IGNORECASE)
-_ENGINE_TAGS = ("partial|abstain|abstained|answer|final|cite|cited|citation|citations|evidence|missing|"
-                "exception|dimension|think|thinking|reasoning|source|sources|quote")
+_ENGINE_TAGS = (
+    "partial|abstain|abstained|answer|final|cite|cited|citation|citations|evidence|missing|"
+    "exception|dimension|think|thinking|reasoning|source|sources|quote"
+)
 _TAG = re.compile(rf"<\s*/?\s*(?:{_ENGINE_TAGS})\b[^<>\n]*>|<\s*[A-Za-z][\w-]*\s*/\s*>", re.IGNORECASE)
 _DIMENSION = re.compile(r"\[\s*[A-Za-z_][\w .-]*=[^\[\]\n]*\]")
-_EXCEPTION_FRAME = re.compile(r"\[\s*(?:exception|carve[- ]?out)\b[^\[\]\n]*\]|\[[^\[\]\n]*\(inferred\)\s*\]", re.IGNORECASE)
+_EXCEPTION_FRAME = re.compile(
+    r"\[\s*(?:exception|carve[- ]?out)\b[^\[\]\n]*\]|\[[^\[\]\n]*\(inferred\)\s*\]", re.IGNORECASE
+)
 _INFERRED = re.compile(r"\(\s*inferred\s*\)", re.IGNORECASE)
 _NUMERIC_CITE = re.compile(r"\[\s*\d{1,3}(?:\s*(?:[,;–-]|and)\s*\d{1,3})*\s*\](?!\()")
 _GROUP = re.compile(r"(?:\[\^?|\(|【)([^\[\]()【】\n]{1,160})(?:\]|\)|】)")
 _GROUP_SPLIT = re.compile(r"[\s,;&/]+|\band\b", re.IGNORECASE)
-_FILLER = frozenset(("see", "also", "source", "sources", "evidence", "item", "items", "id", "ids", "cf", "cf.",
-                     "ref", "refs", "citation", "citations", "cited", "from", "in", "per", "doc", "document",
-                     "documents", "chunk", "chunks"))
+_FILLER = frozenset(
+    (
+        "see",
+        "also",
+        "source",
+        "sources",
+        "evidence",
+        "item",
+        "items",
+        "id",
+        "ids",
+        "cf",
+        "cf.",
+        "ref",
+        "refs",
+        "citation",
+        "citations",
+        "cited",
+        "from",
+        "in",
+        "per",
+        "doc",
+        "document",
+        "documents",
+        "chunk",
+        "chunks",
+    )
+)
 _PLACEHOLDER = re.compile(r"\s*\ue000(\d+)\ue001")
 PARTIAL_TAG = re.compile(r"<\s*/?\s*partial\b[^<>\n]*>", re.IGNORECASE)
 
@@ -78,8 +107,9 @@ def tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def clean_prose(text: str, *, valid_ids: Sequence[str], claimed: Collection[str] = (),
-                numbers: dict[str, int] | None = None) -> CleanProse:
+def clean_prose(
+    text: str, *, valid_ids: Sequence[str], claimed: Collection[str] = (), numbers: dict[str, int] | None = None
+) -> CleanProse:
     """Clean model prose; valid citation groups become ``[n]`` using (and extending) ``numbers``.
 
     ``valid_ids`` are the evidence ids given to the answerer; ``claimed`` are ids the model listed as cited
@@ -120,8 +150,11 @@ def clean_prose(text: str, *, valid_ids: Sequence[str], claimed: Collection[str]
     if bare_ids:
         names = "|".join(map(re.escape, sorted(bare_ids, key=len, reverse=True)))
         # "evidence c1 shows" / "see c1": the id and the words that introduce it go together.
-        bare = re.compile(rf"(?:\b(?:see|per|in|from)\s+)?(?:\b(?:evidence|items?|sources?|documents?|chunks?)\s+)?"
-                          rf"(?<![\w/.-])(?:{names})(?![\w/-])", re.IGNORECASE)
+        bare = re.compile(
+            rf"(?:\b(?:see|per|in|from)\s+)?(?:\b(?:evidence|items?|sources?|documents?|chunks?)\s+)?"
+            rf"(?<![\w/.-])(?:{names})(?![\w/-])",
+            re.IGNORECASE,
+        )
 
         def mention(match: re.Match[str]) -> str:
             # A bare mention of given evidence is a citation without a place: numbered, marked at the end.

@@ -9,8 +9,10 @@ from okf.models import AnswerResult, SavedSynthesis, SynthesisNode, SynthesisRep
 from okf.readers.base import Usage
 
 NO_SOURCE = "(no source recorded)"
-NO_CONTRACT = ("No contract: this answer has no typed-fact guarantee (okf ask --contract checks named facts in "
-               "code first; see docs/contracts.md).")
+NO_CONTRACT = (
+    "No contract: this answer has no typed-fact guarantee (okf ask --contract checks named facts in "
+    "code first; see docs/contracts.md)."
+)
 
 
 def render_answer(result: AnswerResult) -> str:
@@ -22,14 +24,18 @@ def render_answer(result: AnswerResult) -> str:
         parts.append(result.answer)
     if result.supporting:
         lines = ["Supporting concepts"]
-        lines += [f"- [{n}] {one_line(s.title)} ({one_line(s.concept_id)}): {one_line(s.why)}"
-                  for n, s in enumerate(result.supporting, 1)]
+        lines += [
+            f"- [{n}] {one_line(s.title)} ({one_line(s.concept_id)}): {one_line(s.why)}"
+            for n, s in enumerate(result.supporting, 1)
+        ]
         parts.append("\n".join(lines))
     if result.status == "abstained" and result.shortlist:
         # An abstention keeps what navigation found, so a person can read it themselves.
         lines = ["Shortlisted concepts (not cited)"]
-        lines += [f"- {one_line(e.title)} ({one_line(e.path)}): {one_line(e.reason or 'judged relevant')}"
-                  for e in result.shortlist]
+        lines += [
+            f"- {one_line(e.title)} ({one_line(e.path)}): {one_line(e.reason or 'judged relevant')}"
+            for e in result.shortlist
+        ]
         parts.append("\n".join(lines))
     if result.synthesis is not None and result.synthesis.mode == "recursive":
         parts.append(f"Synthesis\n- {synthesis_line(result.synthesis)}")
@@ -41,8 +47,9 @@ def render_answer(result: AnswerResult) -> str:
     if result.sources:
         lines = ["Sources"]
         for line in result.sources:
-            path = next((c.receipt.path for c in result.citations if c.concept_id == line.concept_id),
-                        f"{line.concept_id}.md")
+            path = next(
+                (c.receipt.path for c in result.citations if c.concept_id == line.concept_id), f"{line.concept_id}.md"
+            )
             ledger = ", ".join(one_line(source) for source in line.sources) or NO_SOURCE
             if line.through:
                 ledger += f" (through {', '.join(one_line(t) for t in line.through)})"
@@ -75,8 +82,10 @@ def render_footer(result: AnswerResult) -> str:
     if result.synthesis is not None and result.synthesis.mode == "recursive":
         answering = result.synthesis.seconds
     seconds = (result.navigation.stats.seconds if result.navigation else 0.0) + answering
-    return (f"{result.status} by {result.reader or 'unknown reader'}: {total.calls} call(s){failures}, "
-            f"{total.tokens} tokens, {seconds:.2f} s")
+    return (
+        f"{result.status} by {result.reader or 'unknown reader'}: {total.calls} call(s){failures}, "
+        f"{total.tokens} tokens, {seconds:.2f} s"
+    )
 
 
 def render_facts(result: AnswerResult) -> str:
@@ -89,22 +98,31 @@ def render_facts(result: AnswerResult) -> str:
             r = fact.receipt
             shown = fact.value if isinstance(fact.value, str) else json.dumps(fact.value, ensure_ascii=False)
             value = "absent, as required" if fact.value is None else f"= {shown}"
-            lines.append(f"- {one_line(fact.name)} {one_line(str(value))} [{r.evidence_id}] "
-                         f"{one_line(r.path)}:{r.start_line}-{r.end_line}")
+            lines.append(
+                f"- {one_line(fact.name)} {one_line(str(value))} [{r.evidence_id}] "
+                f"{one_line(r.path)}:{r.start_line}-{r.end_line}"
+            )
         else:
-            lines.append(f"- {one_line(fact.name)} FAILED {fact.code} ({fact.severity}): "
-                         f"{one_line(fact.message or '')} (fix: {one_line(fact.fix or '')})")
+            lines.append(
+                f"- {one_line(fact.name)} FAILED {fact.code} ({fact.severity}): "
+                f"{one_line(fact.message or '')} (fix: {one_line(fact.fix or '')})"
+            )
     return "\n".join(lines)
 
 
 def synthesis_line(report: SynthesisReport) -> str:
     """One line on a recursive synthesis: coverage, shape and calls per role."""
-    missed = f", {len(report.missed_then_covered)} missed then covered by the coverage tail" \
-        if report.missed_then_covered else ""
+    missed = (
+        f", {len(report.missed_then_covered)} missed then covered by the coverage tail"
+        if report.missed_then_covered
+        else ""
+    )
     calls = ", ".join(f"{role} {n}" for role, n in report.calls.items() if n)
-    return (f"Recursive synthesis read {report.items_covered} of {report.items_total} evidence items "
-            f"({report.evidence_tokens} tokens, budget {report.budget_tokens}) with {report.leaves} leaf "
-            f"worker(s), depth {report.depth}{missed}; calls: {calls}; {report.rounds} call(s) deep.")
+    return (
+        f"Recursive synthesis read {report.items_covered} of {report.items_total} evidence items "
+        f"({report.evidence_tokens} tokens, budget {report.budget_tokens}) with {report.leaves} leaf "
+        f"worker(s), depth {report.depth}{missed}; calls: {calls}; {report.rounds} call(s) deep."
+    )
 
 
 def _node_line(node: SynthesisNode) -> str:
@@ -113,11 +131,15 @@ def _node_line(node: SynthesisNode) -> str:
         span = f"{node.items} missed item(s) ({', '.join(node.evidence_ids[:6])}{' ...' if node.items > 6 else ''})"
     size = f"{span}, {node.tokens} tokens"
     if node.kind == "split":
-        how = {"decomposer": "split by the decomposer", "repaired": "split by the decomposer, repaired",
-               "size": "split by size (the decomposer failed)"}.get(node.decided_by, node.decided_by)
+        how = {
+            "decomposer": "split by the decomposer",
+            "repaired": "split by the decomposer, repaired",
+            "size": "split by size (the decomposer failed)",
+        }.get(node.decided_by, node.decided_by)
         return f"{node.id}  {size}: {how} into {len(node.children)}"
     how = {"fits": "leaf", "max depth": "forced leaf (max depth)", "coverage tail": "coverage tail leaf"}.get(
-        node.decided_by, node.decided_by)
+        node.decided_by, node.decided_by
+    )
     notes = [f"{node.facts} fact(s)", f"{node.calls} call(s)"]
     if node.missed:
         notes.append(f"skipped {len(node.missed)}")
@@ -144,8 +166,10 @@ def render_tree(report: SynthesisReport) -> str:
         walk(report.tree, "", True, True)
     if report.tail is not None:
         walk(report.tail, "", True, True)
-    lines.append(f"coverage: {report.items_covered} of {report.items_total} items read"
-                 + (f", not read: {', '.join(report.not_covered)}" if report.not_covered else ""))
+    lines.append(
+        f"coverage: {report.items_covered} of {report.items_total} items read"
+        + (f", not read: {', '.join(report.not_covered)}" if report.not_covered else "")
+    )
     if report.reduce_rounds:
         lines.append(f"reduce: {report.reduce_rounds} round(s) of leaf workers over the facts")
     lines.append(f"answer: {report.facts} fact(s) to the answerer; {report.rounds} call(s) deep")

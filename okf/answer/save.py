@@ -51,8 +51,8 @@ def _clip(text: str, limit: int = DESCRIPTION_CHARS) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
-    cut = text[:limit - 1]
-    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2:] else cut).rstrip(" ,;:-") + "\u2026"
+    cut = text[: limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2 :] else cut).rstrip(" ,;:-") + "\u2026"
 
 
 def _names(lead: str, names: list[str]) -> str:
@@ -97,7 +97,7 @@ def _folder_concepts(bundle: Bundle) -> list[_Existing]:
         return []
     out = []
     for path in bundle.iter_concepts():
-        if path.startswith(FOLDER + "/") and "/" not in path[len(FOLDER) + 1:]:
+        if path.startswith(FOLDER + "/") and "/" not in path[len(FOLDER) + 1 :]:
             try:
                 concept = bundle.load(path, cache=False)
             except BundleError:
@@ -156,8 +156,14 @@ def cited_sources(bundle: Bundle, result: AnswerResult, path: str) -> list[Sourc
             except BundleError:
                 pass
             continue
-        out.append(SourceRef(resource="/" + r.path, title=one_line(titles.get(number, citation.concept_id)),
-                             lines=(r.start_line, r.end_line), sha256=r.sha256))
+        out.append(
+            SourceRef(
+                resource="/" + r.path,
+                title=one_line(titles.get(number, citation.concept_id)),
+                lines=(r.start_line, r.end_line),
+                sha256=r.sha256,
+            )
+        )
     unique = {(ref.resource, ref.lines, ref.sha256): ref for ref in out}
     return list(unique.values())
 
@@ -169,20 +175,34 @@ def _still_cited(bundle: Bundle, result: AnswerResult, path: str) -> None:
         r = citation.receipt
         if r.path == path:
             continue
-        probe = Concept(id="", path="", meta=ConceptMeta(sources=[SourceRef(
-            resource="/" + r.path, lines=(r.start_line, r.end_line), sha256=r.sha256)]), body="", body_start_line=1)
+        probe = Concept(
+            id="",
+            path="",
+            meta=ConceptMeta(
+                sources=[SourceRef(resource="/" + r.path, lines=(r.start_line, r.end_line), sha256=r.sha256)]
+            ),
+            body="",
+            body_start_line=1,
+        )
         if cited_changes(bundle, probe):
-            raise BundleError(f"{r.path} changed since the answer cited lines {r.start_line}-{r.end_line}; "
-                              "nothing was saved", path=r.path, fix="ask the question again, then save")
+            raise BundleError(
+                f"{r.path} changed since the answer cited lines {r.start_line}-{r.end_line}; nothing was saved",
+                path=r.path,
+                fix="ask the question again, then save",
+            )
 
 
 def synthesis_file(bundle: Bundle, result: AnswerResult, title: str, at: datetime, path: str) -> bytes:
     """The synthesis concept at ``path``: frontmatter (OKF v0.2 with okf's keys), then the answer and its
     supporting concepts, caveats and Sources ledger, each cited concept linked."""
     partial = result.status == "partial"
-    head = ["---", f"type: {yaml_str(SYNTHESIS_TYPE)}", f"title: {yaml_str(title)}",
-            f"description: {yaml_str(_description(result))}",
-            f"tags: [{', '.join(yaml_str(t) for t in _tags(bundle, result))}]"]
+    head = [
+        "---",
+        f"type: {yaml_str(SYNTHESIS_TYPE)}",
+        f"title: {yaml_str(title)}",
+        f"description: {yaml_str(_description(result))}",
+        f"tags: [{', '.join(yaml_str(t) for t in _tags(bundle, result))}]",
+    ]
     if partial:
         head.append('status: "draft"')
     head += [f"answer_status: {yaml_str(result.status)}", "sources:"]
@@ -194,15 +214,23 @@ def synthesis_file(bundle: Bundle, result: AnswerResult, title: str, at: datetim
             head.append(f"    lines: [{ref.lines[0]}, {ref.lines[1]}]")
         if ref.sha256:
             head.append(f"    sha256: {yaml_str(ref.sha256)}")
-    head += ["generated:", f"  by: {PRODUCER}", f"  at: {iso(at)}", f"  reader: {yaml_str(one_line(result.reader))}",
-             "---", ""]
+    head += [
+        "generated:",
+        f"  by: {PRODUCER}",
+        f"  at: {iso(at)}",
+        f"  reader: {yaml_str(one_line(result.reader))}",
+        "---",
+        "",
+    ]
     links = {c.concept_id: "/" + c.receipt.path for c in result.citations}
     # No heading repeating the question (the title says it): a reader quoting this body quotes the answer.
     body = [result.answer.strip(), ""]
     if result.supporting:
         body += ["## Supporting concepts", ""]
-        body += [f"- [{n}] [{index_escape(one_line(s.title))}]({links.get(s.concept_id, '')}): {one_line(s.why)}"
-                 for n, s in enumerate(result.supporting, 1)]
+        body += [
+            f"- [{n}] [{index_escape(one_line(s.title))}]({links.get(s.concept_id, '')}): {one_line(s.why)}"
+            for n, s in enumerate(result.supporting, 1)
+        ]
         body.append("")
     if result.caveats:
         body += ["## Caveats", "", *(f"- {one_line(c)}" for c in result.caveats), ""]
@@ -235,8 +263,7 @@ def root_index(bundle: Bundle, items: list[_Existing]) -> bytes | None:
         return None
     text = Path(bundle.real_path("index.md")).read_text(encoding="utf-8")
     titles = [one_line(i.title) for i in sorted(items, key=lambda i: (i.title.casefold(), i.path))]
-    entry = (f"* [{FOLDER_TITLE}]({FOLDER}/index.md) - "
-             f"{index_escape(_names(ENTRY_LEAD, titles))}")
+    entry = f"* [{FOLDER_TITLE}]({FOLDER}/index.md) - {index_escape(_names(ENTRY_LEAD, titles))}"
     index = bundle.index("")
     lines = text.split("\n")
     for resolved in index.entries if index else []:
@@ -262,10 +289,17 @@ def save_answer(bundle: Bundle | str | Path, result: AnswerResult, *, at: dateti
     log date (default: ``SOURCE_DATE_EPOCH``, else now). Raises CompileError when the bundle cannot be written
     (it is then unchanged) and BundleError when ``syntheses`` is not a folder of the bundle."""
     if result.failed or result.status not in ("answered", "partial") or not result.citations:
-        why = "the answerer failed" if result.failed else \
-            "the answer abstained" if result.status == "abstained" else "the answer cites nothing"
-        return SavedSynthesis(action="skipped", reason=f"Not saved: {why}; only answered or partial answers "
-                              "that cite the bundle are filed as syntheses.")
+        why = (
+            "the answerer failed"
+            if result.failed
+            else "the answer abstained"
+            if result.status == "abstained"
+            else "the answer cites nothing"
+        )
+        return SavedSynthesis(
+            action="skipped",
+            reason=f"Not saved: {why}; only answered or partial answers that cite the bundle are filed as syntheses.",
+        )
     from okf.compile import CompileOptions, compile_time  # lazy: the compile package is large
 
     when = at or compile_time(CompileOptions())
@@ -278,8 +312,11 @@ def _save(root: Path, result: AnswerResult, when: datetime) -> SavedSynthesis:
     opened = Bundle.open(root)  # fresh: a caller's Bundle may cache listings from before an earlier save
     opened.resolve(FOLDER + "/")  # PathEscapeError when a symlinked folder leads outside
     if opened.exists(FOLDER) and not opened.is_dir(FOLDER):
-        raise BundleError(f"{FOLDER} exists and is not a folder, so syntheses cannot be saved there",
-                          path=FOLDER, fix=f"rename or move {FOLDER} out of the bundle root")
+        raise BundleError(
+            f"{FOLDER} exists and is not a folder, so syntheses cannot be saved there",
+            path=FOLDER,
+            fix=f"rename or move {FOLDER} out of the bundle root",
+        )
     question = " ".join(one_line(result.question).split())
     title = question[:TITLE_CHARS]
     items = _folder_concepts(opened)
@@ -288,8 +325,11 @@ def _save(root: Path, result: AnswerResult, when: datetime) -> SavedSynthesis:
     content = synthesis_file(opened, result, title, when, path)
     description = _description(result)
     items = [i for i in items if i.path != path] + [_Existing(path, title, description, title)]
-    changes = {path: content, f"{FOLDER}/index.md": folder_index(items),
-               REGISTRY: _registry(opened, items, path, question, content)}
+    changes = {
+        path: content,
+        f"{FOLDER}/index.md": folder_index(items),
+        REGISTRY: _registry(opened, items, path, question, content),
+    }
     top = root_index(opened, items)
     if top is not None:
         changes["index.md"] = top
@@ -297,8 +337,10 @@ def _save(root: Path, result: AnswerResult, when: datetime) -> SavedSynthesis:
     log_path = Path(opened.real_path("log.md")) if opened.exists("log.md") else None
     previous = log_path.read_text(encoding="utf-8") if log_path is not None else None
     cites = len(result.citations)
-    bullet = (f"* **Synthesis**: {action} [{index_escape(_clip(title, 120))}](/{path}) ({result.status}; "
-              f"cites {cites} concept{'s' * (cites != 1)}).")
+    bullet = (
+        f"* **Synthesis**: {action} [{index_escape(_clip(title, 120))}](/{path}) ({result.status}; "
+        f"cites {cites} concept{'s' * (cites != 1)})."
+    )
     changes["log.md"] = log_file(previous, when.strftime("%Y-%m-%d"), [bullet])
     replace_files(Path(opened.root), changes)
     return SavedSynthesis(action=action, path=path, concept_id=path.removesuffix(".md"))

@@ -43,8 +43,9 @@ MAX_DEPTH = 3
 LEAF_ATTEMPTS = 2
 MAX_REDUCE_ROUNDS = 3
 NAMES_SHOWN = 8
-NOTHING_READ = "No leaf worker returned a valid reply, so nothing was read; the shortlisted concepts are listed " \
-    "for you to read."
+NOTHING_READ = (
+    "No leaf worker returned a valid reply, so nothing was read; the shortlisted concepts are listed for you to read."
+)
 
 
 @dataclass
@@ -73,9 +74,18 @@ class Outcome:
 class Synthesis:
     """One run of recursive synthesis over ``loaded`` for ``question``."""
 
-    def __init__(self, question: str, loaded: GatheredEvidence, reader: Reader, budget: int, *,
-                 pinned: Sequence[EvidenceItem] = (), progress: Progress | None = None, seq: int = 0,
-                 clock: float = 0.0) -> None:
+    def __init__(
+        self,
+        question: str,
+        loaded: GatheredEvidence,
+        reader: Reader,
+        budget: int,
+        *,
+        pinned: Sequence[EvidenceItem] = (),
+        progress: Progress | None = None,
+        seq: int = 0,
+        clock: float = 0.0,
+    ) -> None:
         if not isinstance(reader, Synthesizer):
             raise TypeError("recursive synthesis needs a reader with decompose and extract_leaf")
         self.question = question
@@ -116,8 +126,10 @@ class Synthesis:
         if depth >= MAX_DEPTH:
             return await self.leaf(list(range(start, end)), depth, ident, "max depth")
         sizes = self.sizes[start:end]
-        parts = [Part(index=i, id=item.evidence.id, title=item.evidence.title, path=item.entry.path,
-                      tokens=sizes[i]) for i, item in enumerate(self.items[start:end])]
+        parts = [
+            Part(index=i, id=item.evidence.id, title=item.evidence.title, path=item.entry.path, tokens=sizes[i])
+            for i, item in enumerate(self.items[start:end])
+        ]
         self.calls["decomposer"] += 1
         try:
             split = await self.roles.decompose(self.question, parts, self.budget)
@@ -132,13 +144,34 @@ class Synthesis:
         else:
             groups, repairs = repair(split.groups, sizes, self.budget)
             decided = "repaired" if repairs else "decomposer"
-        self.event("decompose", node=ident, depth=depth, first=start + 1, last=end, items=end - start,
-                   tokens=tokens, decided_by=decided, groups=[[start + a + 1, start + b] for a, b in groups],
-                   sent=[list(g) for g in split.groups], repairs=repairs)
-        children = await asyncio.gather(*(self.node(start + a, start + b, depth + 1, f"{ident}.{k}")
-                                          for k, (a, b) in enumerate(groups, start=1)))
-        node = SynthesisNode(id=ident, depth=depth, kind="split", first=start + 1, last=end, items=end - start,
-                             tokens=tokens, decided_by=decided, repairs=repairs, children=[c for c, _ in children])
+        self.event(
+            "decompose",
+            node=ident,
+            depth=depth,
+            first=start + 1,
+            last=end,
+            items=end - start,
+            tokens=tokens,
+            decided_by=decided,
+            groups=[[start + a + 1, start + b] for a, b in groups],
+            sent=[list(g) for g in split.groups],
+            repairs=repairs,
+        )
+        children = await asyncio.gather(
+            *(self.node(start + a, start + b, depth + 1, f"{ident}.{k}") for k, (a, b) in enumerate(groups, start=1))
+        )
+        node = SynthesisNode(
+            id=ident,
+            depth=depth,
+            kind="split",
+            first=start + 1,
+            last=end,
+            items=end - start,
+            tokens=tokens,
+            decided_by=decided,
+            repairs=repairs,
+            children=[c for c, _ in children],
+        )
         return node, 1 + max(chain for _, chain in children)
 
     # --- leaves ---
@@ -177,8 +210,7 @@ class Synthesis:
     async def leaf(self, indices: list[int], depth: int, ident: str, decided: str) -> tuple[SynthesisNode, int]:
         """A leaf over ``indices``: read in budget-sized calls (one, unless forced), facts kept, ids handled."""
         groups = pack([self.sizes[i] for i in indices], self.budget)
-        reads = await asyncio.gather(*(self.read([self.items[i].evidence for i in indices[a:b]])
-                                       for a, b in groups))
+        reads = await asyncio.gather(*(self.read([self.items[i].evidence for i in indices[a:b]]) for a, b in groups))
         ids = [self.items[i].evidence.id for i in indices]
         position = dict(zip(ids, indices))
         failed: list[str] = []
@@ -197,14 +229,40 @@ class Synthesis:
         self.failed.update(failed)
         missed = [i for i in ids if i not in self.handled and i not in failed]
         dropped = [d for got in reads for d in got.dropped]
-        node = SynthesisNode(id=ident, depth=depth, kind="leaf", first=min(indices) + 1, last=max(indices) + 1,
-                             items=len(indices), tokens=sum(self.sizes[i] for i in indices), decided_by=decided,
-                             calls=sum(r.attempts for r in reads), facts=facts, evidence_ids=ids, missed=missed,
-                             failed=failed, dropped_citations=dropped,
-                             error=next((r.error for r in reads if r.failed), None))
-        self.event("leaf", node=ident, depth=depth, first=node.first, last=node.last, items=node.items,
-                   tokens=node.tokens, decided_by=decided, evidence_ids=ids, calls=node.calls, facts=facts,
-                   missed=missed, failed=failed, dropped_citations=dropped, error=node.error)
+        node = SynthesisNode(
+            id=ident,
+            depth=depth,
+            kind="leaf",
+            first=min(indices) + 1,
+            last=max(indices) + 1,
+            items=len(indices),
+            tokens=sum(self.sizes[i] for i in indices),
+            decided_by=decided,
+            calls=sum(r.attempts for r in reads),
+            facts=facts,
+            evidence_ids=ids,
+            missed=missed,
+            failed=failed,
+            dropped_citations=dropped,
+            error=next((r.error for r in reads if r.failed), None),
+        )
+        self.event(
+            "leaf",
+            node=ident,
+            depth=depth,
+            first=node.first,
+            last=node.last,
+            items=node.items,
+            tokens=node.tokens,
+            decided_by=decided,
+            evidence_ids=ids,
+            calls=node.calls,
+            facts=facts,
+            missed=missed,
+            failed=failed,
+            dropped_citations=dropped,
+            error=node.error,
+        )
         return node, max(r.attempts for r in reads)
 
     # --- coverage, fan-in, answer ---
@@ -213,8 +271,13 @@ class Synthesis:
         """The coverage tail: items no leaf accounted for (and none failed on) are read now, before the answer."""
         ids = [item.evidence.id for item in self.items]
         missed = [n for n, i in enumerate(ids) if i not in self.handled and i not in self.failed]
-        self.event("coverage", covered=len(self.handled), total=len(ids), failed=sorted(self.failed, key=ids.index),
-                   missed=[ids[n] for n in missed])
+        self.event(
+            "coverage",
+            covered=len(self.handled),
+            total=len(ids),
+            failed=sorted(self.failed, key=ids.index),
+            missed=[ids[n] for n in missed],
+        )
         if not missed:
             return None, 0, []
         node, chain = await self.leaf(missed, 0, "t", "coverage tail")
@@ -242,11 +305,19 @@ class Synthesis:
                 # What a worker failed on or did not account for keeps its facts: reducing never loses them.
                 for e in evidence[a:b]:
                     if e.id not in accounted:
-                        kept += [fanin.Placed((order[e.id], b, k), Fact(text=line, cited=[e.id]))
-                                 for k, line in enumerate(e.text.split("\n"))]
+                        kept += [
+                            fanin.Placed((order[e.id], b, k), Fact(text=line, cited=[e.id]))
+                            for k, line in enumerate(e.text.split("\n"))
+                        ]
             evidence = fanin.by_item(self.items, fanin.merge(kept))
-            self.event("reduce", round=rounds, tokens_before=before, tokens_after=fanin.size(evidence),
-                       groups=len(groups), failed=sum(r.failed for r in reads))
+            self.event(
+                "reduce",
+                round=rounds,
+                tokens_before=before,
+                tokens_after=fanin.size(evidence),
+                groups=len(groups),
+                failed=sum(r.failed for r in reads),
+            )
             if fanin.size(evidence) >= before:
                 break
         kept_items, left = fanin.fit(evidence, self.budget)
@@ -263,30 +334,50 @@ class Synthesis:
         caveats: list[str] = []
         if self.dropped:
             shown = ", ".join(repr(clip(one_line(d), 40)) for d in list(dict.fromkeys(self.dropped))[:5])
-            caveats.append(f"Leaf workers cited {len(self.dropped)} id(s) outside the slice they were given "
-                           f"({shown}); those citations were dropped, and facts left without one.")
+            caveats.append(
+                f"Leaf workers cited {len(self.dropped)} id(s) outside the slice they were given "
+                f"({shown}); those citations were dropped, and facts left without one."
+            )
         evidence, rounds, reduce_chain, left = await self.reduce(facts) if facts else ([], 0, 0, [])
         if left:
-            caveats.append(f"The facts of {len(left)} evidence item(s) did not fit the answer prompt "
-                           f"({self.budget} tokens) after {rounds} reduce round(s) and were left out: "
-                           f"{', '.join(e.id for e in left[:NAMES_SHOWN])}{' ...' if len(left) > NAMES_SHOWN else ''}.")
+            caveats.append(
+                f"The facts of {len(left)} evidence item(s) did not fit the answer prompt "
+                f"({self.budget} tokens) after {rounds} reduce round(s) and were left out: "
+                f"{', '.join(e.id for e in left[:NAMES_SHOWN])}{' ...' if len(left) > NAMES_SHOWN else ''}."
+            )
         by_id = {item.evidence.id: item for item in self.items}
         evidence = [item.evidence for item in self.pinned] + evidence
-        ledger = GatheredEvidence(items=self.pinned + [by_id[e.id] for e in evidence if e.id in by_id],
-                                  unreadable=self.loaded.unreadable, evidence_tokens=self.budget)
+        ledger = GatheredEvidence(
+            items=self.pinned + [by_id[e.id] for e in evidence if e.id in by_id],
+            unreadable=self.loaded.unreadable,
+            evidence_tokens=self.budget,
+        )
         checked = await self.answer(evidence, ledger)
         unread = [entry.path for entry, _ in self.loaded.unreadable]
         checked = cover(checked, [by_id[i] for i in not_covered], unread, n + len(unread), caveats)
         answered = self.calls["answerer"]
         leaves = _leaves(tree) + (_leaves(tail) if tail else [])
         report = SynthesisReport(
-            requested="recursive", mode="recursive", why="", budget_tokens=self.budget,
-            evidence_tokens=sum(self.sizes), items_total=n + len(unread), items_covered=n - len(not_covered),
-            missed_then_covered=recovered, not_covered=not_covered + unread,
-            depth=max((leaf.depth for leaf in _leaves(tree)), default=0), leaves=len(leaves), calls=dict(self.calls),
-            facts=sum(len(e.text.split("\n")) for e in evidence if e.id in by_id), reduce_rounds=rounds,
-            rounds=chain + tail_chain + reduce_chain + answered, seconds=round(time.monotonic() - started, 6),
-            tree=tree, tail=tail, trace=self.trace)
+            requested="recursive",
+            mode="recursive",
+            why="",
+            budget_tokens=self.budget,
+            evidence_tokens=sum(self.sizes),
+            items_total=n + len(unread),
+            items_covered=n - len(not_covered),
+            missed_then_covered=recovered,
+            not_covered=not_covered + unread,
+            depth=max((leaf.depth for leaf in _leaves(tree)), default=0),
+            leaves=len(leaves),
+            calls=dict(self.calls),
+            facts=sum(len(e.text.split("\n")) for e in evidence if e.id in by_id),
+            reduce_rounds=rounds,
+            rounds=chain + tail_chain + reduce_chain + answered,
+            seconds=round(time.monotonic() - started, 6),
+            tree=tree,
+            tail=tail,
+            trace=self.trace,
+        )
         usage = {role: u for role, u in self.usage.items() if self.calls[role]}
         return Outcome(checked, ledger, usage, caveats, report)
 
@@ -295,19 +386,30 @@ class Synthesis:
         if not evidence:
             if self.items and not self.handled and self.failed:
                 error = clip(one_line(self.errors[0] if self.errors else "no valid reply"), 300)
-                return Validated(status="abstained", answer="", failed=True,
-                                 reason=f"Every leaf worker failed: {error}",
-                                 caveats=[NOTHING_READ])
-            why = (f"The leaf workers read {len(self.handled)} of {len(self.items)} evidence items and found no "
-                   "fact that bears on the question." if self.items else "No evidence item could be read.")
+                return Validated(
+                    status="abstained",
+                    answer="",
+                    failed=True,
+                    reason=f"Every leaf worker failed: {error}",
+                    caveats=[NOTHING_READ],
+                )
+            why = (
+                f"The leaf workers read {len(self.handled)} of {len(self.items)} evidence items and found no "
+                "fact that bears on the question."
+                if self.items
+                else "No evidence item could be read."
+            )
             return Validated(status="abstained", answer="", reason=why)
         self.calls["answerer"] += 1
         started = time.monotonic()
         try:
             draft = await self.reader.answer(self.question, evidence)
         except OKFError as exc:
-            draft = DraftAnswer(failed=True, error=f"{type(exc).__name__}: {exc}",
-                                usage=Usage(calls=1, failures=1, seconds=time.monotonic() - started))
+            draft = DraftAnswer(
+                failed=True,
+                error=f"{type(exc).__name__}: {exc}",
+                usage=Usage(calls=1, failures=1, seconds=time.monotonic() - started),
+            )
         self.usage["answerer"] = self.usage["answerer"] + draft.usage
         return validate(self.question, draft, ledger)
 
@@ -320,31 +422,50 @@ def _leaves(node: SynthesisNode | None) -> list[SynthesisNode]:
     return [leaf for child in node.children for leaf in _leaves(child)]
 
 
-def cover(checked: Validated, missing: list[EvidenceItem], unread: list[str], total: int,
-          caveats: list[str]) -> Validated:
+def cover(
+    checked: Validated, missing: list[EvidenceItem], unread: list[str], total: int, caveats: list[str]
+) -> Validated:
     """Items no worker read make an answer partial and are named; an abstention names them in a caveat."""
     names = [f'"{clip(one_line(item.evidence.title), 60)}" ({item.evidence.id})' for item in missing] + unread
     if not names:
         return checked
-    shown = ", ".join(names[:NAMES_SHOWN]) + (f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN
-                                              else "")
-    what = f"{len(names)} of {total} evidence items were not read (a leaf worker failed on them or skipped " \
-           f"them twice, or they could not be loaded): {shown}"
+    shown = ", ".join(names[:NAMES_SHOWN]) + (
+        f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
+    )
+    what = (
+        f"{len(names)} of {total} evidence items were not read (a leaf worker failed on them or skipped "
+        f"them twice, or they could not be loaded): {shown}"
+    )
     caveats.append(f"{what}.")
     if checked.status == "abstained":
         return checked
     line = f"Not established by the evidence: what {len(names)} unread evidence item(s) say ({shown})."
     reason = f"{checked.reason} {line}" if checked.reason else line
-    return Validated(status="partial", answer=f"{checked.answer}\n{line}", reason=reason, cited=checked.cited,
-                     caveats=checked.caveats, failed=checked.failed)
+    return Validated(
+        status="partial",
+        answer=f"{checked.answer}\n{line}",
+        reason=reason,
+        cited=checked.cited,
+        caveats=checked.caveats,
+        failed=checked.failed,
+    )
 
 
-async def synthesize(question: str, loaded: GatheredEvidence, reader: Reader, budget: int, *,
-                     pinned: Sequence[EvidenceItem] = (), progress: Progress | None = None, seq: int = 0,
-                     clock: float = 0.0) -> Outcome:
+async def synthesize(
+    question: str,
+    loaded: GatheredEvidence,
+    reader: Reader,
+    budget: int,
+    *,
+    pinned: Sequence[EvidenceItem] = (),
+    progress: Progress | None = None,
+    seq: int = 0,
+    clock: float = 0.0,
+) -> Outcome:
     """Recursive synthesis over ``loaded``: see the module docstring."""
-    return await Synthesis(question, loaded, reader, budget, pinned=pinned, progress=progress, seq=seq,
-                           clock=clock).run()
+    return await Synthesis(
+        question, loaded, reader, budget, pinned=pinned, progress=progress, seq=seq, clock=clock
+    ).run()
 
 
 __all__ = ["LEAF_ATTEMPTS", "MAX_DEPTH", "MAX_REDUCE_ROUNDS", "Outcome", "Synthesis", "cover", "synthesize"]

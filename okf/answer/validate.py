@@ -26,19 +26,28 @@ from okf.text.words import clip, terms
 EXCEPTION_CUE = re.compile(
     r"\b(?:except(?:ion|ions|ing)?|unless|provided\s+(?:that|however)|providing\s+that|"
     r"(?:does|do|shall|will|would|did)\s+not\s+apply|doesn't\s+apply|don't\s+apply|not\s+applicable|"
-    r"excluding|excluded\s+from|other\s+than|notwithstanding|carve[- ]?outs?)\b", re.IGNORECASE)
+    r"excluding|excluded\s+from|other\s+than|notwithstanding|carve[- ]?outs?)\b",
+    re.IGNORECASE,
+)
 # An exception counts as stated when the answer carries this share of its content words.
 COVERED_SHARE = 0.6
 MAX_EXCEPTIONS = 3
-_CUE_TERMS = frozenset(terms("except exception exceptions excepting unless provided providing apply applies "
-                             "applicable excluding excluded other notwithstanding carve out outs"))
+_CUE_TERMS = frozenset(
+    terms(
+        "except exception exceptions excepting unless provided providing apply applies "
+        "applicable excluding excluded other notwithstanding carve out outs"
+    )
+)
 _QUOTE = re.compile(r"[\"“]([^\"“”\n]{12,})[\"”]")
 # "This does not apply to X." qualifies the sentence before it: read the two together.
 _ANAPHOR = re.compile(r"(?:this|these|that|those|it|such|the\s+(?:above|same|foregoing|preceding))\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^a-z])")
 # "49 U.S.C. 14706", "e.g. X", "Sec. 5": a full stop after these does not end a sentence.
-_ABBREVIATION = re.compile(r"(?:\b(?:[A-Za-z]\.)+|\b(?:e\.g|i\.e|etc|no|nos|sec|art|para|inc|ltd|co|corp|"
-                           r"mr|ms|mrs|dr|st|vs|v|cf|approx|fig|p|pp)\.)$", re.IGNORECASE)
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:[A-Za-z]\.)+|\b(?:e\.g|i\.e|etc|no|nos|sec|art|para|inc|ltd|co|corp|"
+    r"mr|ms|mrs|dr|st|vs|v|cf|approx|fig|p|pp)\.)$",
+    re.IGNORECASE,
+)
 # An exception bears on the answer when it shares this many content words with the answer or the question.
 SHARED_TERMS = 2
 
@@ -76,9 +85,9 @@ def _split(line: str) -> list[str]:
     parts: list[str] = []
     start = 0
     for end in _SENTENCE_END.finditer(line):
-        if _ABBREVIATION.search(line[start:end.start()]):
+        if _ABBREVIATION.search(line[start : end.start()]):
             continue
-        parts.append(line[start:end.start()].strip())
+        parts.append(line[start : end.start()].strip())
         start = end.end()
     parts.append(line[start:].strip())
     return parts
@@ -124,7 +133,7 @@ def _unquoted(sentence: str) -> str:
     citation numbers unwrapped, so quoting it does not nest."""
     text = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", sentence).strip()
     if text.startswith(EXCEPTION_LEAD):
-        text = text[len(EXCEPTION_LEAD):].strip()
+        text = text[len(EXCEPTION_LEAD) :].strip()
         if len(text) > 1 and text[0] == text[-1] == '"':
             text = text[1:-1]
     return text
@@ -146,8 +155,7 @@ def place_markers(text: str, cited: list[str], numbers: dict[str, int], evidence
             continue
         source = _plain(evidence.by_id[ident].evidence.text)
         # A quoted passage found verbatim in one item is attributable to it: mark that line, not the end.
-        hits = [k for k, line in enumerate(lines)
-                if any(_plain(q) in source for q in _QUOTE.findall(line))]
+        hits = [k for k, line in enumerate(lines) if any(_plain(q) in source for q in _QUOTE.findall(line))]
         for k in hits:
             lines[k] = append_markers(lines[k], [numbers[ident]])
         if not hits:
@@ -168,8 +176,10 @@ def validate(question: str, draft: DraftAnswer, evidence: GatheredEvidence) -> V
     caveats: list[str] = []
     if draft.failed:
         error = clip(one_line(draft.error or "no valid reply"), 300)
-        note = ("The answerer returned no valid answer, so none is shown; the shortlisted concepts are listed "
-                "for you to read.")
+        note = (
+            "The answerer returned no valid answer, so none is shown; the shortlisted concepts are listed "
+            "for you to read."
+        )
         return _abstain(f"The answerer failed: {error}", [note], failed=True)
     given = [item.evidence.id for item in evidence.items]
     by_fold = {ident.casefold(): ident for ident in given}
@@ -180,18 +190,24 @@ def validate(question: str, draft: DraftAnswer, evidence: GatheredEvidence) -> V
     for claim in claimed:  # cited but not placed inline: numbered after the inline ones
         if claim.casefold() in by_fold:
             numbers.setdefault(by_fold[claim.casefold()], len(numbers) + 1)
-    invalid = list({c.casefold(): c for c in reversed([*prose.invalid, *claimed])
-                    if c.casefold() not in by_fold}.values())[::-1]
+    invalid = list(
+        {c.casefold(): c for c in reversed([*prose.invalid, *claimed]) if c.casefold() not in by_fold}.values()
+    )[::-1]
     if invalid:
-        caveats.append(f"The answerer cited {len(invalid)} id(s) that were not in the evidence "
-                       f"({', '.join(_short(i) for i in invalid[:5])}); those citations were dropped.")
+        caveats.append(
+            f"The answerer cited {len(invalid)} id(s) that were not in the evidence "
+            f"({', '.join(_short(i) for i in invalid[:5])}); those citations were dropped."
+        )
     # Ids in the "missing" note are removed, not numbered: it cites nothing.
     missing = tidy(re.sub(r"\s*\[\d+\]", "", clean_prose(draft.missing, valid_ids=given, claimed=claimed).text))
     partial = draft.partial or bool(missing) or bool(PARTIAL_TAG.search(draft.text))
     text = prose.text
     if not text:
-        why = f"The answerer found no answer in the evidence: {missing.rstrip('.')}." if missing else \
-            "The answerer found no answer in the evidence."
+        why = (
+            f"The answerer found no answer in the evidence: {missing.rstrip('.')}."
+            if missing
+            else "The answerer found no answer in the evidence."
+        )
         return _abstain(why, caveats)
     if not numbers:
         return _abstain("The answer cited none of the evidence it was given, so it is not shown.", caveats)
@@ -203,9 +219,13 @@ def validate(question: str, draft: DraftAnswer, evidence: GatheredEvidence) -> V
         text += f'\n{EXCEPTION_LEAD}"{clip(one_line(_unquoted(sentence)), 400)}" [{numbers[ident]}]'
     reason = None
     if partial:
-        what = missing.rstrip(".") if missing else \
-            "the answerer marked this answer partial without saying which part the evidence leaves open"
+        what = (
+            missing.rstrip(".")
+            if missing
+            else "the answerer marked this answer partial without saying which part the evidence leaves open"
+        )
         reason = f"Not established by the evidence: {what}."
         text += f"\n{reason}"
-    return Validated(status="partial" if partial else "answered", answer=text, reason=reason,
-                     cited=cited, caveats=caveats)
+    return Validated(
+        status="partial" if partial else "answered", answer=text, reason=reason, cited=cited, caveats=caveats
+    )

@@ -112,18 +112,23 @@ class Bundle:
         given = str(path)
         root = Path(path).expanduser()
         if not root.exists():
-            raise BundleNotFoundError("no such bundle directory", path=given,
-                                      fix="pass the path of a bundle directory")
+            raise BundleNotFoundError("no such bundle directory", path=given, fix="pass the path of a bundle directory")
         if not root.is_dir():
             hint = "pass the directory that holds it" if given.endswith(".md") else "pass a directory"
             raise NotABundleError("this is a file, not a bundle directory", path=given, fix=hint)
         bundle = cls(Path(os.path.realpath(root)))
         if bundle._scan("") is None:
-            raise NotABundleError(f"cannot read the bundle directory: {bundle._unreadable.get('', 'unreadable')}",
-                                  path=given, fix="check the directory's permissions")
+            raise NotABundleError(
+                f"cannot read the bundle directory: {bundle._unreadable.get('', 'unreadable')}",
+                path=given,
+                fix="check the directory's permissions",
+            )
         if not bundle._has_markdown(""):
-            raise NotABundleError("no markdown files here, so this is not an OKF bundle", path=given,
-                                  fix="compile one with 'okf compile SOURCES -o BUNDLE'")
+            raise NotABundleError(
+                "no markdown files here, so this is not an OKF bundle",
+                path=given,
+                fix="compile one with 'okf compile SOURCES -o BUNDLE'",
+            )
         return bundle
 
     def __repr__(self) -> str:
@@ -318,8 +323,11 @@ class Bundle:
         if not self.is_concept_path(path):
             if rel.endswith(".md") and self.is_concept_path(rel + ".md"):
                 return rel + ".md"
-            raise ConceptNotFoundError(f"no concept {ref!r} in bundle {self.root}", path=ref,
-                                       fix="use a path from the bundle's listings, e.g. 'dir/name.md'")
+            raise ConceptNotFoundError(
+                f"no concept {ref!r} in bundle {self.root}",
+                path=ref,
+                fix="use a path from the bundle's listings, e.g. 'dir/name.md'",
+            )
         return path
 
     def load(self, path: str, *, cache: bool = True) -> Concept:
@@ -356,8 +364,10 @@ class Bundle:
         if "![" not in concept.body:
             return []
         base = concept.path.rpartition("/")[0]
-        return [self._resolve_link(md.text, md.target, md.line, base, concept.path)
-                for md in find_images(concept.body, concept.body_start_line - 1)]
+        return [
+            self._resolve_link(md.text, md.target, md.line, base, concept.path)
+            for md in find_images(concept.body, concept.body_start_line - 1)
+        ]
 
     def _resolve_link(self, text: str, target: str, line: int, base: str, own: str) -> Link:
         if plain_target(target):  # the usual link: found in the scans, no path work
@@ -392,8 +402,11 @@ class Bundle:
         rel = normalize(directory).strip("/")
         self.real_path(rel)
         if not self.is_dir(rel):
-            raise BundleError(f"no directory {directory!r} in bundle {self.root}", path=directory,
-                              fix="use a directory path from a listing, e.g. 'contracts/'")
+            raise BundleError(
+                f"no directory {directory!r} in bundle {self.root}",
+                path=directory,
+                fix="use a directory path from a listing, e.g. 'contracts/'",
+            )
         return rel + "/" if rel else ""
 
     def index(self, directory: str = "") -> IndexFile | None:
@@ -435,43 +448,67 @@ class Bundle:
         if d in self._listings:
             return self._listings[d]
         index = self.index(d)
-        listing = Listing(directory=d, has_index=index is not None,
-                          diagnostics=list(index.diagnostics) if index else [])
+        listing = Listing(
+            directory=d, has_index=index is not None, diagnostics=list(index.diagnostics) if index else []
+        )
         scan = self._scan(d)
         if scan is None:
-            listing.diagnostics.append(diagnostic("E006", d or "./", None, "cannot list this directory: "
-                                                  f"{self._unreadable.get(d, 'unreadable')}; none of its files "
-                                                  "was read", "check the directory's permissions"))
+            listing.diagnostics.append(
+                diagnostic(
+                    "E006",
+                    d or "./",
+                    None,
+                    f"cannot list this directory: {self._unreadable.get(d, 'unreadable')}; none of its files was read",
+                    "check the directory's permissions",
+                )
+            )
         for name in scan.unaddressable if scan else ():
-            listing.diagnostics.append(diagnostic("W115", d + _printable(name), None, "the name holds a backslash "
-                                                  "or a control character, so no bundle path can name it; left out"))
+            listing.diagnostics.append(
+                diagnostic(
+                    "W115",
+                    d + _printable(name),
+                    None,
+                    "the name holds a backslash or a control character, so no bundle path can name it; left out",
+                )
+            )
         seen: set[str] = set()
         for resolved in index.entries if index else []:
             if resolved.kind not in ("concept", "directory") or resolved.path is None:
                 continue
             entry = resolved.entry
             if resolved.path in seen:
-                listing.diagnostics.append(diagnostic("W114", d + "index.md", entry.line,
-                                                      f"{resolved.path} is listed more than once"))
+                listing.diagnostics.append(
+                    diagnostic("W114", d + "index.md", entry.line, f"{resolved.path} is listed more than once")
+                )
                 continue
             seen.add(resolved.path)
             description = entry.description
             if not description and resolved.kind == "concept":
                 description = self._summary(resolved.path)[1]
-            listing.signposts.append(_signpost(
-                path=resolved.path, title=entry.title or _derived_title(resolved.path), description=description,
-                is_dir=resolved.kind == "directory", section=entry.section, line=entry.line, origin="index"))
+            listing.signposts.append(
+                _signpost(
+                    path=resolved.path,
+                    title=entry.title or _derived_title(resolved.path),
+                    description=description,
+                    is_dir=resolved.kind == "directory",
+                    section=entry.section,
+                    line=entry.line,
+                    origin="index",
+                )
+            )
         for name in scan.concepts if scan else ():
             path = d + name
             if path not in seen:
                 title, description = self._summary(path)
-                listing.signposts.append(_signpost(path=path, title=title, description=description,
-                                                  is_dir=False, origin="synthesized"))
+                listing.signposts.append(
+                    _signpost(path=path, title=title, description=description, is_dir=False, origin="synthesized")
+                )
         for name in scan.dirs if scan else ():
             path = f"{d}{name}/"
             if path not in seen and self._has_concepts(path):
-                listing.signposts.append(_signpost(path=path, title=self._dir_title(path), is_dir=True,
-                                                  origin="synthesized"))
+                listing.signposts.append(
+                    _signpost(path=path, title=self._dir_title(path), is_dir=True, origin="synthesized")
+                )
         self._listings[d] = listing
         return listing
 
@@ -497,11 +534,13 @@ class Bundle:
             with open(path, encoding="utf-8") as handle:
                 value = json.load(handle)
         except (OSError, ValueError) as exc:
-            raise BundleError(f"cannot read the compile manifest: {exc}", path=MANIFEST,
-                              fix="recompile with okf compile") from None
+            raise BundleError(
+                f"cannot read the compile manifest: {exc}", path=MANIFEST, fix="recompile with okf compile"
+            ) from None
         if not isinstance(value, dict):
-            raise BundleError("the compile manifest is not a JSON object", path=MANIFEST,
-                              fix="recompile with okf compile")
+            raise BundleError(
+                "the compile manifest is not a JSON object", path=MANIFEST, fix="recompile with okf compile"
+            )
         return value
 
     def vocabulary(self) -> Vocabulary | None:
@@ -548,4 +587,3 @@ class Bundle:
         if self._corpus_id is None and os.path.isfile(os.path.join(self._root_real, MANIFEST)):
             return self.corpus_id()
         return self._corpus_id
-

@@ -17,8 +17,9 @@ from okf.sources import decode
 class CodedBundleError(BundleError):
     """A BundleError that carries the check code it maps to (E001, E002, E005, E006)."""
 
-    def __init__(self, code: str, message: str, *, path: str | None = None, line: int | None = None,
-                 fix: str | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, *, path: str | None = None, line: int | None = None, fix: str | None = None
+    ) -> None:
         super().__init__(message, path=path, line=line, fix=fix)
         self.code = code
 
@@ -33,9 +34,12 @@ def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
         try:
             size = os.fstat(fd).st_size
             if size > limit:
-                raise CodedBundleError("E005", f"file is {size / 1_048_576:.1f} MB, over the "
-                                       f"{limit // 1_048_576} MB limit", path=rel,
-                                       fix="split it into several concepts")
+                raise CodedBundleError(
+                    "E005",
+                    f"file is {size / 1_048_576:.1f} MB, over the {limit // 1_048_576} MB limit",
+                    path=rel,
+                    fix="split it into several concepts",
+                )
             data = os.read(fd, size + 1)  # one byte more than the size reveals a file that grew
             if len(data) != size:  # grew, or a short read: read on to the end, one byte over the limit at most
                 while len(data) <= limit and (more := os.read(fd, limit + 1 - len(data))):
@@ -43,14 +47,24 @@ def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
         finally:
             os.close(fd)
     except OSError as exc:
-        raise CodedBundleError("E006", f"cannot read file: {exc.strerror or exc}", path=rel,
-                               fix="check the file's permissions and that it is a regular file") from None
+        raise CodedBundleError(
+            "E006",
+            f"cannot read file: {exc.strerror or exc}",
+            path=rel,
+            fix="check the file's permissions and that it is a regular file",
+        ) from None
     if len(data) > MAX_FILE_BYTES:  # grew while we looked
         raise CodedBundleError("E005", "file is over the size limit", path=rel, fix="split it")
     diags: list[Diagnostic] = []
     if data.startswith(b"\xef\xbb\xbf"):
-        diags.append(diagnostic("W143", rel, 1, "the file starts with a UTF-8 byte order mark; some OKF consumers "
-                                "then miss the frontmatter"))
+        diags.append(
+            diagnostic(
+                "W143",
+                rel,
+                1,
+                "the file starts with a UTF-8 byte order mark; some OKF consumers then miss the frontmatter",
+            )
+        )
     try:
         text = data.decode("utf-8-sig")
         if "\r" in text:
@@ -58,8 +72,14 @@ def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
     except UnicodeDecodeError as exc:
         text = decode(data, rel).text
         line = data.count(b"\n", 0, exc.start) + 1
-        diags.append(diagnostic("E007", rel, line, f"not valid UTF-8 (first bad byte at offset {exc.start}); "
-                                "read with U+FFFD in its place"))
+        diags.append(
+            diagnostic(
+                "E007",
+                rel,
+                line,
+                f"not valid UTF-8 (first bad byte at offset {exc.start}); read with U+FFFD in its place",
+            )
+        )
     return text, diags
 
 
@@ -85,7 +105,20 @@ def parse_concept(rel: str, text: str, diags: list[Diagnostic]) -> Concept:
         meta, meta_diags = build_meta(raw, rel, parts.yaml_text or "", parts.yaml_start_line)
         diags = diags + meta_diags
         if parts.closer == "...":
-            diags.append(diagnostic("W144", rel, parts.body_start_line - 1, "frontmatter closed with '...'; "
-                                    "OKF §4 closes it with '---', and some consumers read no further"))
-    return Concept(id=rel[:-3], path=rel, meta=meta, body=parts.body, body_start_line=parts.body_start_line,
-                   frontmatter=raw, diagnostics=diags)
+            diags.append(
+                diagnostic(
+                    "W144",
+                    rel,
+                    parts.body_start_line - 1,
+                    "frontmatter closed with '...'; OKF §4 closes it with '---', and some consumers read no further",
+                )
+            )
+    return Concept(
+        id=rel[:-3],
+        path=rel,
+        meta=meta,
+        body=parts.body,
+        body_start_line=parts.body_start_line,
+        frontmatter=raw,
+        diagnostics=diags,
+    )

@@ -35,6 +35,8 @@ _ESCAPED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 
 def _unescape(match: re.Match[str]) -> str:
     return chr(int(match.group(1), 16)) if match.group(1) else _ESCAPED[match.group(2)]
+
+
 _SINGLE = re.compile(r"'((?:[^']|'')*)'")
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +|$)")
 _SPACES = re.compile(r" *")
@@ -68,7 +70,7 @@ def _plain(value: str) -> Any:
 
 
 def _scalar(text: str, pos: int, plain: re.Pattern[str]) -> tuple[Any, int]:
-    first = text[pos:pos + 1]
+    first = text[pos : pos + 1]
     if first == '"':
         m = _DOUBLE.match(text, pos)
         if m:
@@ -170,9 +172,9 @@ def _entry(line: str, indent: int, item: bool = False) -> tuple[Any, Any]:
 
 def _read_entry(line: str, indent: int, item: bool) -> tuple[Any, Any]:
     m = _KEY.match(line, indent)
-    if not m or line[:indent - 2 if item else indent].strip(" ") or m.end() == len(line):
+    if not m or line[: indent - 2 if item else indent].strip(" ") or m.end() == len(line):
         raise _Decline
-    return _typed(m.group(1), True), _inline(line[m.end():])
+    return _typed(m.group(1), True), _inline(line[m.end() :])
 
 
 def _block(lines: list[str]) -> Any:
@@ -187,7 +189,7 @@ def _block(lines: list[str]) -> Any:
                 key, value = _entry(line, indent + 2, item=True)
                 items.append({key: value})
             else:
-                items.append(_inline(line[indent + 2:]))
+                items.append(_inline(line[indent + 2 :]))
         elif isinstance(items[-1], dict):
             key, value = _entry(line, indent + 2)
             items[-1][key] = value
@@ -215,7 +217,7 @@ def fast_load(yaml_text: str) -> dict[Any, Any] | None:
             while j < len(lines) and (lines[j].startswith(" ") or lines[j].startswith("- ")):
                 j += 1
             if m.end() == len(line):
-                out[_typed(m.group(1), True)] = _block(lines[i + 1:j]) if j > i + 1 else None
+                out[_typed(m.group(1), True)] = _block(lines[i + 1 : j]) if j > i + 1 else None
             elif j > i + 1:
                 return None  # an indented line after a value: a multi-line scalar
             else:

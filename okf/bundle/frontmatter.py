@@ -75,8 +75,12 @@ def split(text: str, path: str = "") -> Split:
         return Split(None, text, 1)
     pos = text.find("\n")
     if pos < 0:
-        raise BundleError("frontmatter opened with '---' but never closed", path=path, line=1,
-                          fix="add a closing '---' line after the frontmatter")
+        raise BundleError(
+            "frontmatter opened with '---' but never closed",
+            path=path,
+            line=1,
+            fix="add a closing '---' line after the frontmatter",
+        )
     start = pos + 1
     line_no = 2
     cursor = start
@@ -85,14 +89,18 @@ def split(text: str, path: str = "") -> Split:
         line = text[cursor:] if end < 0 else text[cursor:end]
         if line.rstrip() in ("---", "..."):
             yaml_text = text[start:cursor]
-            body = "" if end < 0 else text[end + 1:]
+            body = "" if end < 0 else text[end + 1 :]
             return Split(yaml_text, body, line_no + 1, closer=line.rstrip())
         if end < 0:
             break
         cursor = end + 1
         line_no += 1
-    raise BundleError("frontmatter opened with '---' but never closed", path=path, line=1,
-                      fix="add a closing '---' line after the frontmatter")
+    raise BundleError(
+        "frontmatter opened with '---' but never closed",
+        path=path,
+        line=1,
+        fix="add a closing '---' line after the frontmatter",
+    )
 
 
 def _count_nodes(value: Any, budget: int) -> int:
@@ -115,8 +123,12 @@ def _count_nodes(value: Any, budget: int) -> int:
 def load(yaml_text: str, path: str = "", first_line: int = 2) -> Any:
     """Load frontmatter YAML safely; BundleError (with the file line) when unparseable, too big or a bomb."""
     if len(yaml_text.encode("utf-8", "replace")) > MAX_FRONTMATTER_BYTES:
-        raise Refused(f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB", path=path,
-                          line=first_line - 1, fix="shorten the frontmatter; put long text in the body")
+        raise Refused(
+            f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB",
+            path=path,
+            line=first_line - 1,
+            fix="shorten the frontmatter; put long text in the body",
+        )
     # The scanner reads no anchors or aliases, and 64 KiB of text holds far fewer than MAX_NODES values.
     quick = fast_load(yaml_text)
     if quick is not None:
@@ -131,21 +143,36 @@ def load(yaml_text: str, path: str = "", first_line: int = 2) -> Any:
         else:
             value = _HANDLER.load(yaml_text)
     except _TooComplex as exc:
-        raise Refused(f"frontmatter refused: {exc}", path=path, line=first_line - 1,
-                          fix="write the values out instead of using YAML anchors and aliases") from None
+        raise Refused(
+            f"frontmatter refused: {exc}",
+            path=path,
+            line=first_line - 1,
+            fix="write the values out instead of using YAML anchors and aliases",
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = first_line + mark.line if mark is not None else first_line - 1
         problem = getattr(exc, "problem", None) or str(exc).split("\n", 1)[0]
-        raise BundleError(f"frontmatter is not valid YAML: {problem}", path=path, line=line,
-                          fix="fix the YAML syntax (quote values containing ':' or '#')") from None
+        raise BundleError(
+            f"frontmatter is not valid YAML: {problem}",
+            path=path,
+            line=line,
+            fix="fix the YAML syntax (quote values containing ':' or '#')",
+        ) from None
     except RecursionError:
-        raise Refused("frontmatter refused: nested too deeply", path=path, line=first_line - 1,
-                          fix="flatten the frontmatter structure") from None
+        raise Refused(
+            "frontmatter refused: nested too deeply",
+            path=path,
+            line=first_line - 1,
+            fix="flatten the frontmatter structure",
+        ) from None
     if _count_nodes(value, MAX_NODES) > MAX_NODES:
-        raise Refused(f"frontmatter refused: more than {MAX_NODES} values once aliases are expanded",
-                          path=path, line=first_line - 1,
-                          fix="write the values out instead of using YAML anchors and aliases")
+        raise Refused(
+            f"frontmatter refused: more than {MAX_NODES} values once aliases are expanded",
+            path=path,
+            line=first_line - 1,
+            fix="write the values out instead of using YAML anchors and aliases",
+        )
     return value
 
 
@@ -163,9 +190,12 @@ def parse(text: str, path: str = "") -> tuple[dict[str, Any] | None, Split]:
         return {}, parts
     if not isinstance(value, dict):
         kind = "a list" if isinstance(value, list) else f"a {type(value).__name__} scalar"
-        raise NotAMapping(f"frontmatter is {kind}, not a mapping of keys to values", path=path,
-                          line=parts.yaml_start_line,
-                          fix="write frontmatter as 'key: value' lines, starting with 'type: ...'")
+        raise NotAMapping(
+            f"frontmatter is {kind}, not a mapping of keys to values",
+            path=path,
+            line=parts.yaml_start_line,
+            fix="write frontmatter as 'key: value' lines, starting with 'type: ...'",
+        )
     # YAML allows non-string keys (1: x, null: y); okf keys are strings.
     if any(not isinstance(k, str) for k in value):
         value = {str(k): v for k, v in value.items()}

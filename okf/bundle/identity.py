@@ -143,8 +143,11 @@ def _load(path: Path) -> tuple[dict[str, str], int]:
 
 def _lines(hashes: Iterable[FileHash]) -> str:
     now = time.time_ns()
-    return "".join(f"{size} {mtime} {digest} {rel}\n" for rel, size, mtime, digest in hashes
-                   if now - mtime > _RACY_NS and "\n" not in rel and " " not in digest)
+    return "".join(
+        f"{size} {mtime} {digest} {rel}\n"
+        for rel, size, mtime, digest in hashes
+        if now - mtime > _RACY_NS and "\n" not in rel and " " not in digest
+    )
 
 
 def _append(path: Path, hashes: list[FileHash]) -> None:
@@ -175,8 +178,9 @@ def _rewrite(path: Path, hashes: list[FileHash]) -> None:
         return
 
 
-def corpus_id(root_real: str, files: Iterable[tuple[str, Stat | None]] | None = None,
-              hasher: Hasher | None = None) -> str:
+def corpus_id(
+    root_real: str, files: Iterable[tuple[str, Stat | None]] | None = None, hasher: Hasher | None = None
+) -> str:
     """``sha256:`` and 16 hex digits over every file's path and content hash, in the order given.
 
     ``files`` are ``(bundle path, stat data)`` pairs (default: :func:`markdown_files`). ``hasher(root_real,
@@ -205,8 +209,11 @@ def corpus_id(root_real: str, files: Iterable[tuple[str, Stat | None]] | None = 
     id_hash.update("".join(material).encode("utf-8", "surrogateescape"))
     if lines + len(misses) > 2 * max(len(files), 1):
         # More stale lines than live ones (files changed or removed): write only the live ones.
-        live = [fresh[rel] if rel in fresh or st is None else (rel, st[0], st[1], digest)
-                for (rel, st), digest in zip(files, digests, strict=True) if st is not None or rel in fresh]
+        live = [
+            fresh[rel] if rel in fresh or st is None else (rel, st[0], st[1], digest)
+            for (rel, st), digest in zip(files, digests, strict=True)
+            if st is not None or rel in fresh
+        ]
         _rewrite(cache_path, live)  # type: ignore[arg-type]
     elif misses:
         _append(cache_path, list(fresh.values()))

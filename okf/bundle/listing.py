@@ -96,13 +96,22 @@ def read_index(bundle: Bundle, directory: str) -> IndexFile | None:
         return index
     if raw is not None:
         if directory:
-            index.diagnostics.append(diagnostic("E010", rel, 1, "index.md below the bundle root has "
-                                                "frontmatter (OKF §8 allows it only at the root)"))
+            index.diagnostics.append(
+                diagnostic(
+                    "E010", rel, 1, "index.md below the bundle root has frontmatter (OKF §8 allows it only at the root)"
+                )
+            )
         else:
             others = sorted(k for k in raw if k != "okf_version")
             if others:
-                index.diagnostics.append(diagnostic("E011", rel, 1, "root index.md frontmatter may carry only "
-                                                    f"okf_version; found {', '.join(others)}"))
+                index.diagnostics.append(
+                    diagnostic(
+                        "E011",
+                        rel,
+                        1,
+                        f"root index.md frontmatter may carry only okf_version; found {', '.join(others)}",
+                    )
+                )
             if raw.get("okf_version") is not None:
                 index.okf_version = str(raw["okf_version"])
     listing = parse_index(parts.body, parts.body_start_line - 1)
@@ -112,9 +121,16 @@ def read_index(bundle: Bundle, directory: str) -> IndexFile | None:
         kind, path = _classify(bundle, entry.target, directory)
         index.entries.append(ResolvedEntry(entry, kind, path))
         if kind == "missing":
-            index.diagnostics.append(diagnostic("W110", rel, entry.line,
-                                                f"entry [{entry.title}]({entry.target}) points at nothing"))
+            index.diagnostics.append(
+                diagnostic("W110", rel, entry.line, f"entry [{entry.title}]({entry.target}) points at nothing")
+            )
         elif kind == "outside":
-            index.diagnostics.append(diagnostic("W111", rel, entry.line, f"entry [{entry.title}]"
-                                                f"({entry.target}) points outside the bundle; not followed"))
+            index.diagnostics.append(
+                diagnostic(
+                    "W111",
+                    rel,
+                    entry.line,
+                    f"entry [{entry.title}]({entry.target}) points outside the bundle; not followed",
+                )
+            )
     return index

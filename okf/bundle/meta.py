@@ -15,8 +15,18 @@ from pydantic import ValidationError
 from okf.bundle.codes import diagnostic
 from okf.bundle.model import Actor, ConceptMeta, Diagnostic, SourceRef, Status, as_datetime
 
-_KNOWN = {"type", "title", "description", "resource", "tags", "sources", "generated", "verified", "status",
-          "stale_after"}
+_KNOWN = {
+    "type",
+    "title",
+    "description",
+    "resource",
+    "tags",
+    "sources",
+    "generated",
+    "verified",
+    "status",
+    "stale_after",
+}
 _STATUSES = {s.value for s in Status}
 # Keys whose values _source and _actor type themselves (then the model is built without validating again).
 _TYPED_SOURCE_KEYS = frozenset({"resource", "id", "title", "author", "sha256", "lines", "last_modified"})
@@ -120,8 +130,9 @@ def _source(value: Any) -> SourceRef | None:
         return None
 
 
-def build_meta(raw: dict[str, Any], path: str = "", yaml_text: str = "",
-               first_line: int = 2) -> tuple[ConceptMeta, list[Diagnostic]]:
+def build_meta(
+    raw: dict[str, Any], path: str = "", yaml_text: str = "", first_line: int = 2
+) -> tuple[ConceptMeta, list[Diagnostic]]:
     """The typed view of ``raw`` and the diagnostics for values it could not type (kept in ``extra``)."""
     diags: list[Diagnostic] = []
     extra: dict[str, Any] = {k: v for k, v in raw.items() if k not in _KNOWN}
@@ -129,13 +140,22 @@ def build_meta(raw: dict[str, Any], path: str = "", yaml_text: str = "",
 
     def bad(key: str, expected: str) -> None:
         extra[key] = raw[key]
-        diags.append(diagnostic("W133", path, _key_line(yaml_text, first_line, key),
-                                f"'{key}' should be {expected}; kept as written"))
+        diags.append(
+            diagnostic(
+                "W133", path, _key_line(yaml_text, first_line, key), f"'{key}' should be {expected}; kept as written"
+            )
+        )
 
     kind = raw.get("type")
     if kind is not None and not isinstance(kind, str) and _scalar_text(kind) is not None:
-        diags.append(diagnostic("W145", path, _key_line(yaml_text, first_line, "type"),
-                                f"'type' is {type(kind).__name__} {kind!r}, not a string; read as {str(kind)!r}"))
+        diags.append(
+            diagnostic(
+                "W145",
+                path,
+                _key_line(yaml_text, first_line, "type"),
+                f"'type' is {type(kind).__name__} {kind!r}, not a string; read as {str(kind)!r}",
+            )
+        )
     for key in ("type", "title", "description", "resource"):
         if key in raw and raw[key] is not None:
             text = _scalar_text(raw[key])
@@ -179,9 +199,14 @@ def build_meta(raw: dict[str, Any], path: str = "", yaml_text: str = "",
             fields["status"] = Status(status.strip().lower())
         else:
             extra["status"] = raw["status"]
-            diags.append(diagnostic("W134", path, _key_line(yaml_text, first_line, "status"),
-                                    f"status {raw['status']!r} is not draft, stable or deprecated; "
-                                    "read as stable"))
+            diags.append(
+                diagnostic(
+                    "W134",
+                    path,
+                    _key_line(yaml_text, first_line, "status"),
+                    f"status {raw['status']!r} is not draft, stable or deprecated; read as stable",
+                )
+            )
     if "stale_after" in raw and raw["stale_after"] is not None:
         when = _as_dt(raw["stale_after"])
         if when is None:

@@ -145,8 +145,9 @@ class Concept(BaseModel):
     body: str
     body_start_line: int
     frontmatter: dict[str, Any] = Field(default_factory=dict)
-    diagnostics: list[Diagnostic] = Field(default_factory=list,
-                                          description="What was tolerated while reading it (never errors).")
+    diagnostics: list[Diagnostic] = Field(
+        default_factory=list, description="What was tolerated while reading it (never errors)."
+    )
 
     @property
     def title(self) -> str:

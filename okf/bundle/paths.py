@@ -48,8 +48,9 @@ def normalize(ref: str, base: str = "") -> str:
         raise PathEscapeError("path contains a NUL byte", path=repr(ref), fix="pass a plain relative path")
     ref = ref.replace("\\", "/")
     if _DRIVE.match(ref) or ref.startswith(("~", "//")):
-        raise PathEscapeError(f"path {ref!r} is not inside the bundle", path=ref,
-                              fix="use a path relative to the bundle root")
+        raise PathEscapeError(
+            f"path {ref!r} is not inside the bundle", path=ref, fix="use a path relative to the bundle root"
+        )
     trailing = ref.endswith(("/", "/.")) or ref in (".", "..")
     segments = ref.split("/") if ref.startswith("/") else base.replace("\\", "/").split("/") + ref.split("/")
     parts: list[str] = []
@@ -58,8 +59,11 @@ def normalize(ref: str, base: str = "") -> str:
             continue
         if part == "..":
             if not parts:
-                raise PathEscapeError(f"path {ref!r} climbs out of the bundle", path=ref,
-                                      fix="remove the '..' that leaves the bundle root")
+                raise PathEscapeError(
+                    f"path {ref!r} climbs out of the bundle",
+                    path=ref,
+                    fix="remove the '..' that leaves the bundle root",
+                )
             parts.pop()
         else:
             parts.append(part)
@@ -72,8 +76,11 @@ def ensure_inside(root_real: str, rel: str) -> str:
     full = os.path.join(root_real, rel) if rel else root_real
     real = os.path.realpath(full)
     if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
-        raise PathEscapeError(f"path {rel!r} leads outside the bundle (through a symlink)", path=rel,
-                              fix="replace the symlink with the file itself")
+        raise PathEscapeError(
+            f"path {rel!r} leads outside the bundle (through a symlink)",
+            path=rel,
+            fix="replace the symlink with the file itself",
+        )
     return real
 
 

@@ -63,8 +63,14 @@ class CheckReport(BaseModel):
         return not self.errors
 
 
-def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = None,
-          workers: int | None = None, progress: Progress | None = None) -> CheckReport:
+def check(
+    bundle: Bundle | str,
+    *,
+    fanout: int = FANOUT,
+    now: datetime | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> CheckReport:
     """Check every file of ``bundle`` and return all diagnostics. ``now`` decides staleness (default: now).
 
     Concepts are checked in ``workers`` processes (default: one per CPU for bundles of at least
@@ -119,6 +125,12 @@ def check(bundle: Bundle | str, *, fanout: int = FANOUT, now: datetime | None = 
             corpus_id = bundle.corpus_id()
         except (OSError, BundleError):
             corpus_id = None
-    return CheckReport(bundle=str(bundle.root), corpus_id=corpus_id, okf_version=bundle.okf_version,
-                       concepts=concepts, files=files, seconds=round(time.perf_counter() - started, 3),
-                       diagnostics=diags)
+    return CheckReport(
+        bundle=str(bundle.root),
+        corpus_id=corpus_id,
+        okf_version=bundle.okf_version,
+        concepts=concepts,
+        files=files,
+        seconds=round(time.perf_counter() - started, 3),
+        diagnostics=diags,
+    )

@@ -49,8 +49,9 @@ def _plain(diags: list[Diagnostic]) -> list[tuple[Any, ...]]:
 
 
 def _models(rows: list[tuple[Any, ...]]) -> list[Diagnostic]:
-    return [Diagnostic.model_construct(code=c, severity=s, path=p, line=ln, message=m, fix=f)
-            for c, s, p, ln, m, f in rows]
+    return [
+        Diagnostic.model_construct(code=c, severity=s, path=p, line=ln, message=m, fix=f) for c, s, p, ln, m, f in rows
+    ]
 
 
 def _run_directories(directories: list[str], fanout: int) -> tuple[list[tuple[Any, ...]], int, list[ListedItem]]:
@@ -63,16 +64,26 @@ def _run_concepts(paths: list[str], listed: Listed) -> list[tuple[Any, ...]]:
     return _plain(check_concepts(bundle, paths, listed, now, sources))  # type: ignore[arg-type]
 
 
-def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fanout: int, now: datetime,
-                  citing: tuple[Any, ...], workers: int,
-                  progress: Progress | None = None) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
+def check_in_pool(
+    bundle: Bundle,
+    directories: list[str],
+    paths: list[str],
+    fanout: int,
+    now: datetime,
+    citing: tuple[Any, ...],
+    workers: int,
+    progress: Progress | None = None,
+) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
     """What :func:`okf.checker.scan.check_directories` and :func:`okf.checker.scan.check_concepts` give, computed by
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
     read, concept diagnostics)."""
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
-        else "spawn"
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                             initializer=_start, initargs=(str(bundle.root), now, citing)) as pool:
+    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_start,
+        initargs=(str(bundle.root), now, citing),
+    ) as pool:
         # Directories first: the concept checks need what every index says of each concept (W113).
         listings = [pool.submit(_run_directories, part, fanout) for part in _slices(directories, _DIR_SLICE)]
         found: list[Diagnostic] = []
@@ -103,4 +114,4 @@ def check_in_pool(bundle: Bundle, directories: list[str], paths: list[str], fano
 
 
 def _slices(items: list[str], size: int) -> list[list[str]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]

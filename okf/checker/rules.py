@@ -36,39 +36,75 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
     if concept.body_start_line > 1 and not description:
         out.append(diagnostic("W130", path, 1, "no 'description'; listings and navigation show only the title"))
     if description and description.casefold().rstrip(".") == (concept.meta.title or "").strip().casefold().rstrip("."):
-        out.append(diagnostic("W136", path, 1, "'description' only repeats the title: a reader learns nothing "
-                              "from it about what the concept states"))
+        out.append(
+            diagnostic(
+                "W136",
+                path,
+                1,
+                "'description' only repeats the title: a reader learns nothing from it about what the concept states",
+            )
+        )
     if len(concept.title) > MAX_TITLE_CHARS:
-        out.append(diagnostic("W135", path, 1, f"title is {len(concept.title)} characters, over {MAX_TITLE_CHARS}; "
-                              "listings and navigation show it cut"))
+        out.append(
+            diagnostic(
+                "W135",
+                path,
+                1,
+                f"title is {len(concept.title)} characters, over {MAX_TITLE_CHARS}; "
+                "listings and navigation show it cut",
+            )
+        )
     if concept.meta.status is Status.deprecated:
         out.append(diagnostic("W131", path, 1, "concept is deprecated"))
     if concept.meta.stale_after is not None and concept.meta.is_stale(now):
-        out.append(diagnostic("W132", path, 1,
-                              f"stale since {concept.meta.stale_after.isoformat()} (stale_after)"))
+        out.append(diagnostic("W132", path, 1, f"stale since {concept.meta.stale_after.isoformat()} (stale_after)"))
     out.extend(_frontmatter_rules(concept, sources))
     for image in bundle.images(concept):
         if image.external:
             continue
         if image.path is None:
-            out.append(diagnostic("W102", path, image.line, f"image ![{image.text}]({image.target}) leaves the "
-                                  "bundle; it is never followed"))
+            out.append(
+                diagnostic(
+                    "W102",
+                    path,
+                    image.line,
+                    f"image ![{image.text}]({image.target}) leaves the bundle; it is never followed",
+                )
+            )
         elif not image.exists:
-            out.append(diagnostic("W104", path, image.line, f"image ![{image.text}]({image.target}) points at "
-                                  "nothing in the bundle"))
+            out.append(
+                diagnostic(
+                    "W104", path, image.line, f"image ![{image.text}]({image.target}) points at nothing in the bundle"
+                )
+            )
     for link in bundle.links(concept):
         if link.external:
             continue
         if link.path is None:
-            out.append(diagnostic("W102", path, link.line, f"link [{link.text}]({link.target}) leaves the "
-                                  "bundle; it is never followed"))
+            out.append(
+                diagnostic(
+                    "W102",
+                    path,
+                    link.line,
+                    f"link [{link.text}]({link.target}) leaves the bundle; it is never followed",
+                )
+            )
         elif not link.exists:
-            out.append(diagnostic("W101", path, link.line, f"link [{link.text}]({link.target}) points at "
-                                  "nothing in the bundle"))
+            out.append(
+                diagnostic(
+                    "W101", path, link.line, f"link [{link.text}]({link.target}) points at nothing in the bundle"
+                )
+            )
     if "[[" in concept.body:  # Obsidian link syntax okf compile could not resolve: not a link in OKF
         for wikilink in find_wikilinks(concept.body):
-            out.append(diagnostic("W103", path, concept.body_start_line + wikilink.line - 1,
-                                  f"wikilink {wikilink.text} is not a link in OKF (unresolved); it reads as text"))
+            out.append(
+                diagnostic(
+                    "W103",
+                    path,
+                    concept.body_start_line + wikilink.line - 1,
+                    f"wikilink {wikilink.text} is not a link in OKF (unresolved); it reads as text",
+                )
+            )
     out.extend(sources.drift(concept))
     out.extend(stale_citations(bundle, concept))
     return out
@@ -117,24 +153,45 @@ def _frontmatter_rules(concept: Concept, sources: SourceFiles) -> list[Diagnosti
     """OKF §5 and §10 shapes: Attested Computation runtime, generated.by, offsets, sources resources."""
     raw, path, out = concept.frontmatter, concept.path, []
     if concept.meta.type == "Attested Computation" and not str(raw.get("runtime") or "").strip():
-        out.append(diagnostic("W137", path, 1, "an Attested Computation has no 'runtime'; OKF §10.2 requires it, "
-                              "since it says how to run the computation and what its parameters mean"))
+        out.append(
+            diagnostic(
+                "W137",
+                path,
+                1,
+                "an Attested Computation has no 'runtime'; OKF §10.2 requires it, "
+                "since it says how to run the computation and what its parameters mean",
+            )
+        )
     generated = raw.get("generated")
     if isinstance(generated, dict) and not str(generated.get("by") or "").strip():
         out.append(diagnostic("W138", path, 1, "'generated' has no 'by'; OKF §5.2 requires an actor there"))
     naive = [name for name, value in _timestamps(raw) if not has_offset(value)]
     if naive:
-        out.append(diagnostic("W139", path, 1, f"{', '.join(naive[:4])}{' ...' if len(naive) > 4 else ''} "
-                              f"{'has' if len(naive) == 1 else 'have'} no UTC offset; OKF §5 timestamps are ISO 8601 "
-                              "datetimes with an explicit offset"))
+        out.append(
+            diagnostic(
+                "W139",
+                path,
+                1,
+                f"{', '.join(naive[:4])}{' ...' if len(naive) > 4 else ''} "
+                f"{'has' if len(naive) == 1 else 'have'} no UTC offset; OKF §5 timestamps are ISO 8601 "
+                "datetimes with an explicit offset",
+            )
+        )
     items = raw.get("sources")
     for i, item in enumerate(items if isinstance(items, list) else [items] if isinstance(items, dict) else []):
         resource = item.get("resource") if isinstance(item, dict) else item
         if resource is None or not str(resource).strip():
             out.append(diagnostic("W152", path, 1, f"sources entry {i + 1} has no 'resource'; OKF §5.1 requires one"))
         elif sources.followable(str(resource).strip()) is False:
-            out.append(diagnostic("W153", path, 1, f"sources entry {i + 1} names {str(resource).strip()}, which is "
-                                  f"not {sources.where(str(resource).strip())}"))
+            out.append(
+                diagnostic(
+                    "W153",
+                    path,
+                    1,
+                    f"sources entry {i + 1} names {str(resource).strip()}, which is "
+                    f"not {sources.where(str(resource).strip())}",
+                )
+            )
     return out
 
 
@@ -176,12 +233,21 @@ def check_log(bundle: Bundle, rel: str) -> list[Diagnostic]:
             except ValueError:
                 valid = False
         if not valid:
-            out.append(diagnostic("E020", rel, heading.start_line,
-                                  f"date heading {heading.text!r} is not a YYYY-MM-DD date (OKF §9)"))
+            out.append(
+                diagnostic(
+                    "E020", rel, heading.start_line, f"date heading {heading.text!r} is not a YYYY-MM-DD date (OKF §9)"
+                )
+            )
             continue
         if newest is not None and heading.text > newest[0]:
-            out.append(diagnostic("W142", rel, heading.start_line, f"{heading.text} comes after {newest[0]} "
-                                  f"(line {newest[1]}); OKF §9 logs are newest first"))
+            out.append(
+                diagnostic(
+                    "W142",
+                    rel,
+                    heading.start_line,
+                    f"{heading.text} comes after {newest[0]} (line {newest[1]}); OKF §9 logs are newest first",
+                )
+            )
         newest = (heading.text, heading.start_line)
     return out
 
@@ -202,7 +268,7 @@ def source_citing(manifest: dict[str, object] | None) -> tuple[str | None, dict[
     records = manifest.get("sources")
     options = manifest.get("options")
     base = options.get("sources_url") if isinstance(options, dict) else None
-    for resource, entry in (records.items() if isinstance(records, dict) else []):
+    for resource, entry in records.items() if isinstance(records, dict) else []:
         if isinstance(entry, dict) and isinstance(entry.get("mirror"), str):
             originals["/" + entry["mirror"]] = resource
         elif mode == "url" and isinstance(base, str):
@@ -219,8 +285,9 @@ class SourceFiles:
     compared, so a changed source is noticed; moved elsewhere, the bundle's own copy is compared.
     """
 
-    def __init__(self, bundle: Bundle, source_root: str | None, originals: dict[str, str] | None = None,
-                 under_root: bool = True) -> None:
+    def __init__(
+        self, bundle: Bundle, source_root: str | None, originals: dict[str, str] | None = None, under_root: bool = True
+    ) -> None:
         self.bundle = bundle
         self.bundle_base = os.path.realpath(bundle.root)
         self.root: str | None = None
@@ -326,9 +393,15 @@ class SourceFiles:
             start, end = source.lines
             span = span_text_at(text[0], text[1], start, end)
             if hashlib.sha256(span.encode("utf-8")).hexdigest() != source.sha256.strip().lower():
-                what = f"source {source.resource}" + (f" (its original, {self.originals[source.resource]})"
-                                                      if original else "")
-                out.append(diagnostic("W150", concept.path, 1,
-                                      f"{what} lines {start}-{end} changed since the concept "
-                                      "was written (sha256 differs)"))
+                what = f"source {source.resource}" + (
+                    f" (its original, {self.originals[source.resource]})" if original else ""
+                )
+                out.append(
+                    diagnostic(
+                        "W150",
+                        concept.path,
+                        1,
+                        f"{what} lines {start}-{end} changed since the concept was written (sha256 differs)",
+                    )
+                )
         return out

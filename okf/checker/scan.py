@@ -38,8 +38,9 @@ def _same_description(entry: str, description: str) -> bool:
 ListedItem = tuple[str, str, int, str]  # concept path, index.md path, line, the entry's description
 
 
-def check_directories(bundle: Bundle, directories: list[str],
-                      fanout: int) -> tuple[list[Diagnostic], int, list[ListedItem]]:
+def check_directories(
+    bundle: Bundle, directories: list[str], fanout: int
+) -> tuple[list[Diagnostic], int, list[ListedItem]]:
     """Listing diagnostics of ``directories`` (index problems, unlisted concepts, fanout, log.md), how many
     index.md and log.md files were read, and what each index entry says of a concept, in order."""
     diags: list[Diagnostic] = []
@@ -57,12 +58,18 @@ def check_directories(bundle: Bundle, directories: list[str],
                     listed.append((resolved.path, index_rel, resolved.entry.line, resolved.entry.description))
             for signpost in listing.signposts:
                 if signpost.origin == "synthesized" and not signpost.is_dir:
-                    diags.append(diagnostic("W112", index_rel, None,
-                                            f"{signpost.path} is not listed in {index_rel}"))
+                    diags.append(diagnostic("W112", index_rel, None, f"{signpost.path} is not listed in {index_rel}"))
         if len(listing.signposts) > fanout:
             where = index_rel if listing.has_index else (directory or "./")
-            diags.append(diagnostic("W120", where, None, f"directory {directory or './'} has "
-                                    f"{len(listing.signposts)} entries, more than the fanout of {fanout}"))
+            diags.append(
+                diagnostic(
+                    "W120",
+                    where,
+                    None,
+                    f"directory {directory or './'} has "
+                    f"{len(listing.signposts)} entries, more than the fanout of {fanout}",
+                )
+            )
         if bundle.exists(directory + "log.md"):
             files += 1
             diags.extend(check_log(bundle, directory + "log.md"))
@@ -79,8 +86,14 @@ def merge_listed(parts: list[list[ListedItem]]) -> dict[str, tuple[str, int, str
     return listed
 
 
-def check_concepts(bundle: Bundle, paths: list[str], listed: dict[str, tuple[str, int, str]], now: datetime,
-                   sources: SourceFiles, progress: Progress | None = None) -> list[Diagnostic]:
+def check_concepts(
+    bundle: Bundle,
+    paths: list[str],
+    listed: dict[str, tuple[str, int, str]],
+    now: datetime,
+    sources: SourceFiles,
+    progress: Progress | None = None,
+) -> list[Diagnostic]:
     """The diagnostics of the concepts ``paths``, in order; ``listed`` holds what index entries say of them."""
     diags: list[Diagnostic] = []
     indexed = bundle.exists("index.md")  # a bundle with a root index.md is read through its index files
@@ -93,9 +106,16 @@ def check_concepts(bundle: Bundle, paths: list[str], listed: dict[str, tuple[str
             if directory not in has_index:
                 has_index[directory] = bundle.exists(f"{directory}/index.md" if directory else "index.md")
             if not has_index[directory]:
-                diags.append(diagnostic("W116", path, None, f"no index.md lists {path} and its directory "
-                                        f"{directory + '/' if directory else './'} has none: a consumer reading "
-                                        "the bundle through its index files never reaches it"))
+                diags.append(
+                    diagnostic(
+                        "W116",
+                        path,
+                        None,
+                        f"no index.md lists {path} and its directory "
+                        f"{directory + '/' if directory else './'} has none: a consumer reading "
+                        "the bundle through its index files never reaches it",
+                    )
+                )
         try:
             concept = bundle.load(path, cache=False)
         except CodedBundleError as exc:
@@ -108,6 +128,12 @@ def check_concepts(bundle: Bundle, paths: list[str], listed: dict[str, tuple[str
         entry = listed.get(path)
         description = concept.meta.description
         if entry and entry[2] and description and not _same_description(entry[2], description):
-            diags.append(diagnostic("W113", entry[0], entry[1], f"the entry for {path} says "
-                                    f"{_clip(entry[2])!r}; its frontmatter says {_clip(description)!r}"))
+            diags.append(
+                diagnostic(
+                    "W113",
+                    entry[0],
+                    entry[1],
+                    f"the entry for {path} says {_clip(entry[2])!r}; its frontmatter says {_clip(description)!r}",
+                )
+            )
     return diags

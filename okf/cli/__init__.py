@@ -14,8 +14,20 @@ import click
 from okf._version import __version__
 from okf.cli.common import OKFGroup
 
-COMMAND_MODULES = ("compile", "check", "navigate", "ask", "eval", "requirements", "comply", "mcp", "contract",
-                   "trace", "report", "export")
+COMMAND_MODULES = (
+    "compile",
+    "check",
+    "navigate",
+    "ask",
+    "eval",
+    "requirements",
+    "comply",
+    "mcp",
+    "contract",
+    "trace",
+    "report",
+    "export",
+)
 
 
 @click.group(cls=OKFGroup, context_settings={"help_option_names": ["-h", "--help"]})

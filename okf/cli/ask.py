@@ -53,16 +53,20 @@ def _open_log(path: str) -> IO[str]:
     try:
         return open(path, "a", encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot append to the query log {path}: {exc.strerror or exc}",
-                          fix="pass --log a writable file path whose folder exists") from exc
+        raise ConfigError(
+            f"cannot append to the query log {path}: {exc.strerror or exc}",
+            fix="pass --log a writable file path whose folder exists",
+        ) from exc
 
 
 def _open_trace(path: str) -> IO[str]:
     try:
         return open(path, "w", encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot write the trace {path}: {exc.strerror or exc}",
-                          fix="pass --trace a writable file path whose folder exists") from exc
+        raise ConfigError(
+            f"cannot write the trace {path}: {exc.strerror or exc}",
+            fix="pass --trace a writable file path whose folder exists",
+        ) from exc
 
 
 def write_trace(handle: IO[str], result: AnswerResult) -> None:
@@ -83,8 +87,13 @@ def log_record(result: AnswerResult, corpus_id: str | None) -> dict[str, Any]:
         "status": result.status,
         "failed": result.failed,
         "cited": [c.concept_id for c in result.citations],
-        "usage": {"calls": total.calls, "failures": total.failures, "prompt_tokens": total.prompt_tokens,
-                  "completion_tokens": total.completion_tokens, "tokens": total.tokens},
+        "usage": {
+            "calls": total.calls,
+            "failures": total.failures,
+            "prompt_tokens": total.prompt_tokens,
+            "completion_tokens": total.completion_tokens,
+            "tokens": total.tokens,
+        },
     }
 
 
@@ -93,33 +102,74 @@ def log_record(result: AnswerResult, corpus_id: str | None) -> dict[str, Any]:
 @click.argument("question")
 @json_option
 @angles_option
-@click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
-              help="Append one JSON line per question to FILE (time, question, corpus_id, status, cited ids, "
-                   "usage totals). Without a compile manifest the corpus id costs a pass over the bundle's files.")
-@click.option("--evidence-tokens", type=_POSITIVE, default=DEFAULT_EVIDENCE_TOKENS, show_default=True,
-              help="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
-                   "not fit is read by recursive synthesis (see --synthesis).")
-@click.option("--synthesis", type=click.Choice(SYNTHESIS_MODES), default="auto", show_default=True,
-              help="auto: recursive synthesis only when the shortlist exceeds --evidence-tokens; single: one "
-                   "prompt, cutting what does not fit (said in the caveats); recursive: always through leaf "
-                   "workers.")
-@click.option("--trace", "trace_file", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
-              help="Write the walk's decisions and the synthesis tree to FILE as JSON lines.")
-@click.option("--contract", "contract_path", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
-              help="Check this contract's facts first, in code: on a failed error fact stop with the failures and "
-                   "call no model; else give the grounded facts to the answerer as evidence (docs/contracts.md).")
-@click.option("--save", is_flag=True,
-              help="File an answered or partial answer back into BUNDLE as a Synthesis concept under syntheses/ "
-                   "(the same question updates it in place); later walks find it like any concept "
-                   "(docs/ask.md#the-wiki-loop).")
+@click.option(
+    "--log",
+    "log_file",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="FILE",
+    help="Append one JSON line per question to FILE (time, question, corpus_id, status, cited ids, "
+    "usage totals). Without a compile manifest the corpus id costs a pass over the bundle's files.",
+)
+@click.option(
+    "--evidence-tokens",
+    type=_POSITIVE,
+    default=DEFAULT_EVIDENCE_TOKENS,
+    show_default=True,
+    help="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
+    "not fit is read by recursive synthesis (see --synthesis).",
+)
+@click.option(
+    "--synthesis",
+    type=click.Choice(SYNTHESIS_MODES),
+    default="auto",
+    show_default=True,
+    help="auto: recursive synthesis only when the shortlist exceeds --evidence-tokens; single: one "
+    "prompt, cutting what does not fit (said in the caveats); recursive: always through leaf "
+    "workers.",
+)
+@click.option(
+    "--trace",
+    "trace_file",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="FILE",
+    help="Write the walk's decisions and the synthesis tree to FILE as JSON lines.",
+)
+@click.option(
+    "--contract",
+    "contract_path",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="FILE",
+    help="Check this contract's facts first, in code: on a failed error fact stop with the failures and "
+    "call no model; else give the grounded facts to the answerer as evidence (docs/contracts.md).",
+)
+@click.option(
+    "--save",
+    is_flag=True,
+    help="File an answered or partial answer back into BUNDLE as a Synthesis concept under syntheses/ "
+    "(the same question updates it in place); later walks find it like any concept "
+    "(docs/ask.md#the-wiki-loop).",
+)
 @report_options
 @budget_options
 @reader_options
 @quiet_option
 @verbose_option
-def command(bundles: tuple[str, ...], question: str, as_json: bool, log_file: str | None, evidence_tokens: int, synthesis: str,
-            trace_file: str | None, contract_path: str | None, save: bool, report_file: str | None,
-            show_trace: bool, quiet: bool, verbose: int, **options: Any) -> None:
+def command(
+    bundles: tuple[str, ...],
+    question: str,
+    as_json: bool,
+    log_file: str | None,
+    evidence_tokens: int,
+    synthesis: str,
+    trace_file: str | None,
+    contract_path: str | None,
+    save: bool,
+    report_file: str | None,
+    show_trace: bool,
+    quiet: bool,
+    verbose: int,
+    **options: Any,
+) -> None:
     """Answer QUESTION from BUNDLE (one or more) with citations it can prove, or abstain and say why.
 
     Navigates like `okf navigate` (--angles auto by default; several bundles are each a source family),
@@ -171,8 +221,10 @@ def command(bundles: tuple[str, ...], question: str, as_json: bool, log_file: st
     contract = load_contract(contract_path) if contract_path else None  # malformed: exit 2 before any work
     several = open_bundles(list(bundles))
     if len(several) > 1 and (save or contract is not None):
-        raise ConfigError(f"{'--save' if save else '--contract'} works on one bundle, and {len(several)} were given",
-                          fix="ask one bundle, or leave the option out")
+        raise ConfigError(
+            f"{'--save' if save else '--contract'} works on one bundle, and {len(several)} were given",
+            fix="ask one bundle, or leave the option out",
+        )
     opened = several[0]
     reader = reader_from_options(**options)
     log = _open_log(log_file) if log_file else None
@@ -181,8 +233,17 @@ def command(bundles: tuple[str, ...], question: str, as_json: bool, log_file: st
     save_error: OKFError | None = None
     try:
         try:
-            result = ask(several, question, reader=reader, budgets=budgets, evidence_tokens=evidence_tokens,
-                         progress=live, contract=contract, synthesis=synthesis, angles=angles)
+            result = ask(
+                several,
+                question,
+                reader=reader,
+                budgets=budgets,
+                evidence_tokens=evidence_tokens,
+                progress=live,
+                contract=contract,
+                synthesis=synthesis,
+                angles=angles,
+            )
         finally:
             if live is not None:
                 live.close()

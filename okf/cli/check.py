@@ -16,12 +16,22 @@ from okf.limits import FANOUT
 @click.argument("bundle", type=click.Path(path_type=str))
 @json_option
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on errors.")
-@click.option("--fanout", type=click.IntRange(min=1), default=FANOUT, show_default=True,
-              help="Warn (W120) when a directory lists more entries than this.")
-@click.option("--contract", "contract", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
-              help="Check the facts of this contract (JSON or YAML) instead of the conformance rules: each "
-                   "grounded or failed, zero model calls; exit 2 if the contract is malformed. See "
-                   "docs/contracts.md.")
+@click.option(
+    "--fanout",
+    type=click.IntRange(min=1),
+    default=FANOUT,
+    show_default=True,
+    help="Warn (W120) when a directory lists more entries than this.",
+)
+@click.option(
+    "--contract",
+    "contract",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="FILE",
+    help="Check the facts of this contract (JSON or YAML) instead of the conformance rules: each "
+    "grounded or failed, zero model calls; exit 2 if the contract is malformed. See "
+    "docs/contracts.md.",
+)
 @quiet_option
 def command(bundle: str, as_json: bool, strict: bool, fanout: int, contract: str | None, quiet: bool) -> None:
     """Check BUNDLE against OKF v0.2: errors break conformance (§11), warnings are worth fixing.
@@ -54,8 +64,10 @@ def command(bundle: str, as_json: bool, strict: bool, fanout: int, contract: str
             fix = f" (fix: {d.fix})" if d.fix else ""
             click.echo(f"{where}: {d.code} {d.severity}: {d.message}{fix}")
         verdict = "conformant" if report.ok else "NOT conformant"
-        click.echo(f"{report.concepts} concepts, {report.files} files checked in {report.seconds:.2f}s: "
-                   f"{report.error_count} errors, {report.warning_count} warnings ({verdict} with OKF v0.2)")
+        click.echo(
+            f"{report.concepts} concepts, {report.files} files checked in {report.seconds:.2f}s: "
+            f"{report.error_count} errors, {report.warning_count} warnings ({verdict} with OKF v0.2)"
+        )
     if not report.ok:
         notice("See docs/check.md for what each code means and how to fix it.", quiet=quiet or as_json)
     failed = not report.ok or (strict and report.warning_count > 0)

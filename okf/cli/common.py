@@ -49,8 +49,11 @@ class OKFGroup(click.Group):
         except Exception as exc:
             if os.environ.get("OKF_RAISE_ERRORS") == "1":
                 raise
-            click.echo(f"Error: unexpected {type(exc).__name__}: {exc} "
-                       "(set OKF_RAISE_ERRORS=1 for a traceback and please report it)", err=True)
+            click.echo(
+                f"Error: unexpected {type(exc).__name__}: {exc} "
+                "(set OKF_RAISE_ERRORS=1 for a traceback and please report it)",
+                err=True,
+            )
             ctx.exit(1)
 
 
@@ -66,8 +69,9 @@ def quiet_option(f: F) -> F:
 
 def verbose_option(f: F) -> F:
     """``-v``: model calls' retries and failures on stderr as they happen (``-vv``: also the SDK's own log)."""
-    return click.option("--verbose", "-v", count=True,
-                        help="Show model retries and failures on stderr as they happen (-vv: more).")(f)
+    return click.option(
+        "--verbose", "-v", count=True, help="Show model retries and failures on stderr as they happen (-vv: more)."
+    )(f)
 
 
 class _StderrHandler(logging.Handler):
@@ -83,8 +87,11 @@ class _StderrHandler(logging.Handler):
 def setup_logging(quiet: bool, verbose: int = 0) -> None:
     """Route the ``okf`` logger to stderr: warnings by default, retries and failures with ``-v``, the openai
     SDK's own log too with ``-vv``, nothing with ``--quiet``."""
-    level = logging.CRITICAL + 1 if quiet else (logging.INFO if verbose == 1 else
-                                                logging.DEBUG if verbose > 1 else logging.WARNING)
+    level = (
+        logging.CRITICAL + 1
+        if quiet
+        else (logging.INFO if verbose == 1 else logging.DEBUG if verbose > 1 else logging.WARNING)
+    )
     for name in ("okf", "openai"):
         logger = logging.getLogger(name)
         for old in [h for h in logger.handlers if isinstance(h, _StderrHandler)]:
@@ -125,11 +132,16 @@ def notice(message: str, *, quiet: bool = False) -> None:
 
 def report_options(f: F) -> F:
     """``--report OUT.html`` and ``--show-trace``: see the walk of navigate or ask (okf.report, okf.trace)."""
-    f = click.option("--show-trace", is_flag=True,
-                     help="After the result, draw the walk as a tree on stderr (as `okf trace` does).")(f)
-    return click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=str),
-                        metavar="OUT.html", help="Also write the walk (and answer) as one self-contained "
-                        "HTML page (as `okf trace --html` does).")(f)
+    f = click.option(
+        "--show-trace", is_flag=True, help="After the result, draw the walk as a tree on stderr (as `okf trace` does)."
+    )(f)
+    return click.option(
+        "--report",
+        "report_file",
+        type=click.Path(dir_okay=False, path_type=str),
+        metavar="OUT.html",
+        help="Also write the walk (and answer) as one self-contained HTML page (as `okf trace --html` does).",
+    )(f)
 
 
 def show_walk(result: Any, *, report_file: str | None, show_trace: bool, bundle: Any, quiet: bool) -> None:

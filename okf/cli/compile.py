@@ -24,8 +24,11 @@ from okf.cli.progress import StageProgress
 from okf.compile import CompileOptions, CompileReport, compile_bundle
 from okf.errors import ConfigError
 
-_STAGES = {"files": ("Compiling", " files"), "describe": ("Describing concepts", " model calls"),
-           "titles": ("Titling groups", " model calls")}
+_STAGES = {
+    "files": ("Compiling", " files"),
+    "describe": ("Describing concepts", " model calls"),
+    "titles": ("Titling groups", " model calls"),
+}
 
 
 def _timestamp(value: str | None) -> datetime | None:
@@ -34,8 +37,9 @@ def _timestamp(value: str | None) -> datetime | None:
     try:
         at = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
-        raise ConfigError(f"--timestamp {value!r} is not an ISO 8601 datetime",
-                          fix="use a form like 2026-01-31T12:00:00Z") from exc
+        raise ConfigError(
+            f"--timestamp {value!r} is not an ISO 8601 datetime", fix="use a form like 2026-01-31T12:00:00Z"
+        ) from exc
     return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
@@ -44,23 +48,48 @@ def _timestamp(value: str | None) -> datetime | None:
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="Bundle folder to write.")
 @compile_setting_options
 @click.option("--force", is_flag=True, help="Rebuild every source even when unchanged.")
-@click.option("--timestamp", default=None, metavar="ISO",
-              help="generated.at and log date (default: SOURCE_DATE_EPOCH, else now) for reproducible bundles.")
+@click.option(
+    "--timestamp",
+    default=None,
+    metavar="ISO",
+    help="generated.at and log date (default: SOURCE_DATE_EPOCH, else now) for reproducible bundles.",
+)
 @click.option("--title", default=None, help="Title of the root index.md (default: from the output name).")
-@click.option("--sources-url", default=None, metavar="BASE",
-              help="Cite sources as BASE/<path> (sources published elsewhere) instead of copying them into the "
-                   "bundle under references/sources/.")
-@click.option("--no-copy-sources", is_flag=True,
-              help="Do not copy sources into the bundle: concepts cite paths under the compiled folder, which no "
-                   "consumer can follow once the bundle moves (a warning says so each compile).")
+@click.option(
+    "--sources-url",
+    default=None,
+    metavar="BASE",
+    help="Cite sources as BASE/<path> (sources published elsewhere) instead of copying them into the "
+    "bundle under references/sources/.",
+)
+@click.option(
+    "--no-copy-sources",
+    is_flag=True,
+    help="Do not copy sources into the bundle: concepts cite paths under the compiled folder, which no "
+    "consumer can follow once the bundle moves (a warning says so each compile).",
+)
 @describer_options
 @json_option
 @quiet_option
 @verbose_option
-def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: int, fanout: int, force: bool,
-            timestamp: str | None, title: str | None, sources_url: str | None, no_copy_sources: bool,
-            as_json: bool, quiet: bool, verbose: int,
-            offline: bool, no_cache: bool, **options: Any) -> None:
+def command(
+    sources: tuple[Path, ...],
+    output: Path,
+    max_words: int,
+    max_chars: int,
+    fanout: int,
+    force: bool,
+    timestamp: str | None,
+    title: str | None,
+    sources_url: str | None,
+    no_copy_sources: bool,
+    as_json: bool,
+    quiet: bool,
+    verbose: int,
+    offline: bool,
+    no_cache: bool,
+    **options: Any,
+) -> None:
     """Compile markdown, text, HTML and PDF files into an OKF bundle.
 
     Each source document becomes a directory of concepts, one per section, nested along the document's
@@ -88,20 +117,31 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: 
       okf compile docs/ -o /tmp/okf-docs --model qwen2.5:7b-instruct --base-url http://localhost:11434/v1
     """
     if sources_url is not None and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$", sources_url):
-        raise click.BadParameter(f"{sources_url!r} is not an absolute URL (https://host/path)",
-                                 param_hint="--sources-url")
+        raise click.BadParameter(
+            f"{sources_url!r} is not an absolute URL (https://host/path)", param_hint="--sources-url"
+        )
     if sources_url and no_copy_sources:
-        raise click.UsageError("--sources-url and --no-copy-sources exclude each other: a URL base already means "
-                               "the sources are not copied")
+        raise click.UsageError(
+            "--sources-url and --no-copy-sources exclude each other: a URL base already means "
+            "the sources are not copied"
+        )
     setup_logging(quiet, verbose)
-    compile_options = CompileOptions(max_words=max_words, max_chars=max_chars, fanout=fanout, force=force,
-                                     timestamp=_timestamp(timestamp), title=title, copy_sources=not no_copy_sources,
-                                     sources_url=sources_url)
+    compile_options = CompileOptions(
+        max_words=max_words,
+        max_chars=max_chars,
+        fanout=fanout,
+        force=force,
+        timestamp=_timestamp(timestamp),
+        title=title,
+        copy_sources=not no_copy_sources,
+        sources_url=sources_url,
+    )
     describer, cache = _describer(offline, no_cache, options)
     progress = StageProgress(_STAGES) if progress_enabled(quiet, as_json) else None
     try:
-        report = compile_bundle(list(sources), output, options=compile_options, progress=progress,
-                                describer=describer, cache=cache)
+        report = compile_bundle(
+            list(sources), output, options=compile_options, progress=progress, describer=describer, cache=cache
+        )
     finally:
         if progress is not None:
             progress.close()
@@ -113,12 +153,16 @@ def command(sources: tuple[Path, ...], output: Path, max_words: int, max_chars: 
         emit_json(report)
         return
     if not report.changed:
-        click.echo(f"{report.output}: up to date ({report.concepts} concepts from {report.sources} sources, "
-                   f"{report.seconds:.2f}s)")
+        click.echo(
+            f"{report.output}: up to date ({report.concepts} concepts from {report.sources} sources, "
+            f"{report.seconds:.2f}s)"
+        )
         return
-    click.echo(f"{report.output}: {report.concepts} concepts from {report.sources} sources "
-               f"({report.created} created, {report.updated} updated, {report.removed} removed, "
-               f"{report.unchanged} unchanged; {report.bytes} bytes in {report.seconds:.2f}s)")
+    click.echo(
+        f"{report.output}: {report.concepts} concepts from {report.sources} sources "
+        f"({report.created} created, {report.updated} updated, {report.removed} removed, "
+        f"{report.unchanged} unchanged; {report.bytes} bytes in {report.seconds:.2f}s)"
+    )
     _echo_model(report)
 
 
@@ -140,6 +184,8 @@ def _echo_model(report: CompileReport) -> None:
     if model is None or not (model.concepts or model.groups or model.concepts_failed or model.groups_failed):
         return
     kept = model.concepts_failed + model.groups_failed
-    click.echo(f"{model.describer}: {model.concepts} concepts described ({model.concepts_cached} from cache), "
-               f"{model.groups} groups titled ({model.groups_cached} from cache), {kept} kept extractive; "
-               f"{model.usage.calls} calls, {model.usage.tokens} tokens")
+    click.echo(
+        f"{model.describer}: {model.concepts} concepts described ({model.concepts_cached} from cache), "
+        f"{model.groups} groups titled ({model.groups_cached} from cache), {kept} kept extractive; "
+        f"{model.usage.calls} calls, {model.usage.tokens} tokens"
+    )

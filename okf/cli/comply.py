@@ -37,15 +37,36 @@ from okf.requirements.sections import extractor_identity
 
 @click.command("comply")
 @click.argument("subject", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
-@click.option("--requirements", "requirements_file", metavar="FILE.jsonl", default=None,
-              type=click.Path(dir_okay=False, path_type=str), help="Requirements written by okf requirements -o.")
-@click.option("--bundle", metavar="BUNDLE", default=None, type=click.Path(path_type=str),
-              help="Find the requirements by navigating this bundle with --question (or the subject's title).")
-@click.option("--question", "-Q", metavar="TEXT", default=None,
-              help="What to check (with --bundle it steers navigation; with --requirements the model's "
-                   "applicability decisions see it).")
-@click.option("--max-requirements", type=click.IntRange(min=1), default=MAX_REQUIREMENTS, show_default=True,
-              help="Applicable requirements judged at most; the rest are listed as not judged.")
+@click.option(
+    "--requirements",
+    "requirements_file",
+    metavar="FILE.jsonl",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Requirements written by okf requirements -o.",
+)
+@click.option(
+    "--bundle",
+    metavar="BUNDLE",
+    default=None,
+    type=click.Path(path_type=str),
+    help="Find the requirements by navigating this bundle with --question (or the subject's title).",
+)
+@click.option(
+    "--question",
+    "-Q",
+    metavar="TEXT",
+    default=None,
+    help="What to check (with --bundle it steers navigation; with --requirements the model's "
+    "applicability decisions see it).",
+)
+@click.option(
+    "--max-requirements",
+    type=click.IntRange(min=1),
+    default=MAX_REQUIREMENTS,
+    show_default=True,
+    help="Applicable requirements judged at most; the rest are listed as not judged.",
+)
 @json_option
 @budget_options
 @reader_options
@@ -53,8 +74,17 @@ from okf.requirements.sections import extractor_identity
 @assess_model_option
 @quiet_option
 @verbose_option
-def command(subject: str, requirements_file: str | None, bundle: str | None, question: str | None,
-            max_requirements: int, as_json: bool, quiet: bool, verbose: int, **options: Any) -> None:
+def command(
+    subject: str,
+    requirements_file: str | None,
+    bundle: str | None,
+    question: str | None,
+    max_requirements: int,
+    as_json: bool,
+    quiet: bool,
+    verbose: int,
+    **options: Any,
+) -> None:
     """Judge SUBJECT (a document, or - for stdin) against requirements: violation, needs_review or compliant.
 
     Each requirement is first decided on its own: does it plausibly apply to the subject? Each that does is
@@ -76,8 +106,10 @@ def command(subject: str, requirements_file: str | None, bundle: str | None, que
           --question "What must a vendor contract with a motor carrier provide?" --json
     """
     if (requirements_file is None) == (bundle is None):
-        raise ConfigError("give exactly one of --requirements FILE.jsonl and --bundle BUNDLE",
-                          fix="extract requirements with okf requirements BUNDLE -o FILE.jsonl, or name a bundle")
+        raise ConfigError(
+            "give exactly one of --requirements FILE.jsonl and --bundle BUNDLE",
+            fix="extract requirements with okf requirements BUNDLE -o FILE.jsonl, or name a bundle",
+        )
     budgets = make_budgets(budgets_from_options(options))
     setup_logging(quiet, verbose)
     config = reader_config_from_options(**options)
@@ -87,8 +119,17 @@ def command(subject: str, requirements_file: str | None, bundle: str | None, que
     target: Any = SubjectText(name="<stdin>", text=sys.stdin.read()) if subject == "-" else subject
     live = LiveLine() if bundle and progress_enabled(quiet, as_json) else None
     try:
-        result = comply(target, requirements=requirements_file, bundle=bundle, question=question, reader=reader,
-                        budgets=budgets, max_requirements=max_requirements, cache=cache, progress=live)
+        result = comply(
+            target,
+            requirements=requirements_file,
+            bundle=bundle,
+            question=question,
+            reader=reader,
+            budgets=budgets,
+            max_requirements=max_requirements,
+            cache=cache,
+            progress=live,
+        )
     finally:
         if live is not None:
             live.close()

@@ -23,8 +23,10 @@ def fact_line(fact: FactResult) -> str:
     if fact.status == "grounded" and fact.receipt is not None:
         r = fact.receipt
         value = "absent, as required" if fact.value is None else f"= {json.dumps(fact.value, ensure_ascii=False)}"
-        return (f"fact {fact.name}: grounded {value} ({fact.type}) at {r.path}:{r.start_line}-{r.end_line} "
-                f"[{r.evidence_id}] sha256:{r.sha256[:12]}")
+        return (
+            f"fact {fact.name}: grounded {value} ({fact.type}) at {r.path}:{r.start_line}-{r.end_line} "
+            f"[{r.evidence_id}] sha256:{r.sha256[:12]}"
+        )
     return f"fact {fact.name}: FAILED {fact.code} ({fact.severity}): {fact.message} (fix: {fact.fix})"
 
 
@@ -47,9 +49,11 @@ def summary_line(report: ContractReport) -> str:
     """The last line of a contract check."""
     failed = len(report.facts) - report.grounded_count
     verdict = "contract holds" if report.ok else "contract FAILED"
-    return (f"{len(report.facts)} facts checked in {report.seconds:.2f}s against {report.contract}: "
-            f"{report.grounded_count} grounded, {failed} failed ({report.error_count} errors, "
-            f"{report.warning_count} warnings; {verdict})")
+    return (
+        f"{len(report.facts)} facts checked in {report.seconds:.2f}s against {report.contract}: "
+        f"{report.grounded_count} grounded, {failed} failed ({report.error_count} errors, "
+        f"{report.warning_count} warnings; {verdict})"
+    )
 
 
 @click.group("contract")
@@ -66,17 +70,35 @@ def command() -> None:
 
 @command.command("init")
 @click.argument("bundle", type=click.Path(path_type=str))
-@click.option("--fact", "facts", multiple=True, required=True, metavar="NAME[:TYPE]=LOCATOR",
-              help="A fact to pin; LOCATOR is CONCEPT[#HEADING]:EXTRACTOR:ARGUMENT with EXTRACTOR literal, regex, "
-                   "frontmatter or table (argument ROW|COLUMN). Repeat for more facts.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
-              help="Write the contract to FILE (.json: JSON, else YAML) instead of stdout.")
+@click.option(
+    "--fact",
+    "facts",
+    multiple=True,
+    required=True,
+    metavar="NAME[:TYPE]=LOCATOR",
+    help="A fact to pin; LOCATOR is CONCEPT[#HEADING]:EXTRACTOR:ARGUMENT with EXTRACTOR literal, regex, "
+    "frontmatter or table (argument ROW|COLUMN). Repeat for more facts.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="FILE",
+    help="Write the contract to FILE (.json: JSON, else YAML) instead of stdout.",
+)
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
 @click.option("--description", metavar="TEXT", help="A description to record in the contract.")
 @json_option
 @quiet_option
-def init(bundle: str, facts: tuple[str, ...], output: str | None, force: bool, description: str | None,
-         as_json: bool, quiet: bool) -> None:
+def init(
+    bundle: str,
+    facts: tuple[str, ...],
+    output: str | None,
+    force: bool,
+    description: str | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
     """Write a contract pinning each --fact to its current value and the sha256 of the lines it is read from.
 
     Without TYPE the type is inferred from the value found (boolean, number, date, list, else string).
@@ -94,14 +116,19 @@ def init(bundle: str, facts: tuple[str, ...], output: str | None, force: bool, d
     contract = init_contract(Bundle.open(bundle), list(facts), description=description)
     data = contract_data(contract)
     as_file_json = as_json if output is None else output.lower().endswith(".json")
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n" if as_file_json else \
-        yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+    text = (
+        json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        if as_file_json
+        else yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+    )
     if output is None:
         click.echo(text, nl=False)
         return
     _write_atomic(Path(output), text)
-    notice(f"Wrote {len(contract.facts)} fact(s) to {output}; check them with "
-           f"'okf check {bundle} --contract {output}'.", quiet=quiet)
+    notice(
+        f"Wrote {len(contract.facts)} fact(s) to {output}; check them with 'okf check {bundle} --contract {output}'.",
+        quiet=quiet,
+    )
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -109,8 +136,9 @@ def _write_atomic(path: Path, text: str) -> None:
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
     except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}",
-                          fix="pass -o a writable file path whose folder exists") from None
+        raise ConfigError(
+            f"cannot write {path}: {exc.strerror or exc}", fix="pass -o a writable file path whose folder exists"
+        ) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)

@@ -37,25 +37,55 @@ from okf.trace.load import walk_file_name
 @click.argument("bundle", type=click.Path(path_type=str))
 @click.argument("questions", type=click.Path(path_type=str))
 @json_option
-@click.option("--verbose", "-v", is_flag=True,
-              help="Also print one line per question, and model retries and failures on stderr as they happen.")
-@click.option("--limit", type=click.IntRange(min=1), default=None,
-              help="Evaluate only the first N questions (after --sample).")
-@click.option("--sample", type=click.IntRange(min=1), default=None,
-              help="Evaluate a random sample of N questions, fixed by --seed, kept in file order.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Also print one line per question, and model retries and failures on stderr as they happen.",
+)
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N questions (after --sample)."
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Evaluate a random sample of N questions, fixed by --seed, kept in file order.",
+)
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Seed of --sample.")
-@click.option("--parallel", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Questions navigated at once (worth raising with a model endpoint; --concurrency still "
-                   "caps the model calls in flight over all of them).")
-@click.option("--walks", "walks_dir", type=click.Path(file_okay=False, path_type=str), metavar="DIR",
-              help="Save every question's navigation (shortlist, receipts, trace) as DIR/<question id>.json, "
-                   "for `okf report --walks DIR` and `okf trace`.")
+@click.option(
+    "--parallel",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Questions navigated at once (worth raising with a model endpoint; --concurrency still "
+    "caps the model calls in flight over all of them).",
+)
+@click.option(
+    "--walks",
+    "walks_dir",
+    type=click.Path(file_okay=False, path_type=str),
+    metavar="DIR",
+    help="Save every question's navigation (shortlist, receipts, trace) as DIR/<question id>.json, "
+    "for `okf report --walks DIR` and `okf trace`.",
+)
 @angles_option
 @budget_options
 @reader_options
 @quiet_option
-def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: int | None, sample: int | None,
-            seed: int, parallel: int, walks_dir: str | None, quiet: bool, **options: Any) -> None:
+def command(
+    bundle: str,
+    questions: str,
+    as_json: bool,
+    verbose: bool,
+    limit: int | None,
+    sample: int | None,
+    seed: int,
+    parallel: int,
+    walks_dir: str | None,
+    quiet: bool,
+    **options: Any,
+) -> None:
     """Navigate every question of QUESTIONS (a JSONL file) in BUNDLE and score the shortlists against gold.
 
     A shortlisted concept hits a gold span when its `sources` provenance names the same source file with
@@ -87,9 +117,19 @@ def command(bundle: str, questions: str, as_json: bool, verbose: bool, limit: in
             bar("questions", done, total, note=f"recall so far {hits / done:.0%}")
 
     try:
-        report = evaluate(bundle, questions, reader=reader, budgets=budgets or None, sample=sample, seed=seed,
-                          limit=limit, concurrency=parallel, progress=progress,
-                          on_walk=_walk_saver(walks_dir) if walks_dir else None, angles=angles)
+        report = evaluate(
+            bundle,
+            questions,
+            reader=reader,
+            budgets=budgets or None,
+            sample=sample,
+            seed=seed,
+            limit=limit,
+            concurrency=parallel,
+            progress=progress,
+            on_walk=_walk_saver(walks_dir) if walks_dir else None,
+            angles=angles,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -107,7 +147,9 @@ def _walk_saver(folder: str) -> Callable[[EvalQuestion, NavigationResult], None]
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError(f"cannot create {folder}: {exc.strerror or exc}", fix="pass --walks a writable folder") from None
+        raise ConfigError(
+            f"cannot create {folder}: {exc.strerror or exc}", fix="pass --walks a writable folder"
+        ) from None
 
     def save(question: EvalQuestion, result: NavigationResult) -> None:
         (target / f"{walk_file_name(question.id)}.json").write_text(result.model_dump_json(), encoding="utf-8")

@@ -17,7 +17,9 @@ def _as_of(value: str | None) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ConfigError(f"--as-of {value!r} is not a date", fix="give it as YYYY-MM-DD, e.g. --as-of 2026-01-01") from None
+        raise ConfigError(
+            f"--as-of {value!r} is not a date", fix="give it as YYYY-MM-DD, e.g. --as-of 2026-01-01"
+        ) from None
 
 
 def _done(report: ExportReport, as_json: bool, quiet: bool) -> None:
@@ -25,17 +27,30 @@ def _done(report: ExportReport, as_json: bool, quiet: bool) -> None:
         emit_json(report)
         return
     full = f", {report.full_concepts} in llms-full.txt" if report.full_concepts is not None else ""
-    click.echo(f"exported {report.concepts} concepts ({report.optional} deprecated or stale{full}) to "
-               f"{report.output}: {report.files} files, {report.written} written, {report.unchanged} unchanged, "
-               f"{report.removed} removed, {report.seconds:.2f}s")
+    click.echo(
+        f"exported {report.concepts} concepts ({report.optional} deprecated or stale{full}) to "
+        f"{report.output}: {report.files} files, {report.written} written, {report.unchanged} unchanged, "
+        f"{report.removed} removed, {report.seconds:.2f}s"
+    )
     for warning in report.warnings:
         notice(printable(f"warning: {warning}"), quiet=quiet)
 
 
-_OUT = click.option("-o", "--output", "out", required=True, type=click.Path(file_okay=False, path_type=str),
-                    metavar="DIR", help="Folder to write (created; files of a previous export there are updated).")
-_AS_OF = click.option("--as-of", default=None, metavar="YYYY-MM-DD",
-                      help="Judge stale_after against this date (default today), for reproducible output.")
+_OUT = click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=str),
+    metavar="DIR",
+    help="Folder to write (created; files of a previous export there are updated).",
+)
+_AS_OF = click.option(
+    "--as-of",
+    default=None,
+    metavar="YYYY-MM-DD",
+    help="Judge stale_after against this date (default today), for reproducible output.",
+)
 _TITLE = click.option("--title", default=None, help="Title (default: the root index.md's heading).")
 
 
@@ -58,16 +73,33 @@ def command() -> None:
 @command.command("llms-txt")
 @click.argument("bundle", type=click.Path(path_type=str))
 @_OUT
-@click.option("--base-url", default=None, metavar="URL",
-              help="Make links absolute under URL (where DIR will be served); default relative links.")
-@click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Cap llms-full.txt at N bytes: whole concepts in signpost order, the cut stated at its end.")
+@click.option(
+    "--base-url",
+    default=None,
+    metavar="URL",
+    help="Make links absolute under URL (where DIR will be served); default relative links.",
+)
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Cap llms-full.txt at N bytes: whole concepts in signpost order, the cut stated at its end.",
+)
 @_AS_OF
 @_TITLE
 @json_option
 @quiet_option
-def llms_txt(bundle: str, out: str, base_url: str | None, max_bytes: int | None, as_of: str | None,
-             title: str | None, as_json: bool, quiet: bool) -> None:
+def llms_txt(
+    bundle: str,
+    out: str,
+    base_url: str | None,
+    max_bytes: int | None,
+    as_of: str | None,
+    title: str | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
     """Write llms.txt (an index of the bundle's concepts by top-level directory, deprecated and stale ones under
     Optional), llms-full.txt (every current concept's text, in signpost order, each under its id and source
     lines) and each concept's .md file into DIR.
@@ -79,8 +111,11 @@ def llms_txt(bundle: str, out: str, base_url: str | None, max_bytes: int | None,
     """
     if base_url is not None and not base_url.strip():
         raise ConfigError("--base-url is empty", fix="pass the URL DIR will be served at, e.g. https://example.com/kb")
-    _done(export_llms_txt(bundle, out, base_url=base_url, max_bytes=max_bytes, as_of=_as_of(as_of), title=title),
-          as_json, quiet)
+    _done(
+        export_llms_txt(bundle, out, base_url=base_url, max_bytes=max_bytes, as_of=_as_of(as_of), title=title),
+        as_json,
+        quiet,
+    )
 
 
 @command.command("site")

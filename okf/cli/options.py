@@ -28,6 +28,7 @@ READER_OPTION_NAMES = (
     "no_cache",
 )
 
+
 def setting_option(setting: Setting, *, default: Any = None) -> Callable[[F], F]:
     """The click option of a setting (okf.settings): its flag, type and bound, help text with the default.
 
@@ -40,8 +41,9 @@ def setting_option(setting: Setting, *, default: Any = None) -> Callable[[F], F]
         kind = click.IntRange(min=None if bound is None else int(bound), min_open=exclusive)
     elif kind is float:
         kind = click.FloatRange(min=bound, min_open=exclusive)
-    return click.option(setting.cli_flag, setting.name, type=kind, default=default, metavar=setting.metavar,
-                        help=setting.help())
+    return click.option(
+        setting.cli_flag, setting.name, type=kind, default=default, metavar=setting.metavar, help=setting.help()
+    )
 
 
 _OPTIONS = [
@@ -110,14 +112,22 @@ def reader_options(f: F) -> F:
 
 def extract_model_option(f: F) -> F:
     """``--extract-model``: the model that reads rules out of sections (role ``extractor``)."""
-    return click.option("--extract-model", metavar="NAME", default=None,
-                        help="Model that extracts requirements from sections (env OKF_EXTRACT_MODEL).")(f)
+    return click.option(
+        "--extract-model",
+        metavar="NAME",
+        default=None,
+        help="Model that extracts requirements from sections (env OKF_EXTRACT_MODEL).",
+    )(f)
 
 
 def assess_model_option(f: F) -> F:
     """``--assess-model``: the compliance judge (role ``assessor``)."""
-    return click.option("--assess-model", metavar="NAME", default=None,
-                        help="Model that decides applicability and judges compliance (env OKF_ASSESS_MODEL).")(f)
+    return click.option(
+        "--assess-model",
+        metavar="NAME",
+        default=None,
+        help="Model that decides applicability and judges compliance (env OKF_ASSESS_MODEL).",
+    )(f)
 
 
 def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
@@ -142,16 +152,32 @@ def reader_config_from_options(**kwargs: Any) -> ReaderConfig:
 
 
 _DESCRIBER_OPTIONS = [
-    click.option("--model", metavar="NAME", default=None,
-                 help="Model that writes concept descriptions, tags and group titles (env OKF_MODEL). With no "
-                 "model configured anywhere, compile is extractive and deterministic."),
-    click.option("--describe-model", metavar="NAME", default=None,
-                 help="Model for descriptions and titles only, over --model (env OKF_DESCRIBE_MODEL)."),
+    click.option(
+        "--model",
+        metavar="NAME",
+        default=None,
+        help="Model that writes concept descriptions, tags and group titles (env OKF_MODEL). With no "
+        "model configured anywhere, compile is extractive and deterministic.",
+    ),
+    click.option(
+        "--describe-model",
+        metavar="NAME",
+        default=None,
+        help="Model for descriptions and titles only, over --model (env OKF_DESCRIBE_MODEL).",
+    ),
     *(o for o in _OPTIONS[4:9]),  # --base-url, --api-key-env, --config, --timeout, --concurrency
-    click.option("--no-cache", is_flag=True, default=False,
-                 help="Do not reuse or store descriptions in the description cache (see docs/compile.md)."),
-    click.option("--offline", is_flag=True, default=False,
-                 help="Ignore any configured model (flags, OKF_MODEL, config file): the extractive compile."),
+    click.option(
+        "--no-cache",
+        is_flag=True,
+        default=False,
+        help="Do not reuse or store descriptions in the description cache (see docs/compile.md).",
+    ),
+    click.option(
+        "--offline",
+        is_flag=True,
+        default=False,
+        help="Ignore any configured model (flags, OKF_MODEL, config file): the extractive compile.",
+    ),
 ]
 
 
@@ -201,11 +227,15 @@ def compile_setting_options(f: F) -> F:
 def angles_option(f: F) -> F:
     """``--angles auto|N|off``: multi-angle orchestration of navigation (docs/navigate.md, "Angles")."""
     return click.option(
-        "--angles", default="auto", show_default=True, metavar="auto|N|off",
+        "--angles",
+        default="auto",
+        show_default=True,
+        metavar="auto|N|off",
         help="auto: plan 3 to 5 angles (rephrasings, viewpoints, granularity, the bundle's vocabulary; a "
         "question asking several things split into parts), walk them in parallel, cross-check, follow second "
         "hops and escalate, within 8 walks (12 at most); N: N angles per part; off: one walk of the question "
-        "as asked.")(f)
+        "as asked.",
+    )(f)
 
 
 def angles_from_options(options: dict[str, Any]) -> str:

@@ -26,8 +26,17 @@ def _bar(label: str, total: int | None, unit: str, bar_format: str | None = None
     from tqdm import tqdm  # only when progress is drawn: off a terminal no command pays its import
 
     # sys.stderr as it is now: click's CliRunner swaps it, so tests see what a terminal would.
-    return tqdm(total=total, desc=label, unit=unit, file=sys.stderr, mininterval=_INTERVAL_S, dynamic_ncols=True,
-                leave=True, disable=False, bar_format=bar_format)
+    return tqdm(
+        total=total,
+        desc=label,
+        unit=unit,
+        file=sys.stderr,
+        mininterval=_INTERVAL_S,
+        dynamic_ncols=True,
+        leave=True,
+        disable=False,
+        bar_format=bar_format,
+    )
 
 
 class StageProgress:
@@ -77,8 +86,7 @@ class WalkProgress:
         else:
             return
         slices = f", {self.slices} evidence slices read" if self.slices else ""
-        self._bar.set_postfix_str(f"{self.opened} directories opened, {self.relevant} relevant{slices}",
-                                  refresh=False)
+        self._bar.set_postfix_str(f"{self.opened} directories opened, {self.relevant} relevant{slices}", refresh=False)
         self._bar.update(self.judged - self._bar.n)
 
     def close(self) -> None:

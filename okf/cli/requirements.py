@@ -28,20 +28,43 @@ from okf.requirements.sections import extractor_identity
 
 @click.command("requirements")
 @click.argument("bundle", type=click.Path(path_type=str))
-@click.option("--under", metavar="DIR", default=None,
-              help="Only the sections under this bundle directory (or this one concept), e.g. policies/.")
-@click.option("-o", "--output", metavar="FILE.jsonl", type=click.Path(dir_okay=False, path_type=str), default=None,
-              help="Write one requirement per line to FILE (atomically); stdout then gets the summary.")
-@click.option("--mode", type=click.Choice(["auto", "single", "dense"]), default="auto", show_default=True,
-              help="auto: sections over 4,000 characters skeleton-then-fill, others one call; single: one call "
-                   "per section; dense: skeleton-then-fill for all.")
+@click.option(
+    "--under",
+    metavar="DIR",
+    default=None,
+    help="Only the sections under this bundle directory (or this one concept), e.g. policies/.",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE.jsonl",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    help="Write one requirement per line to FILE (atomically); stdout then gets the summary.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "single", "dense"]),
+    default="auto",
+    show_default=True,
+    help="auto: sections over 4,000 characters skeleton-then-fill, others one call; single: one call "
+    "per section; dense: skeleton-then-fill for all.",
+)
 @json_option
 @reader_options
 @extract_model_option
 @quiet_option
 @verbose_option
-def command(bundle: str, under: str | None, output: str | None, mode: str, as_json: bool, quiet: bool, verbose: int,
-            **options: Any) -> None:
+def command(
+    bundle: str,
+    under: str | None,
+    output: str | None,
+    mode: str,
+    as_json: bool,
+    quiet: bool,
+    verbose: int,
+    **options: Any,
+) -> None:
     """Extract the operative rules (obligations, prohibitions, permissions) of BUNDLE's sections.
 
     Each rule: its sentence, deontic type (obligation / prohibition / permission; anything a model says
@@ -68,19 +91,31 @@ def command(bundle: str, under: str | None, output: str | None, mode: str, as_js
     opened = Bundle.open(bundle)
     identity = extractor_identity(reader)  # type: ignore[arg-type]
     cache = ExtractionCache() if config.cache and not identity.startswith("offline") else None
-    bar = StageProgress({"sections": ("Reading sections", " sections")}) if progress_enabled(quiet, as_json) \
-        else None
+    bar = StageProgress({"sections": ("Reading sections", " sections")}) if progress_enabled(quiet, as_json) else None
     try:
-        result = extract_requirements(opened, under=under, reader=reader, cache=cache, mode=mode,
-                                      progress=None if bar is None else partial(bar, "sections"))
+        result = extract_requirements(
+            opened,
+            under=under,
+            reader=reader,
+            cache=cache,
+            mode=mode,
+            progress=None if bar is None else partial(bar, "sections"),
+        )
     finally:
         if bar is not None:
             bar.close()
     if output:
         count = write_requirements(result.requirements, output)
         if as_json:
-            emit_json({"output": output, "written": count, "stats": result.stats.model_dump(),
-                       "failures": [f.model_dump() for f in result.failures], "reader": result.reader})
+            emit_json(
+                {
+                    "output": output,
+                    "written": count,
+                    "stats": result.stats.model_dump(),
+                    "failures": [f.model_dump() for f in result.failures],
+                    "reader": result.reader,
+                }
+            )
         else:
             click.echo(f"{render_summary(result)}\nwrote {count} requirements to {output}")
     elif as_json:

@@ -23,19 +23,44 @@ def color_wanted(color: bool | None, stream: object) -> bool:
 
 @click.command("trace")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=str))
-@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=str), metavar="OUT.html",
-              help="Write the walk as one self-contained HTML page instead of printing the tree.")
-@click.option("--bundle", type=click.Path(path_type=str), default=None,
-              help="Bundle to read receipt lines from for --html (default: the one the file names).")
-@click.option("--depth", type=click.IntRange(min=0), default=None,
-              help="Show N directory levels below the root; deeper directories are summed up on one line.")
-@click.option("--only", type=click.Choice(["relevant", "failures"]), default=None,
-              help="Show only the paths to relevant (or partial) concepts, or only failures.")
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, path_type=str),
+    metavar="OUT.html",
+    help="Write the walk as one self-contained HTML page instead of printing the tree.",
+)
+@click.option(
+    "--bundle",
+    type=click.Path(path_type=str),
+    default=None,
+    help="Bundle to read receipt lines from for --html (default: the one the file names).",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Show N directory levels below the root; deeper directories are summed up on one line.",
+)
+@click.option(
+    "--only",
+    type=click.Choice(["relevant", "failures"]),
+    default=None,
+    help="Show only the paths to relevant (or partial) concepts, or only failures.",
+)
 @click.option("--color/--no-color", default=None, help="Colours (default: only when stdout is a terminal).")
 @json_option
 @quiet_option
-def command(file: str, html_out: str | None, bundle: str | None, depth: int | None, only: str | None,
-            color: bool | None, as_json: bool, quiet: bool) -> None:
+def command(
+    file: str,
+    html_out: str | None,
+    bundle: str | None,
+    depth: int | None,
+    only: str | None,
+    color: bool | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
     """Show the walk in FILE: a trace (`okf navigate --trace FILE`) or a saved result (`okf navigate --json`,
     `okf ask --json`, a walk saved by `okf eval --walks DIR`).
 
@@ -64,5 +89,12 @@ def command(file: str, html_out: str | None, bundle: str | None, depth: int | No
     if as_json:
         click.echo(json.dumps(fold(record.events).to_dict(), indent=2, ensure_ascii=False))
         return
-    click.echo(render_tree(record, depth=depth, only=only,  # type: ignore[arg-type]
-                           color=color_wanted(color, sys.stdout)), color=color_wanted(color, sys.stdout))
+    click.echo(
+        render_tree(
+            record,
+            depth=depth,
+            only=only,  # type: ignore[arg-type]
+            color=color_wanted(color, sys.stdout),
+        ),
+        color=color_wanted(color, sys.stdout),
+    )

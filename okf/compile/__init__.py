@@ -9,5 +9,4 @@ from __future__ import annotations
 from okf.compile.api import STEPS, compile_bundle, compile_time
 from okf.compile.state import CompileOptions, CompileReport, CompileState, SkippedFile
 
-__all__ = ["STEPS", "CompileOptions", "CompileReport", "CompileState", "SkippedFile", "compile_bundle",
-           "compile_time"]
+__all__ = ["STEPS", "CompileOptions", "CompileReport", "CompileState", "SkippedFile", "compile_bundle", "compile_time"]

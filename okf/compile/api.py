@@ -43,8 +43,7 @@ STEPS: list[tuple[str, Step]] = [
     ("save_stat_cache", save_stat_cache),
 ]
 
-__all__ = ["STEPS", "CompileOptions", "CompileReport", "CompileState", "SkippedFile", "compile_bundle",
-           "compile_time"]
+__all__ = ["STEPS", "CompileOptions", "CompileReport", "CompileState", "SkippedFile", "compile_bundle", "compile_time"]
 
 
 def compile_time(options: CompileOptions) -> datetime:
@@ -57,15 +56,22 @@ def compile_time(options: CompileOptions) -> datetime:
         try:
             return datetime.fromtimestamp(int(epoch), UTC)
         except ValueError as exc:
-            raise ConfigError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds",
-                              fix="unset it or set it to a Unix time like 1700000000") from exc
+            raise ConfigError(
+                f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds",
+                fix="unset it or set it to a Unix time like 1700000000",
+            ) from exc
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def compile_bundle(sources: Sequence[str | Path] | str | Path, output: str | Path, *,
-                   options: CompileOptions | None = None,
-                   progress: Callable[[str, int, int], None] | None = None,
-                   describer: Describer | None = None, cache: DescriptionCache | None = None) -> CompileReport:
+def compile_bundle(
+    sources: Sequence[str | Path] | str | Path,
+    output: str | Path,
+    *,
+    options: CompileOptions | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    describer: Describer | None = None,
+    cache: DescriptionCache | None = None,
+) -> CompileReport:
     """Compile source files and folders into the bundle at ``output``; only changed sources are rebuilt.
 
     With a ``describer`` (an ``LLMReader`` whose describer role has a model), a model writes the concepts'
@@ -77,8 +83,7 @@ def compile_bundle(sources: Sequence[str | Path] | str | Path, output: str | Pat
     if isinstance(sources, (str, Path)):
         sources = [sources]
     options = options or CompileOptions()
-    state = CompileState(inputs=[Path(s) for s in sources], output=Path(output), options=options,
-                         progress=progress)
+    state = CompileState(inputs=[Path(s) for s in sources], output=Path(output), options=options, progress=progress)
     state.report.output = str(output)
     state.at = compile_time(options)
     start(state, describer, cache)

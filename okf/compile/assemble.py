@@ -66,8 +66,9 @@ def describe_dirs(node: Node, terms_of: Callable[[Node], list[str]], titled: dic
         node.description = directory_description(members, key_terms, GROUP_DESCRIPTION_CHARS)
     elif node.type == "Group" and node.children:
         base = node.title.split(":", 1)[0]
-        node.title = f"{base}: {model_title}" if model_title else f"{base}: {', '.join(key_terms[:3])}" \
-            if key_terms else base
+        node.title = (
+            f"{base}: {model_title}" if model_title else f"{base}: {', '.join(key_terms[:3])}" if key_terms else base
+        )
         node.description = directory_description(members, key_terms, GROUP_DESCRIPTION_CHARS)
     else:
         node.description = directory_description(members, key_terms)
@@ -119,14 +120,19 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
     describe_dirs(plan.node, survey.terms_of, SHARED.get("titled"))
     outline = [(label(c), survey.terms_of(c) if c.is_dir else list(c.tags)) for c in plan.node.children if c.title]
     plan.node.description = directory_description(
-        outline if len(concepts) > 1 else [concepts[0].description], survey.terms_of(plan.node))
+        outline if len(concepts) > 1 else [concepts[0].description], survey.terms_of(plan.node)
+    )
     described = plan.meta is not None and bool(plan.meta.description)
     if described:  # the source's own summary beats the outline of its members
         plan.node.description = plan.meta.description
     indexes = []
-    single = len(concepts) == 1 and not plan.node.children[0].is_dir and concepts[0].path.endswith(".md") \
+    single = (
+        len(concepts) == 1
+        and not plan.node.children[0].is_dir
+        and concepts[0].path.endswith(".md")
         and not concepts[0].path.startswith(plan.node.path)
-    for directory in ([] if single else iter_dirs(plan.node)):
+    )
+    for directory in [] if single else iter_dirs(plan.node):
         path = directory.path + "index.md"
         indexes.append(path)
         content = index_file(directory, directory.title, directory.description)
@@ -135,12 +141,20 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
         else:
             outputs[path] = content
     entry: dict[str, Any] = {
-        "sha256": plan.source.sha256, "dir": plan.node.path, "title": plan.title,
-        "description": plan.node.description, "indexes": indexes,
-        "concepts": [n.path for n in concepts], "anchors": plan.anchors,
-        "links_to": sorted(plan.links_to), "outline": [[name, terms[:8]] for name, terms in outline][:40] if not single
+        "sha256": plan.source.sha256,
+        "dir": plan.node.path,
+        "title": plan.title,
+        "description": plan.node.description,
+        "indexes": indexes,
+        "concepts": [n.path for n in concepts],
+        "anchors": plan.anchors,
+        "links_to": sorted(plan.links_to),
+        "outline": [[name, terms[:8]] for name, terms in outline][:40]
+        if not single
         else [[concepts[0].description, list(concepts[0].tags[:8])]],
-        "terms": survey.summary(), "acronyms": survey.expansions, "vocabulary": survey.table(),
+        "terms": survey.summary(),
+        "acronyms": survey.expansions,
+        "vocabulary": survey.table(),
     }
     if plan.note is not None and plan.note.record():
         entry["note"] = plan.note.record()
@@ -168,12 +182,20 @@ def render_documents(state: CompileState) -> None:
     resources = [r for r, p in state.plans.items() if p.lines]  # text and PDF ones were rendered with their plan
     if not resources:
         return
-    shared = {"plans": state.plans, "anchors": anchors, "output": state.output, "vault": state.vault,
-              "vault_sources": state.vault_sources,
-              "old_files": manifest_files(state.previous), "at": state.at or datetime.now(),
-              "max_chars": state.options.max_chars, "described": state.described, "titled": state.titled,
-              "root": state.root,
-              "side": f"{open_side_tree(state)}{os.sep}"}
+    shared = {
+        "plans": state.plans,
+        "anchors": anchors,
+        "output": state.output,
+        "vault": state.vault,
+        "vault_sources": state.vault_sources,
+        "old_files": manifest_files(state.previous),
+        "at": state.at or datetime.now(),
+        "max_chars": state.options.max_chars,
+        "described": state.described,
+        "titled": state.titled,
+        "root": state.root,
+        "side": f"{open_side_tree(state)}{os.sep}",
+    }
     for resource, (written, keep, entry) in zip(resources, ordered_map(render_plan, resources, state.jobs, shared)):
         state.written.update(written)
         state.keep.update(keep)
@@ -185,24 +207,28 @@ def render_documents(state: CompileState) -> None:
 def warn_missing(state: CompileState, resource: str, entry: dict[str, Any]) -> None:
     """A compile warning for each link of ``resource`` to a file that could not be copied into the bundle."""
     for target, why in entry.pop("missing", []):
-        state.warn(f"{resource}: links to {target}, which is not copied into the bundle ({why}); the link is "
-                   "left as written and okf check reports it")
+        state.warn(
+            f"{resource}: links to {target}, which is not copied into the bundle ({why}); the link is "
+            "left as written and okf check reports it"
+        )
 
 
-def _render_concept(output: Path, plan: DocPlan, node: Node, resolve: Any, at: datetime,
-                    old_files: set[str], text: str | None = None) -> tuple[str, bytes | None]:
+def _render_concept(
+    output: Path, plan: DocPlan, node: Node, resolve: Any, at: datetime, old_files: set[str], text: str | None = None
+) -> tuple[str, bytes | None]:
     """A concept's path and new content, or None as content when the file on disk is already the same.
     ``text`` is the concept's lines joined (as the survey joined them), when already at hand."""
     assert node.lines is not None
-    text = "\n".join(plan.lines[node.lines[0] - 1:node.lines[1]]) if text is None else text
+    text = "\n".join(plan.lines[node.lines[0] - 1 : node.lines[1]]) if text is None else text
     body = text
     if plan.source.kind == "markdown":
         body = link_wikilinks(body, plan, SHARED.get("vault"), SHARED.get("vault_sources", set()), node.lines[0])
     if plan.source.kind in ("markdown", "html"):
         body = rewrite_markdown_links(body, plan, resolve, link_asset)
     else:  # plain text: escaped, so markdown shows exactly its text (and the links compile adds)
-        body = link_text(body, plan, node.path, node.lines[0], room=max(0, SHARED["max_chars"] - len(body)),
-                         escape=True)
+        body = link_text(
+            body, plan, node.path, node.lines[0], room=max(0, SHARED["max_chars"] - len(body)), escape=True
+        )
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()  # okf.sources.span_sha256 of the concept's lines
     old = _read_old(output, node.path, old_files)
     if old is not None and (m := _AT.search(old)):
@@ -265,8 +291,7 @@ def render_indexes(state: CompileState) -> None:
         counts = {t: v[0] for t, v in summary.items()}
         # A group over many documents names more of what it holds: its signpost is all a selector sees of them.
         limit = DIRECTORY_TERMS + min(44, len(summary) // 40) if node.type == "Topic" else DIRECTORY_TERMS
-        return [summary[t][1] for t in distinctive(counts, weights, limit=limit, exclude=exclude,
-                                                    unseen=unseen)]
+        return [summary[t][1] for t in distinctive(counts, weights, limit=limit, exclude=exclude, unseen=unseen)]
 
     def fill(node: Node) -> None:
         kept = []
@@ -276,9 +301,14 @@ def render_indexes(state: CompileState) -> None:
                 if entry is None:
                     continue  # skipped (empty or unreadable)
                 child.title = entry["title"]
-                outline = [(m[0], list(m[1])) if isinstance(m, list) else (str(m), []) for m in entry.get("outline") or []]
-                child.description = directory_description(outline, terms_of(child)) if (outline or \
-                    entry.get("terms")) and not entry.get("own_description") else entry["description"]
+                outline = [
+                    (m[0], list(m[1])) if isinstance(m, list) else (str(m), []) for m in entry.get("outline") or []
+                ]
+                child.description = (
+                    directory_description(outline, terms_of(child))
+                    if (outline or entry.get("terms")) and not entry.get("own_description")
+                    else entry["description"]
+                )
                 if len(entry["concepts"]) == 1 and not entry["indexes"]:
                     child.path, child.lines = entry["concepts"][0], (1, 1)  # a one-concept document is a file
                     child.tags = list(outline[0][1]) if outline else []
@@ -350,8 +380,11 @@ def finish(state: CompileState) -> None:
         state.warn(f"{len(unresolved) - MAX_LISTED} more unresolved wikilinks (listed in log.md)")
     if content_changed:
         at = state.at or datetime.now()
-        changed_sources = sorted(p.source.resource for p in state.plans.values()
-                                 if any(c in changed for c in state.doc_entries[p.source.resource]["concepts"]))
+        changed_sources = sorted(
+            p.source.resource
+            for p in state.plans.values()
+            if any(c in changed for c in state.doc_entries[p.source.resource]["concepts"])
+        )
         gone = sorted(set(old_sources) - set(state.doc_entries))
         bullets = log_entry(at.strftime("%Y-%m-%d"), created, updated, removed, changed_sources + gone)
         bullets += unresolved_bullet(unresolved)

@@ -37,16 +37,44 @@ NAME_CHARS = 800
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9\"“(\[])")
 _RULE = re.compile(r"\s*\|?[\s:|-]*")
 # Structural words of identifiers: "Part 1.Chapter 2", "Section 93", "APP1.A1.1.Guidance.3.", "Schedule B".
-_STRUCTURAL = frozenset({"part", "chapter", "section", "sections", "article", "articles", "schedule", "annex",
-                         "appendix", "exhibit", "guidance", "app", "rule", "rules", "paragraph", "clause", "item",
-                         "no", "title", "subpart", "division", "page", "pages", "documents", "entries", "to"})
+_STRUCTURAL = frozenset(
+    {
+        "part",
+        "chapter",
+        "section",
+        "sections",
+        "article",
+        "articles",
+        "schedule",
+        "annex",
+        "appendix",
+        "exhibit",
+        "guidance",
+        "app",
+        "rule",
+        "rules",
+        "paragraph",
+        "clause",
+        "item",
+        "no",
+        "title",
+        "subpart",
+        "division",
+        "page",
+        "pages",
+        "documents",
+        "entries",
+        "to",
+    }
+)
 _IDENT_TOKEN = re.compile(r"[A-Za-z]{0,3}\d[\w]*|[ivxlcdm]+|[a-z]", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]{2,}")
 # A line that only labels the document it is in: "Employee Handbook — Section 4.1.", "Document OPS-SOP-140,
 # revision 2", "Version 3.0", "Owner: ...". Recognised by shape, not by words of one corpus: short, and
 # made mostly of capitalised words, identifiers and numbers.
-_META_CUE = re.compile(r"\b(?:section|revision|version|owner|owners|effective|updated|page|document|policy number)\b",
-                       re.IGNORECASE)
+_META_CUE = re.compile(
+    r"\b(?:section|revision|version|owner|owners|effective|updated|page|document|policy number)\b", re.IGNORECASE
+)
 
 
 def plain(line: str) -> str:
@@ -64,8 +92,8 @@ def clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
-    cut = text[:limit - 1]
-    if " " in cut[limit // 2:]:
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
         cut = cut.rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:-") + "…"
 
@@ -92,8 +120,9 @@ def _meta_line(text: str, title: str) -> bool:
     return capital >= 0.6 * len(words)
 
 
-def lead_sentence(lines: list[str], start: int, end: int, skip: set[int], title: str,
-                  heading_titles: Mapping[int, str] | None = None) -> str:
+def lead_sentence(
+    lines: list[str], start: int, end: int, skip: set[int], title: str, heading_titles: Mapping[int, str] | None = None
+) -> str:
     """The first sentence of lines ``start..end`` that states something, or "" when none does.
 
     Paragraphs are read in order; headings, fenced code, table rows, rules, meta lines and lines wholly in
@@ -105,8 +134,11 @@ def lead_sentence(lines: list[str], start: int, end: int, skip: set[int], title:
     def first_sentence() -> str:
         for sentence in _SENTENCE_END.split(" ".join(paragraph)):
             sentence = sentence.strip().lstrip("-–—:|# ").strip()
-            if len(sentence.split()) >= 4 and sum(map(str.isalpha, sentence[:200])) >= 12 \
-                    and not _meta_line(sentence, title):
+            if (
+                len(sentence.split()) >= 4
+                and sum(map(str.isalpha, sentence[:200])) >= 12
+                and not _meta_line(sentence, title)
+            ):
                 return sentence
         return ""
 
@@ -119,7 +151,7 @@ def lead_sentence(lines: list[str], start: int, end: int, skip: set[int], title:
         heading = number in skip and len(raw.split()) <= 15
         named = (heading_titles or {}).get(number)
         if named and not in_fence and stripped.casefold().startswith(named.casefold()):
-            rest = stripped[len(named):].lstrip(" .:;-–—")
+            rest = stripped[len(named) :].lstrip(" .:;-–—")
             if len(rest.split()) >= 4:  # "5.2 Invoicing and Payment. Storage is invoiced monthly...": the rest
                 raw, stripped, heading = rest, rest, False
         text = "" if in_fence or heading or stripped.startswith("|") or _RULE.fullmatch(raw) else plain(raw)
@@ -137,8 +169,15 @@ def lead_sentence(lines: list[str], start: int, end: int, skip: set[int], title:
     return first_sentence() if paragraph else ""
 
 
-def describe_concept(lines: list[str], start: int, end: int, skip: set[int], title: str,
-                     subheadings: list[str], heading_titles: Mapping[int, str] | None = None) -> str:
+def describe_concept(
+    lines: list[str],
+    start: int,
+    end: int,
+    skip: set[int],
+    title: str,
+    subheadings: list[str],
+    heading_titles: Mapping[int, str] | None = None,
+) -> str:
     """A concept's description: its lead sentence, and the subsections it covers when it has several.
 
     Returns "" when the text has no sentence that states something and no subsections (``okf check``
@@ -155,8 +194,9 @@ def describe_concept(lines: list[str], start: int, end: int, skip: set[int], tit
     return clip(lead, DESCRIPTION_CHARS)
 
 
-def concept_tags(candidates: Mapping[str, float], title: str, text: str, defined: Iterable[str],
-                 expansions: Mapping[str, str]) -> list[str]:
+def concept_tags(
+    candidates: Mapping[str, float], title: str, text: str, defined: Iterable[str], expansions: Mapping[str, str]
+) -> list[str]:
     """Key terms of one concept: defined terms, acronyms (with expansion), names, then its most particular
     words within the document — these as terms marked with ``STEM_MARK``, to be shown as written later."""
     tags: list[str] = []
@@ -216,8 +256,9 @@ def subtree_scores(node: Node, scores_of: dict[str, dict[str, float]]) -> dict[s
     total: dict[str, float] = {}
     get = total.get
     for child in node.children:
-        for term, score in (subtree_scores(child, scores_of) if child.is_dir else
-                            scores_of.get(child.path, {})).items():
+        for term, score in (
+            subtree_scores(child, scores_of) if child.is_dir else scores_of.get(child.path, {})
+        ).items():
             total[term] = get(term, 0.0) + score
     scores_of[node.path] = total
     return total
@@ -238,8 +279,9 @@ def label(node: Node) -> str:
 Member = tuple[str, list[str]]  # a member's label and its own key terms
 
 
-def directory_description(members: list[Member] | list[str], key_terms: list[str],
-                          limit: int = DIR_DESCRIPTION_CHARS) -> str:
+def directory_description(
+    members: list[Member] | list[str], key_terms: list[str], limit: int = DIR_DESCRIPTION_CHARS
+) -> str:
     """``m1 (t, t); m2 (t, t); ... (and N more). Key terms: t1, t2, ...`` within ``limit`` characters.
 
     Each member is named with its own key terms, as many as its share of the room allows, so a reader sees

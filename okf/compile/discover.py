@@ -26,24 +26,35 @@ def check_paths(state: CompileState) -> None:
     resolved = []
     for source in state.inputs:
         if not source.exists():
-            raise CompileError("source does not exist", path=str(source),
-                               fix="check the path; sources are files or folders of .md, .txt, .html or .pdf")
+            raise CompileError(
+                "source does not exist",
+                path=str(source),
+                fix="check the path; sources are files or folders of .md, .txt, .html or .pdf",
+            )
         resolved.append(source.resolve())
     output = state.output.resolve()  # ".." and symlinks resolved even before it exists: "-o ../src/out" too
     if output.exists() and not output.is_dir():
-        raise CompileError("output exists and is not a folder", path=str(state.output),
-                           fix="choose a folder path for -o")
+        raise CompileError(
+            "output exists and is not a folder", path=str(state.output), fix="choose a folder path for -o"
+        )
     for source in resolved:
         base = source if source.is_dir() else source.parent
         if _inside(output, base) and (source.is_dir() or output == source):
-            raise CompileError("output is inside the sources", path=str(state.output),
-                               fix=f"write the bundle outside {source}")
+            raise CompileError(
+                "output is inside the sources", path=str(state.output), fix=f"write the bundle outside {source}"
+            )
         if _inside(source, output):
-            raise CompileError("a source is inside the output folder", path=str(source),
-                               fix="the output folder is replaced on compile: move the sources out of it")
+            raise CompileError(
+                "a source is inside the output folder",
+                path=str(source),
+                fix="the output folder is replaced on compile: move the sources out of it",
+            )
     if output.is_dir() and any(output.iterdir()) and not (output / ".okf" / "manifest.json").is_file():
-        raise CompileError("output folder exists, is not empty and was not written by okf compile",
-                           path=str(state.output), fix="choose a new or empty folder (nothing was changed)")
+        raise CompileError(
+            "output folder exists, is not empty and was not written by okf compile",
+            path=str(state.output),
+            fix="choose a new or empty folder (nothing was changed)",
+        )
     state.output = output
     dirs = [s if s.is_dir() else s.parent for s in resolved]
     state.root = Path(os.path.commonpath(dirs)) if len(resolved) > 1 else dirs[0]
@@ -170,8 +181,14 @@ def _assets_unchanged(state: CompileState, assets: dict[str, Any], racy_from: in
 def _settled_key(state: CompileState, indexes: list[str]) -> str | None:
     """Digest of everything a no-op compile depends on: okf version, options, paths, the sources' stat data,
     and the stat data of the manifest, log.md and folder index files (a hand edit there is repaired)."""
-    parts: list[Any] = [__version__, state.options.recorded(), state.options.title, str(state.output),
-                        str(state.root), state.stats]
+    parts: list[Any] = [
+        __version__,
+        state.options.recorded(),
+        state.options.title,
+        str(state.output),
+        str(state.root),
+        state.stats,
+    ]
     for rel in [".okf/manifest.json", "log.md", *indexes]:
         try:
             parts.append([rel, *_stat_key(os.stat(state.output / rel))])
@@ -190,12 +207,21 @@ def save_stat_cache(state: CompileState) -> None:
     if not (state.output / ".okf").is_dir():
         return
     indexes = sorted(state.manifest.get("indexes", []))
-    data = {"format": 1, "at": state.stat_at, "files": state.stats, "indexes": indexes,
-            "concepts": state.report.concepts, "settled": _settled_key(state, indexes), "assets": state.asset_stats}
+    data = {
+        "format": 1,
+        "at": state.stat_at,
+        "files": state.stats,
+        "indexes": indexes,
+        "concepts": state.report.concepts,
+        "settled": _settled_key(state, indexes),
+        "assets": state.asset_stats,
+    }
     old = state.stat_cache
     newest = max((v[1] for v in [*state.stats.values(), *state.asset_stats.values()]), default=0)
-    if all(old.get(k) == data[k] for k in ("files", "indexes", "concepts", "settled", "assets")) \
-            and newest < old.get("at", 0) - RACY_NS:
+    if (
+        all(old.get(k) == data[k] for k in ("files", "indexes", "concepts", "settled", "assets"))
+        and newest < old.get("at", 0) - RACY_NS
+    ):
         return  # same record, none racy: rewriting would only move "at"
     path = state.output / STAT_CACHE
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")

@@ -85,8 +85,9 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
     root = build_tree(found, len(lines), title, first=skip + 1)
     # Cross-links compile writes into a body ("[Section 5](/a/b.md)") lengthen it: leave them a share of the
     # window, so the concept as written still fits the judge's window.
-    nodes = plan_document(root, sizer, options.max_words, options.min_words,
-                          int(options.max_chars * (1 - LINK_ROOM)), first=skip + 1)
+    nodes = plan_document(
+        root, sizer, options.max_words, options.min_words, int(options.max_chars * (1 - LINK_ROOM)), first=skip + 1
+    )
     if not nodes:
         return None, warnings, "empty document (no text)"
     if named and len(nodes) == 1 and not nodes[0].is_dir:
@@ -95,10 +96,18 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
     assign_paths(doc, placement[source.resource], options.fanout)
     if len(doc.children) == 1 and not doc.children[0].is_dir:
         doc.children[0].path = placement[source.resource].rstrip("/") + ".md"  # one concept: a file, no folder
-    plan = DocPlan(source, title, lines, doc,
-                   headings={h.start for h in found} | {h.title_line for h in found if h.title_line},
-                   heading_titles={h.start: h.title for h in found}, note=note, first_line=skip + 1, meta=meta,
-                   cited=cited_resource(options, source))
+    plan = DocPlan(
+        source,
+        title,
+        lines,
+        doc,
+        headings={h.start for h in found} | {h.title_line for h in found if h.title_line},
+        heading_titles={h.start: h.title for h in found},
+        note=note,
+        first_line=skip + 1,
+        meta=meta,
+        cited=cited_resource(options, source),
+    )
     if data is not None:
         SHARED.setdefault("mirrored", {}).update(write_mirror(source, data))
     concepts = index_document(plan, _flatten(root))
@@ -134,15 +143,27 @@ def build_documents(state: CompileState) -> None:
     old_files = manifest_files(state.previous)
     old_sources = (state.previous or {}).get("sources", {})
     # A rebuilt source whose bytes and mirror path are those of the last compile keeps its mirror file.
-    kept_mirrors = {s.resource for s in state.rebuild if s.mirror and s.mirror in old_files
-                    and (old_sources.get(s.resource) or {}).get("sha256") == s.sha256
-                    and (old_sources.get(s.resource) or {}).get("mirror") == s.mirror}
-    shared = {"placement": state.placement, "options": state.options, "anchors": {}, "output": state.output,
-              "old_files": old_files, "at": state.at or datetime.now(),
-              "max_chars": state.options.max_chars, "defer_render": state.describer is not None,
-              "kept_mirrors": kept_mirrors,
-              "root": state.root,
-              "side": f"{open_side_tree(state)}{os.sep}"}
+    kept_mirrors = {
+        s.resource
+        for s in state.rebuild
+        if s.mirror
+        and s.mirror in old_files
+        and (old_sources.get(s.resource) or {}).get("sha256") == s.sha256
+        and (old_sources.get(s.resource) or {}).get("mirror") == s.mirror
+    }
+    shared = {
+        "placement": state.placement,
+        "options": state.options,
+        "anchors": {},
+        "output": state.output,
+        "old_files": old_files,
+        "at": state.at or datetime.now(),
+        "max_chars": state.options.max_chars,
+        "defer_render": state.describer is not None,
+        "kept_mirrors": kept_mirrors,
+        "root": state.root,
+        "side": f"{open_side_tree(state)}{os.sep}",
+    }
     results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared)
     for done, (source, (plan, warnings, skipped, rendered, mirrored)) in enumerate(zip(state.rebuild, results), 1):
         for message in warnings:

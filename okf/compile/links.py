@@ -16,10 +16,14 @@ from okf.markdown import LINK_DESTINATION, code_spans
 # No leading \b: a pattern that opens with literals lets the regex engine jump from one S, A or E to the next
 # (4x faster on contracts); the word boundary before a match is checked in link_text. Skipping a match that
 # fails that check never hides another: none can start inside it (its number part cannot open a keyword).
-_REF = re.compile(r"(Sections?|SECTIONS?|Articles?|ARTICLES?|Schedules?|SCHEDULES?|Exhibits?|EXHIBITS?|"
-                  r"Annex|ANNEX|Appendix|APPENDIX)\s+(\d{1,3}(?:\.\d{1,3})*|[IVXLC]+\b|[A-Z]\b)")
-_DEFINITION = re.compile(r"[\"\u201c]([A-Z][\w'&/\- ]{0,60}?)[\"\u201d]\s*,?\s*(?:shall\s+mean|means|mean|"
-                         r"shall\s+have\s+the\s+meanings?|has\s+the\s+meanings?)\b")
+_REF = re.compile(
+    r"(Sections?|SECTIONS?|Articles?|ARTICLES?|Schedules?|SCHEDULES?|Exhibits?|EXHIBITS?|"
+    r"Annex|ANNEX|Appendix|APPENDIX)\s+(\d{1,3}(?:\.\d{1,3})*|[IVXLC]+\b|[A-Z]\b)"
+)
+_DEFINITION = re.compile(
+    r"[\"\u201c]([A-Z][\w'&/\- ]{0,60}?)[\"\u201d]\s*,?\s*(?:shall\s+mean|means|mean|"
+    r"shall\s+have\s+the\s+meanings?|has\s+the\s+meanings?)\b"
+)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -71,8 +75,12 @@ def index_document(plan: DocPlan, sections: list[Section]) -> list[Node]:
     return concepts
 
 
-def rewrite_markdown_links(body: str, plan: DocPlan, resolve: Callable[[str, str], str | None],
-                           asset: Callable[[str], str | None] | None = None) -> str:
+def rewrite_markdown_links(
+    body: str,
+    plan: DocPlan,
+    resolve: Callable[[str, str], str | None],
+    asset: Callable[[str], str | None] | None = None,
+) -> str:
     """Relative links to other source files (or to this one's anchors) become absolute concept links; links
     to other files (images, PDFs...) become links to their copies in the bundle (``asset`` gives the copy's
     link, recorded in ``plan.assets``; None when it cannot be copied, and the link stays). Links in code stay."""
@@ -105,8 +113,9 @@ def rewrite_markdown_links(body: str, plan: DocPlan, resolve: Callable[[str, str
     return LINK_DESTINATION.sub(sub, body)
 
 
-def link_text(body: str, plan: DocPlan, path: str, first_line: int, room: int | None = None,
-              escape: bool = False) -> str:
+def link_text(
+    body: str, plan: DocPlan, path: str, first_line: int, room: int | None = None, escape: bool = False
+) -> str:
     """Rewrite section references and the first use of each defined term as links to their concepts.
     ``body`` is the document's lines from ``first_line`` on, joined by newlines. Links are written while
     they add at most ``room`` characters (so a concept stays within the judge's window); the rest stay text.
@@ -212,12 +221,13 @@ def _scan_terms(text: str, plan: DocPlan) -> list[tuple[int, int, str]]:
         start = text.find(word)
         while start != -1:
             at, start = start, text.find(word, start + len(word))
-            if at and (text[at - 1].isalnum() or text[at - 1] in "_\"\u201c["):
+            if at and (text[at - 1].isalnum() or text[at - 1] in '_"\u201c['):
                 continue
             for term in candidates:
                 end = at + len(term)
-                if text.startswith(term, at) and (end == len(text) or not (text[end].isalnum() or text[end] in
-                                                                              "_\"\u201d]")):
+                if text.startswith(term, at) and (
+                    end == len(text) or not (text[end].isalnum() or text[end] in '_"\u201d]')
+                ):
                     hits.append((at, end, term))
                     break
     hits.sort()

@@ -81,13 +81,21 @@ def plan_changes(state: CompileState) -> None:
     """Pick the sources to rebuild: new, changed, moved, or linking to a source that changed."""
     previous = state.previous or {}
     old_sources: dict[str, Any] = previous.get("sources", {})
-    same_setup = (previous.get("okf_version") == __version__ and previous.get("options") == state.options.recorded()
-                  and previous.get("format") == FORMAT)
+    same_setup = (
+        previous.get("okf_version") == __version__
+        and previous.get("options") == state.options.recorded()
+        and previous.get("format") == FORMAT
+    )
     rebuild, changed = [], set()
     for source in state.files:
         old = old_sources.get(source.resource)
-        if (state.options.force or not same_setup or old is None or old.get("sha256") != source.sha256
-                or old.get("dir") != state.placement[source.resource]):
+        if (
+            state.options.force
+            or not same_setup
+            or old is None
+            or old.get("sha256") != source.sha256
+            or old.get("dir") != state.placement[source.resource]
+        ):
             changed.add(source.resource)
     changed |= set(old_sources) - {f.resource for f in state.files}
     for source in state.files:
@@ -142,7 +150,8 @@ def manifest_bytes(manifest: dict[str, Any]) -> bytes:
     encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
     lines = [encode(head)[:-1] + ("," if head else "") + '"sources":{']
     items = sorted(sources.items())
-    lines += [f"{encode(name)}:{encode(entry)}" + ("," if i < len(items) - 1 else "")
-              for i, (name, entry) in enumerate(items)]
+    lines += [
+        f"{encode(name)}:{encode(entry)}" + ("," if i < len(items) - 1 else "") for i, (name, entry) in enumerate(items)
+    ]
     lines.append("}}")
     return ("\n".join(lines) + "\n").encode("utf-8")

@@ -31,9 +31,11 @@ from okf.limits import MAX_PDF_BYTES
 from okf.sources import SourceRefused, read_regular
 
 REFERENCES = "references/sources/"
-NO_COPY_WARNING = ("sources are not copied into the bundle (--no-copy-sources): sources[].resource names paths "
-                   "under the compile folder, which a consumer cannot follow and okf check cannot read once the "
-                   "bundle is moved; compile without it (or with --sources-url) for a self-contained bundle")
+NO_COPY_WARNING = (
+    "sources are not copied into the bundle (--no-copy-sources): sources[].resource names paths "
+    "under the compile folder, which a consumer cannot follow and okf check cannot read once the "
+    "bundle is moved; compile without it (or with --sources-url) for a self-contained bundle"
+)
 
 
 def mirror_path(resource: str) -> str:
@@ -127,8 +129,9 @@ def copy_assets(state: CompileState) -> None:
                 data = read_regular(source, MAX_PDF_BYTES)
                 digest = hashlib.sha256(data).hexdigest()
         except (OSError, SourceRefused) as exc:
-            state.warn(f"{resource}: linked file not copied ({getattr(exc, 'strerror', None) or exc}); its links "
-                       "are broken")
+            state.warn(
+                f"{resource}: linked file not copied ({getattr(exc, 'strerror', None) or exc}); its links are broken"
+            )
             continue
         stats[resource] = [*key, digest]
         record[resource] = {"path": path, "sha256": digest}

@@ -60,8 +60,12 @@ class DescriptionCache:
         if data is None:
             return None
         description, tags = data.get("description"), data.get("tags")
-        if not isinstance(description, str) or not description.strip() or not isinstance(tags, list) \
-                or not all(isinstance(t, str) for t in tags):
+        if (
+            not isinstance(description, str)
+            or not description.strip()
+            or not isinstance(tags, list)
+            or not all(isinstance(t, str) for t in tags)
+        ):
             return None
         return description, tags
 

@@ -64,8 +64,11 @@ def describer_label(describer: Describer) -> str:
     """``model@host describe.v1``: the describer's identity without credentials (recorded in the manifest)."""
     identity = describer.role_identity("describer")
     if identity.startswith("offline"):
-        raise ConfigError("the describer has no model", fix="configure a model for the describer role "
-                          "(--model or --describe-model), or compile without a describer")
+        raise ConfigError(
+            "the describer has no model",
+            fix="configure a model for the describer role "
+            "(--model or --describe-model), or compile without a describer",
+        )
     model, _, url = identity.partition("@")
     parts = urlsplit(url)
     host = (parts.hostname or url) + (f":{parts.port}" if parts.port else "")
@@ -105,7 +108,7 @@ def describe_concepts(state: CompileState) -> None:
     for plan in state.plans.values():
         for node in iter_concepts(plan.node):
             assert node.lines is not None
-            text = "\n".join(plan.lines[node.lines[0] - 1:node.lines[1]])
+            text = "\n".join(plan.lines[node.lines[0] - 1 : node.lines[1]])
             key = entry_key(identity, version, "describe", plan.title, node.title, text_sha256(text))
             hit = cache.signpost(key) if cache else None
             if hit is not None:
@@ -116,8 +119,18 @@ def describe_concepts(state: CompileState) -> None:
             if batch and (len(batch) >= BATCH_CONCEPTS or size + len(text) > BATCH_CHARS):
                 pending.append(batch)
                 batch, size = [], 0
-            batch.append((key, ConceptOffer(index=len(batch), id=node.path.removesuffix(".md"), title=node.title,
-                                            text=text, document=plan.title)))
+            batch.append(
+                (
+                    key,
+                    ConceptOffer(
+                        index=len(batch),
+                        id=node.path.removesuffix(".md"),
+                        title=node.title,
+                        text=text,
+                        document=plan.title,
+                    ),
+                )
+            )
             size += len(text)
     if batch:
         pending.append(batch)
@@ -137,10 +150,12 @@ def describe_concepts(state: CompileState) -> None:
             if cache:
                 cache.put(key, {"description": signpost.description, "tags": signpost.tags})
     if report.concepts_failed:
-        state.warn(f"{report.concepts_failed} concepts kept their extractive description and tags: "
-                   f"{report.errors[0]}")
-    sets = [(directory.title, groups, _concept_member(state, plan)) for plan in state.plans.values()
-            for directory, groups in _group_sets(plan.node)]
+        state.warn(f"{report.concepts_failed} concepts kept their extractive description and tags: {report.errors[0]}")
+    sets = [
+        (directory.title, groups, _concept_member(state, plan))
+        for plan in state.plans.values()
+        for directory, groups in _group_sets(plan.node)
+    ]
     state.titled.update(_title(state, sets))
 
 
@@ -163,7 +178,7 @@ def _concept_member(state: CompileState, plan: DocPlan) -> Callable[[Node], str]
         if found is not None:
             return f"{node.title}: {found[0]}"
         assert node.lines is not None
-        first = plan.lines[node.lines[0] - 1:min(node.lines[1], node.lines[0] + 8)]
+        first = plan.lines[node.lines[0] - 1 : min(node.lines[1], node.lines[0] + 8)]
         return f"{node.title}: {clip(' '.join(plain(line) for line in first), 120)}"
 
     return member
@@ -213,9 +228,11 @@ def _title(state: CompileState, sets: Sequence[tuple[str, list[Node], Member]], 
     for parent, groups, member in sets:
         taken: set[str] = set()  # titles given to these siblings so far
         for first in range(0, len(groups), GROUPS_PER_CALL):
-            chunk = groups[first:first + GROUPS_PER_CALL]
-            offers = [GroupOffer(index=i, members=[clip(member(m), 160) for m in g.children[:MEMBERS_SHOWN]])
-                      for i, g in enumerate(chunk)]
+            chunk = groups[first : first + GROUPS_PER_CALL]
+            offers = [
+                GroupOffer(index=i, members=[clip(member(m), 160) for m in g.children[:MEMBERS_SHOWN]])
+                for i, g in enumerate(chunk)
+            ]
             key = entry_key(identity, version, "title", parent, *(m for o in offers for m in [*o.members, "\x00"]))
             hit = known.get(key)
             if not (isinstance(hit, list) and len(hit) == len(chunk) and all(isinstance(t, str) for t in hit)):
@@ -339,5 +356,4 @@ def _in_own_loop(factory: Callable[[], Awaitable[Any]]) -> Any:
         return pool.submit(asyncio.run, factory()).result()  # type: ignore[arg-type]
 
 
-__all__ = ["apply_signposts", "describe_concepts", "describer_label", "model_bullets", "start",
-           "title_folder_groups"]
+__all__ = ["apply_signposts", "describe_concepts", "describer_label", "model_bullets", "start", "title_folder_groups"]

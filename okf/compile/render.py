@@ -31,8 +31,9 @@ def iso(at: datetime) -> str:
     return at.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def concept_file(node: Node, body: str, resource: str, doc_title: str, sha: str, at: datetime,
-                 meta: SourceMeta | None = None) -> bytes:
+def concept_file(
+    node: Node, body: str, resource: str, doc_title: str, sha: str, at: datetime, meta: SourceMeta | None = None
+) -> bytes:
     """A concept document: OKF v0.2 frontmatter, a blank line, the body. ``meta`` is the source's own
     frontmatter: its resource, kept keys and sources are written too (okf.compile.source_meta)."""
     assert node.lines is not None
@@ -79,16 +80,17 @@ def index_file(node: Node, title: str, description: str, root_version: str | Non
     lines += [f"# {index_escape(clip(title, MAX_TITLE_CHARS))}", "", prose, ""]
     base = node.path
     for child in node.children:
-        rel = child.path[len(base):]
+        rel = child.path[len(base) :]
         target = f"{rel}index.md" if child.is_dir else rel
-        lines.append(f"* [{index_escape(clip(child.title, MAX_TITLE_CHARS))}]({target}) - "
-                     f"{index_escape(child.description)}")
+        lines.append(
+            f"* [{index_escape(clip(child.title, MAX_TITLE_CHARS))}]({target}) - {index_escape(child.description)}"
+        )
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def log_entry(day: str, created: list[str], updated: list[str], removed: list[str],
-              sources: list[str]) -> list[str]:
+def log_entry(day: str, created: list[str], updated: list[str], removed: list[str], sources: list[str]) -> list[str]:
     """The bullets of one compile's log entry."""
+
     def sample(ids: list[str], concepts: bool = True) -> str:
         shown = ", ".join(f"`{i.removesuffix('.md') if concepts else i}`" for i in ids[:3])
         return f" ({shown}{', ...' if len(ids) > 3 else ''})" if ids else ""
@@ -101,8 +103,10 @@ def log_entry(day: str, created: list[str], updated: list[str], removed: list[st
     if removed:
         bullets.append(f"* **Removal**: {len(removed)} concept{'s' * (len(removed) != 1)} removed{sample(removed)}.")
     if sources:
-        bullets.append(f"* **Sources**: compiled from {len(sources)} changed source file"
-                       f"{'s' * (len(sources) != 1)}{sample(sources, False)}.")
+        bullets.append(
+            f"* **Sources**: compiled from {len(sources)} changed source file"
+            f"{'s' * (len(sources) != 1)}{sample(sources, False)}."
+        )
     return bullets
 
 
@@ -120,8 +124,7 @@ def log_file(previous: str | None, day: str, bullets: list[str]) -> bytes:
         return ("\n".join(lines).rstrip("\n") + "\n").encode("utf-8")
     dated = [i for i, line in enumerate(lines) if line.startswith("## ")]
     # The first entry dated before this day (entries not headed by a date are passed over).
-    first = next((i for i in dated if _LOG_DATE.match(lines[i][3:].strip()) and lines[i][3:].strip() < day),
-                 None)
+    first = next((i for i in dated if _LOG_DATE.match(lines[i][3:].strip()) and lines[i][3:].strip() < day), None)
     if first is None:  # every dated entry is newer: after the last entry
         lines = lines + ([""] if lines and lines[-1].strip() else []) + [heading, *bullets]
     else:

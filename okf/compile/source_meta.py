@@ -31,8 +31,9 @@ from typing import Any
 from okf.bundle import frontmatter
 from okf.errors import BundleError
 
-MAPPED = frozenset({"type", "title", "description", "tags", "tag", "aliases", "alias", "resource", "generated",
-                    "sources"})
+MAPPED = frozenset(
+    {"type", "title", "description", "tags", "tag", "aliases", "alias", "resource", "generated", "sources"}
+)
 _TOP_KEY = re.compile(r"^(?:\"[^\"]*\"|'[^']*'|[^\s#\-][^:]*|-[^\s:][^:]*):(?:\s|$)")
 
 

@@ -57,8 +57,11 @@ class Sizer:
         cuts = [start] + self.starts[lo:hi] + [end + 1]
         units = [(cuts[i], cuts[i + 1] - 1) for i in range(len(cuts) - 1)]
         # An oversized block or paragraph may be cut between its lines.
-        units = [u for a, b in units for u in (
-            [(n, n) for n in range(a, b + 1)] if not self.fits(a, b, limit, chars) else [(a, b)])]
+        units = [
+            u
+            for a, b in units
+            for u in ([(n, n) for n in range(a, b + 1)] if not self.fits(a, b, limit, chars) else [(a, b)])
+        ]
         pieces: list[tuple[int, int]] = []
         cur_start = units[0][0]
         for a, b in units:
@@ -93,8 +96,10 @@ class Planner:
         if len(pieces) == 1:
             return [Node(slug, title, kind, lines=pieces[0], words=self.sizer.words(*pieces[0]))]
         n = len(pieces)
-        return [Node(f"{slug}-part-{i}", f"{title} (part {i} of {n})", kind, lines=p,
-                     words=self.sizer.words(*p)) for i, p in enumerate(pieces, 1)]
+        return [
+            Node(f"{slug}-part-{i}", f"{title} (part {i} of {n})", kind, lines=p, words=self.sizer.words(*p))
+            for i, p in enumerate(pieces, 1)
+        ]
 
     def plan(self, section: Section, lead: int | None = None) -> list[Node]:
         """Nodes for a section and its subsections, in document order."""
@@ -126,14 +131,27 @@ class Planner:
             prev = nodes[i - 1] if i > 0 else None
             nxt = nodes[i + 1] if i + 1 < len(nodes) else None
             assert node.lines is not None
-            if prev is not None and prev.lines is not None and not prev.is_dir \
-                    and self.sizer.fits(prev.lines[0], node.lines[1], self.max_words, self.max_chars):
+            if (
+                prev is not None
+                and prev.lines is not None
+                and not prev.is_dir
+                and self.sizer.fits(prev.lines[0], node.lines[1], self.max_words, self.max_chars)
+            ):
                 prev.lines, prev.words = (prev.lines[0], node.lines[1]), prev.words + node.words
-            elif nxt is not None and nxt.lines is not None and not nxt.is_dir \
-                    and self.sizer.fits(node.lines[0], nxt.lines[1], self.max_words, self.max_chars):
+            elif (
+                nxt is not None
+                and nxt.lines is not None
+                and not nxt.is_dir
+                and self.sizer.fits(node.lines[0], nxt.lines[1], self.max_words, self.max_chars)
+            ):
                 nxt.lines, nxt.words = (node.lines[0], nxt.lines[1]), nxt.words + node.words
-            elif nxt is not None and nxt.is_dir and (leaf := _first_leaf(nxt)) is not None and leaf.lines \
-                    and self.sizer.fits(node.lines[0], leaf.lines[1], self.max_words, self.max_chars):
+            elif (
+                nxt is not None
+                and nxt.is_dir
+                and (leaf := _first_leaf(nxt)) is not None
+                and leaf.lines
+                and self.sizer.fits(node.lines[0], leaf.lines[1], self.max_words, self.max_chars)
+            ):
                 # A fragment before a directory (a repeated title line) opens the directory's first concept.
                 leaf.lines, leaf.words = (node.lines[0], leaf.lines[1]), leaf.words + node.words
             else:
@@ -151,8 +169,9 @@ def _first_leaf(node: Node) -> Node | None:
     return node
 
 
-def plan_document(root: Section, sizer: Sizer, max_words: int, min_words: int, max_chars: int,
-                  first: int = 1) -> list[Node]:
+def plan_document(
+    root: Section, sizer: Sizer, max_words: int, min_words: int, max_chars: int, first: int = 1
+) -> list[Node]:
     """The nodes directly inside a document's directory; its content starts at line ``first``."""
     planner = Planner(sizer, max_words, min_words, max_chars)
     lead: int | None = None

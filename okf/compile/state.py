@@ -18,31 +18,54 @@ from okf.readers.base import Usage
 class CompileOptions(BaseModel):
     """Options of one compile; recorded in the manifest (a change rebuilds every source)."""
 
-    max_words: int = Field(default=1500, ge=10, description="Split sections longer than this many words, at "
-                           "sub-headings or paragraph boundaries.")
-    max_chars: int = Field(default=JUDGE_WINDOW_CHARS, ge=200, description="Split sections longer than this many "
-                           "characters: the judge's window (navigate --body-chars), so a judge reads every concept "
-                           "whole.")
+    max_words: int = Field(
+        default=1500,
+        ge=10,
+        description="Split sections longer than this many words, at sub-headings or paragraph boundaries.",
+    )
+    max_chars: int = Field(
+        default=JUDGE_WINDOW_CHARS,
+        ge=200,
+        description="Split sections longer than this many "
+        "characters: the judge's window (navigate --body-chars), so a judge reads every concept "
+        "whole.",
+    )
     min_words: int = Field(default=40, ge=0, description="Merge fragments shorter than this into a neighbour.")
-    fanout: int = Field(default=FANOUT, ge=2, description="Most entries one index.md lists; a wider folder of "
-                        "documents is grouped by topic.")
+    fanout: int = Field(
+        default=FANOUT,
+        ge=2,
+        description="Most entries one index.md lists; a wider folder of documents is grouped by topic.",
+    )
     force: bool = Field(default=False, description="Rebuild every source even when unchanged.")
     timestamp: datetime | None = Field(
-        default=None, description="generated.at and log date; default SOURCE_DATE_EPOCH or now (UTC).")
+        default=None, description="generated.at and log date; default SOURCE_DATE_EPOCH or now (UTC)."
+    )
     title: str | None = Field(default=None, description="Title of the root index.md; default from the output name.")
-    copy_sources: bool = Field(default=True, description="Mirror every source under references/sources/ and cite "
-                               "the mirror, so the bundle is self-contained; False cites paths outside the bundle.")
-    sources_url: str | None = Field(default=None, description="Cite sources as absolute URLs under this base "
-                                    "(sources published elsewhere) instead of mirroring them.")
+    copy_sources: bool = Field(
+        default=True,
+        description="Mirror every source under references/sources/ and cite "
+        "the mirror, so the bundle is self-contained; False cites paths outside the bundle.",
+    )
+    sources_url: str | None = Field(
+        default=None,
+        description="Cite sources as absolute URLs under this base "
+        "(sources published elsewhere) instead of mirroring them.",
+    )
 
     describer: str | None = Field(
-        default=None, description="The model that writes descriptions, tags and group titles (model@host and "
-        "prompt version); set by compile_bundle from its describer, None for the extractive compile.")
+        default=None,
+        description="The model that writes descriptions, tags and group titles (model@host and "
+        "prompt version); set by compile_bundle from its describer, None for the extractive compile.",
+    )
 
     def recorded(self) -> dict[str, Any]:
         """The options that shape the output (force and timestamp do not)."""
-        recorded: dict[str, Any] = {"max_words": self.max_words, "min_words": self.min_words,
-                                    "fanout": self.fanout, "max_chars": self.max_chars}
+        recorded: dict[str, Any] = {
+            "max_words": self.max_words,
+            "min_words": self.min_words,
+            "fanout": self.fanout,
+            "max_chars": self.max_chars,
+        }
         if self.describer:  # only then: an extractive compile records exactly what it always did
             recorded["describer"] = self.describer
         recorded["sources"] = self.sources_mode()  # how sources are cited: a change rebuilds every concept

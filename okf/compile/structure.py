@@ -8,10 +8,14 @@ from dataclasses import dataclass, field
 from okf.markdown import parse_blocks
 
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-_ARTICLE = re.compile(r"^\s*(ARTICLE|Article|PART|Part|CHAPTER|Chapter)\s+([IVXLCDM]+|\d{1,3})\b[.:\-\u2013\u2014]?"
-                      r"\s*(.*)$")
-_SCHEDULE = re.compile(r"^\s*(SCHEDULE|Schedule|EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix|ATTACHMENT|"
-                       r"Attachment)\s+([A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})*|[IVX]+)(?![\w])[.:\-\u2013\u2014]?\s*(.*)$")
+_ARTICLE = re.compile(
+    r"^\s*(ARTICLE|Article|PART|Part|CHAPTER|Chapter)\s+([IVXLCDM]+|\d{1,3})\b[.:\-\u2013\u2014]?"
+    r"\s*(.*)$"
+)
+_SCHEDULE = re.compile(
+    r"^\s*(SCHEDULE|Schedule|EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix|ATTACHMENT|"
+    r"Attachment)\s+([A-Z]{1,2}|\d{1,3}(?:\.\d{1,3})*|[IVX]+)(?![\w])[.:\-\u2013\u2014]?\s*(.*)$"
+)
 _SECTION = re.compile(r"^\s*(?:SECTION|Section|\u00a7)\s*(\d{1,3}(?:\.\d{1,3})*)(?![\w])\.?\s*(.*)$")
 _NUMBERED = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})*)(\.?)\s+(\S.*)$")
 _BARE_NUMBER = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})*\.|\d{1,3}(?:\.\d{1,3})+)\s*$")
@@ -85,8 +89,12 @@ def _title(rest: str) -> str:
 def _is_caps(line: str) -> bool:
     stripped = line.strip()
     # Cheapest test first: almost every line has a lowercase letter.
-    if not (3 <= len(stripped) <= 80) or stripped.upper() != stripped or len(stripped.split()) > 10 \
-            or stripped[-1] in ",;":
+    if (
+        not (3 <= len(stripped) <= 80)
+        or stripped.upper() != stripped
+        or len(stripped.split()) > 10
+        or stripped[-1] in ",;"
+    ):
         return False
     letters = sum(c.isalpha() for c in stripped)
     return letters >= 3 and letters >= 0.6 * len(stripped.replace(" ", "")) and any(c.isupper() for c in stripped)
@@ -96,7 +104,7 @@ def _opens_title(rest: str) -> bool:
     """True when the text after a heading number can start a title ("Fees", "- TERM"), not a sentence
     continuing after a reference (", and ...", "of this Agreement")."""
     rest = rest.strip()
-    return not rest or rest[0].isupper() or rest[0] in "\"\u201c(-\u2013\u2014:.["
+    return not rest or rest[0].isupper() or rest[0] in '"\u201c(-\u2013\u2014:.['
 
 
 def text_heading(line: str) -> Section | None:
@@ -120,10 +128,9 @@ def text_heading(line: str) -> Section | None:
         title = f"Section {num}" + (f" {_title(m.group(2))}" if m.group(2).strip() else "")
         return Section(title, "section", 3 + num.count("."), 0, number=f"section:{num}")
     m = _NUMBERED.match(line)
-    if m and (m.group(2) or "." in m.group(1)) and (m.group(3)[0].isupper() or m.group(3)[0] in "\"\u201c"):
+    if m and (m.group(2) or "." in m.group(1)) and (m.group(3)[0].isupper() or m.group(3)[0] in '"\u201c'):
         num = m.group(1)
-        return Section(f"{num} {_title(m.group(3))}", "section", 3 + num.count("."), 0,
-                       number=f"section:{num}")
+        return Section(f"{num} {_title(m.group(3))}", "section", 3 + num.count("."), 0, number=f"section:{num}")
     if _is_caps(line):
         return Section(line.strip().title() if len(line) > 3 else line.strip(), "caps", 2.5, 0)
     return None
@@ -154,8 +161,12 @@ def text_headings(lines: list[str]) -> list[Section]:
         if line.strip():
             # An all-caps line inside a paragraph is emphasis, not a heading: require a blank line before.
             last = found[-1] if found else None
-            named = last is not None and last.kind in ("article", "schedule") and ":" not in last.title \
+            named = (
+                last is not None
+                and last.kind in ("article", "schedule")
+                and ":" not in last.title
                 and number - last.start <= 2
+            )
             # Most lines continue a paragraph with no pending heading: no branch below would use a match.
             heading = text_heading(line) if previous_blank or named or bare is not None else None
             if named and heading is not None and heading.kind == "caps":
@@ -165,12 +176,24 @@ def text_headings(lines: list[str]) -> list[Section]:
             elif named and heading is None and (title := _title_line(line)):
                 assert last is not None
                 last.title = f"{last.title}: {_name(title)}"  # "Part 2" over "Fees and Payment"
-            elif bare is not None and number - bare[0] <= 2 and (heading is None or heading.kind == "caps") \
-                    and (title := _title_line(line)):
+            elif (
+                bare is not None
+                and number - bare[0] <= 2
+                and (heading is None or heading.kind == "caps")
+                and (title := _title_line(line))
+            ):
                 # "5." alone over "TERM": one numbered heading "5 Term", so the clause keeps its number.
                 num = bare[1]
-                found.append(Section(f"{num} {_name(title)}", "section", 3 + num.count("."), bare[0],
-                                     number=f"section:{num}", title_line=number))
+                found.append(
+                    Section(
+                        f"{num} {_name(title)}",
+                        "section",
+                        3 + num.count("."),
+                        bare[0],
+                        number=f"section:{num}",
+                        title_line=number,
+                    )
+                )
             elif heading is not None and previous_blank:  # a wrapped line inside a paragraph is no heading
                 heading.start = number
                 found.append(heading)
@@ -213,8 +236,17 @@ def markdown_headings(text: str, lines: list[str] | None = None) -> tuple[list[S
                 if name:
                     title = f"{title} {_name(name)}"
                     named = following.start_line
-        found.append(Section(title, "heading", block.level, block.start_line, anchor=anchor_slug(block.text),
-                             ident=ident, title_line=named))
+        found.append(
+            Section(
+                title,
+                "heading",
+                block.level,
+                block.start_line,
+                anchor=anchor_slug(block.text),
+                ident=ident,
+                title_line=named,
+            )
+        )
     return found, starts
 
 
@@ -224,7 +256,7 @@ def _holds(parent: Section, child: Section) -> bool:
     if parent.kind == "document":
         return True
     if parent.rank == child.rank and parent.ident is not None and child.ident is not None:
-        return len(parent.ident) < len(child.ident) and child.ident[:len(parent.ident)] == parent.ident
+        return len(parent.ident) < len(child.ident) and child.ident[: len(parent.ident)] == parent.ident
     return parent.rank < child.rank
 
 
@@ -273,8 +305,13 @@ def build_tree(headings: list[Section], line_count: int, title: str, first: int 
             while depth > 1 and not _holds(stack[depth - 1], heading):
                 depth -= 1
             sibling = stack[depth] if depth < len(stack) else None
-            if (sibling is not None and sibling.ident is not None and sibling.rank == heading.rank
-                    and id(sibling) not in listed and _backwards(ident, sibling.ident)):
+            if (
+                sibling is not None
+                and sibling.ident is not None
+                and sibling.rank == heading.rank
+                and id(sibling) not in listed
+                and _backwards(ident, sibling.ident)
+            ):
                 listed.add(id(heading))
                 stack[-1].children.append(heading)
                 stack.append(heading)

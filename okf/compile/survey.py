@@ -66,7 +66,7 @@ def survey_document(plan: DocPlan, concepts: list[Node]) -> DocumentSurvey:
     chunks: set[str] = set()
     for node in concepts:
         assert node.lines is not None
-        text = "\n".join(plan.lines[node.lines[0] - 1:node.lines[1]])
+        text = "\n".join(plan.lines[node.lines[0] - 1 : node.lines[1]])
         texts.append(text)
         counts = count_terms(text, chunks)
         survey.counts_of[node.path] = counts
@@ -85,10 +85,12 @@ def survey_document(plan: DocPlan, concepts: list[Node]) -> DocumentSurvey:
         start, end = node.lines
         first, last = bisect.bisect_right(heading_lines, start), bisect.bisect_right(heading_lines, end)
         subheadings = [plan.heading_titles[n] for n in heading_lines[first:last]]
-        node.description = describe_concept(plan.lines, start, end, plan.headings, node.title, subheadings,
-                                            plan.heading_titles)
-        node.tags = concept_tags(survey.scores_of[node.path], node.title, text, defined.get(node.path, ()),
-                                 survey.expansions)
+        node.description = describe_concept(
+            plan.lines, start, end, plan.headings, node.title, subheadings, plan.heading_titles
+        )
+        node.tags = concept_tags(
+            survey.scores_of[node.path], node.title, text, defined.get(node.path, ()), survey.expansions
+        )
     # Every term shown (tags, directory key terms, the summary) is shown as the document writes it.
     shown = {t[1:] for node in concepts for t in node.tags if t.startswith(STEM_MARK)}
     for directory in iter_dirs(plan.node):

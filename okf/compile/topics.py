@@ -36,8 +36,9 @@ def vectors(terms_of: Sequence[Mapping[str, int]]) -> list[Vector]:
     weights = idf_table(df, max(1, len(terms_of)))
     out: list[Vector] = []
     for counts in terms_of:
-        scored = sorted(((-(1.0 + math.log(n)) * weights.get(t, 0.0), t) for t, n in counts.items()
-                         if t in weights and df[t] > 1))[:VECTOR_TERMS]
+        scored = sorted(
+            ((-(1.0 + math.log(n)) * weights.get(t, 0.0), t) for t, n in counts.items() if t in weights and df[t] > 1)
+        )[:VECTOR_TERMS]
         norm = math.sqrt(sum(s * s for s, _ in scored)) or 1.0
         out.append({t: -s / norm for s, t in scored})
     return out
@@ -49,8 +50,12 @@ def _dot(a: Vector, b: Vector) -> float:
     return sum(w * b.get(t, 0.0) for t, w in a.items())
 
 
-def _similarities(items: Sequence[Vector], centroids: Sequence[Vector], previous: list[list[float]] | None = None,
-                  changed: Sequence[int] | None = None) -> list[list[float]]:
+def _similarities(
+    items: Sequence[Vector],
+    centroids: Sequence[Vector],
+    previous: list[list[float]] | None = None,
+    changed: Sequence[int] | None = None,
+) -> list[list[float]]:
     """``[[_dot(v, c) for c in centroids] for v in items]``, through an index of the centroids' terms.
 
     Exactly ``_dot``'s values: where a vector is the smaller side, its terms are taken in its own order and
@@ -104,8 +109,7 @@ def _centroid(members: Sequence[Vector]) -> Vector:
     return {t: w / norm for t, w in top}
 
 
-def _dots_with(items: Sequence[Vector], postings: Mapping[str, list[tuple[int, float]]],
-               seed: Vector) -> list[float]:
+def _dots_with(items: Sequence[Vector], postings: Mapping[str, list[tuple[int, float]]], seed: Vector) -> list[float]:
     """``[_dot(seed, v) for v in items]``, exactly (as :func:`_similarities`: the seed's terms in its own
     order where it is the smaller side, ``_dot`` itself for an item smaller than the seed)."""
     row = [0.0] * len(items)

@@ -11,8 +11,16 @@ from pathlib import PurePosixPath
 from okf.compile.state import Node
 from okf.compile.topics import topical_tree, vectors
 
-_RESERVED = {"index", "log", "con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
-             *(f"lpt{i}" for i in range(1, 10))}
+_RESERVED = {
+    "index",
+    "log",
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    *(f"com{i}" for i in range(1, 10)),
+    *(f"lpt{i}" for i in range(1, 10)),
+}
 _MAX_SLUG = 60
 
 
@@ -45,8 +53,9 @@ def unique(slugs: list[str]) -> list[str]:
 
 
 def _number(node: Node) -> str | None:
-    m = re.match(r"(?:section |article |part |schedule |exhibit )?([0-9]+(?:\.[0-9]+)*|[ivxlc]+|[a-z])\b",
-                 node.title.lower())
+    m = re.match(
+        r"(?:section |article |part |schedule |exhibit )?([0-9]+(?:\.[0-9]+)*|[ivxlc]+|[a-z])\b", node.title.lower()
+    )
     return m.group(1) if m else None
 
 
@@ -55,21 +64,24 @@ def group(nodes: list[Node], fanout: int, noun: str = "items") -> list[Node]:
     while len(nodes) > fanout:
         count = math.ceil(len(nodes) / fanout)
         size = math.ceil(len(nodes) / count)
-        runs = [nodes[i:i + size] for i in range(0, len(nodes), size)]
+        runs = [nodes[i : i + size] for i in range(0, len(nodes), size)]
         grouped = []
         position = 1
         for run in runs:
             first, last = _number(run[0]), _number(run[-1])
             if first and last and noun == "sections":
                 slug = slugify(f"{noun}-{first}-{last}")
-                title = f"Sections {first.upper() if first.isalpha() else first} to " \
-                        f"{last.upper() if last.isalpha() else last}"
+                title = (
+                    f"Sections {first.upper() if first.isalpha() else first} to "
+                    f"{last.upper() if last.isalpha() else last}"
+                )
             else:
                 slug = f"{noun}-{position}-{position + len(run) - 1}"
                 title = f"{noun.capitalize()} {position} to {position + len(run) - 1}"
             position += len(run)
-            grouped.append(Node(slug, title, "Group", children=run,
-                                description=f"From {run[0].title} to {run[-1].title}."))
+            grouped.append(
+                Node(slug, title, "Group", children=run, description=f"From {run[0].title} to {run[-1].title}.")
+            )
         nodes = grouped
     return nodes
 
@@ -105,8 +117,14 @@ def topical_groups(nodes: list[Node], vectors_: list[dict[str, float]], fanout: 
             leaves = _leaf_indices(part)
             terms = _shared_terms([vectors_[i] for i in leaves])
             name = "-".join(terms[:3]) or "documents"
-            out.append(Node(f"topic-{slugify(name, 'documents')}", ", ".join(terms[:3]).capitalize() or "Documents",
-                            "Topic", children=members))
+            out.append(
+                Node(
+                    f"topic-{slugify(name, 'documents')}",
+                    ", ".join(terms[:3]).capitalize() or "Documents",
+                    "Topic",
+                    children=members,
+                )
+            )
         return out
 
     return make(tree) if isinstance(tree[0], list) else nodes
@@ -127,8 +145,9 @@ def _shared_terms(members: list[dict[str, float]]) -> list[str]:
     return [t for t, _ in sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
 
 
-def place_documents(resources: list[str], fanout: int,
-                    terms_of: Mapping[str, Mapping[str, int]] | None = None) -> tuple[Node, dict[str, str]]:
+def place_documents(
+    resources: list[str], fanout: int, terms_of: Mapping[str, Mapping[str, int]] | None = None
+) -> tuple[Node, dict[str, str]]:
     """The folder tree above document directories, and each resource's document directory path.
 
     A folder with more documents than ``fanout`` groups them by topic when ``terms_of`` gives every
@@ -154,8 +173,12 @@ def place_documents(resources: list[str], fanout: int,
     def walk(node: Node, base: str) -> None:
         node.path = base
         docs = [c for c in node.children if c.type == "Document"]
-        if (len(node.children) > fanout and terms_of is not None and len(docs) == len(node.children)
-                and all(d.anchors[0] in terms_of for d in docs)):
+        if (
+            len(node.children) > fanout
+            and terms_of is not None
+            and len(docs) == len(node.children)
+            and all(d.anchors[0] in terms_of for d in docs)
+        ):
             node.children = topical_groups(docs, vectors([terms_of[d.anchors[0]] for d in docs]), fanout)
         else:
             node.children = group(node.children, fanout, "documents")

@@ -83,8 +83,9 @@ def read_note_frontmatter(lines: list[str], resource: str) -> tuple[int, NoteMet
     """How many lines a note's frontmatter block takes (0 without one), what it says, and warnings."""
     if not lines or lines[0].rstrip() != "---":
         return 0, NoteMeta(), []
-    end = next((i for i in range(1, min(len(lines), MAX_FRONTMATTER_LINES)) if lines[i].rstrip() in ("---", "...")),
-               None)
+    end = next(
+        (i for i in range(1, min(len(lines), MAX_FRONTMATTER_LINES)) if lines[i].rstrip() in ("---", "...")), None
+    )
     if end is None:
         return 0, NoteMeta(), []  # never closed: a rule at the top, read as content
     try:
@@ -97,12 +98,16 @@ def read_note_frontmatter(lines: list[str], resource: str) -> tuple[int, NoteMet
     title = value.get("title")
     description = value.get("description")
     tags = [t.lstrip("#") for t in _strings(value.get("tags", value.get("tag")))]
-    return end + 1, NoteMeta(
-        title=" ".join(title.split()) or None if isinstance(title, str) else None,
-        aliases=_strings(value.get("aliases", value.get("alias"))),
-        tags=[t for t in tags if t],
-        description=" ".join(description.split()) or None if isinstance(description, str) else None,
-    ), []
+    return (
+        end + 1,
+        NoteMeta(
+            title=" ".join(title.split()) or None if isinstance(title, str) else None,
+            aliases=_strings(value.get("aliases", value.get("alias"))),
+            tags=[t for t in tags if t],
+            description=" ".join(description.split()) or None if isinstance(description, str) else None,
+        ),
+        [],
+    )
 
 
 def link_wikilinks(body: str, plan: DocPlan, vault: Vault | None, compiled: set[str], first_line: int) -> str:
@@ -147,8 +152,11 @@ def apply_note(plan: DocPlan, concepts: list[Node]) -> None:
 
 def unresolved_lines(state: CompileState) -> list[str]:
     """``resource:line [[link]]`` for every wikilink left unresolved in the documents this compile built."""
-    return [f"{resource}:{line} {text}" for resource in sorted(state.plans)
-            for line, text in (state.doc_entries.get(resource) or {}).get("unresolved", [])]
+    return [
+        f"{resource}:{line} {text}"
+        for resource in sorted(state.plans)
+        for line, text in (state.doc_entries.get(resource) or {}).get("unresolved", [])
+    ]
 
 
 def unresolved_bullet(found: list[str]) -> list[str]:
@@ -158,9 +166,11 @@ def unresolved_bullet(found: list[str]) -> list[str]:
     shown = ", ".join(f"`{f}`" for f in found[:MAX_LISTED])
     more = f", and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
     one = len(found) == 1
-    bullet = (f"* **Unresolved**: {len(found)} wikilink{'' if one else 's'} {'names' if one else 'name'} no "
-              f"compiled note and {'stays' if one else 'stay'} as written ({shown}{more}); okf check reports "
-              f"{'it' if one else 'them'} (W103).")
+    bullet = (
+        f"* **Unresolved**: {len(found)} wikilink{'' if one else 's'} {'names' if one else 'name'} no "
+        f"compiled note and {'stays' if one else 'stay'} as written ({shown}{more}); okf check reports "
+        f"{'it' if one else 'them'} (W103)."
+    )
     return [bullet]
 
 
@@ -207,5 +217,12 @@ def folder_signposts(tree: Node, entries: dict[str, dict[str, Any]]) -> None:
             node.description = lead
 
 
-__all__ = ["NoteMeta", "apply_note", "folder_signposts", "link_wikilinks", "read_note_frontmatter",
-           "unresolved_bullet", "unresolved_lines"]
+__all__ = [
+    "NoteMeta",
+    "apply_note",
+    "folder_signposts",
+    "link_wikilinks",
+    "read_note_frontmatter",
+    "unresolved_bullet",
+    "unresolved_lines",
+]

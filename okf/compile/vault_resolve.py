@@ -38,8 +38,11 @@ def resolve_vault(state: CompileState) -> None:
     previous = (state.previous or {}).get("vault")
     if previous is None or previous == state.vault_key:
         return
-    extra = [s for s in state.files if s.resource not in state.plans
-             and (state.doc_entries.get(s.resource) or {}).get("wikilinks")]
+    extra = [
+        s
+        for s in state.files
+        if s.resource not in state.plans and (state.doc_entries.get(s.resource) or {}).get("wikilinks")
+    ]
     if not extra:
         return
     planned, jobs = state.rebuild, state.jobs

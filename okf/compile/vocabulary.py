@@ -59,6 +59,11 @@ def vocabulary_outputs(state: CompileState) -> dict[str, bytes]:
         for short, long in (state.doc_entries[resource].get("acronyms") or {}).items():
             expansions.setdefault(short, long)
     concepts = sum(len(e.get("concepts", [])) for e in state.doc_entries.values())
-    vocabulary: dict[str, Any] = {"format": FORMAT, "concepts": concepts, "documents": len(state.doc_entries),
-                                  "acronyms": dict(sorted(expansions.items())), "terms": dict(sorted(df.items()))}
+    vocabulary: dict[str, Any] = {
+        "format": FORMAT,
+        "concepts": concepts,
+        "documents": len(state.doc_entries),
+        "acronyms": dict(sorted(expansions.items())),
+        "terms": dict(sorted(df.items())),
+    }
     return {TERMS: ("\n".join(lines) + "\n").encode("utf-8"), VOCABULARY: (encode(vocabulary) + "\n").encode("utf-8")}

@@ -60,8 +60,11 @@ def clean_stale_output(output: Path) -> None:
                 continue
             pid = entry.name.rsplit("-", 1)[-1]
             if pid.isdigit() and int(pid) != os.getpid() and _pid_alive(int(pid)):
-                raise CompileError("another okf compile or save is writing this bundle", path=str(entry),
-                                   fix=f"wait for process {pid} to finish")
+                raise CompileError(
+                    "another okf compile or save is writing this bundle",
+                    path=str(entry),
+                    fix=f"wait for process {pid} to finish",
+                )
             if mark == OLD_MARK and not output.exists():
                 os.rename(entry, output)  # killed between the two renames of the fallback swap
             else:
@@ -78,9 +81,15 @@ def discard(tree: Path) -> None:
         shutil.rmtree(tree, ignore_errors=True)
         return
     try:  # sh backgrounds rm and exits at once, so no child is left for this process to reap
-        subprocess.run(["sh", "-c", 'rm -rf -- "$1" </dev/null >/dev/null 2>&1 &', "okf-discard", str(tree)],
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       start_new_session=True, check=True, timeout=30)
+        subprocess.run(
+            ["sh", "-c", 'rm -rf -- "$1" </dev/null >/dev/null 2>&1 &', "okf-discard", str(tree)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            check=True,
+            timeout=30,
+        )
     except (OSError, subprocess.SubprocessError):
         shutil.rmtree(tree, ignore_errors=True)
 
@@ -116,8 +125,10 @@ def open_side_tree(state: CompileState) -> Path:
             if not state.reused_side:
                 tmp.mkdir(parents=True)
         except OSError as exc:
-            raise CompileError(f"could not create the side tree ({exc.strerror or exc}); the previous bundle "
-                               "is unchanged", path=str(tmp)) from exc
+            raise CompileError(
+                f"could not create the side tree ({exc.strerror or exc}); the previous bundle is unchanged",
+                path=str(tmp),
+            ) from exc
         state.side = tmp
     return state.side
 
@@ -130,14 +141,23 @@ def write_error(exc: OSError, state: CompileState) -> CompileError:
     where = str(exc.filename or state.output)
     unchanged = "the previous bundle is unchanged"
     if exc.errno in NO_SPACE:
-        return CompileError(f"the disk is full ({exc.strerror}); {unchanged} and the partly written new tree "
-                            "was removed", path=where, fix="free some space, or write the bundle elsewhere with -o")
+        return CompileError(
+            f"the disk is full ({exc.strerror}); {unchanged} and the partly written new tree was removed",
+            path=where,
+            fix="free some space, or write the bundle elsewhere with -o",
+        )
     if exc.errno == errno.EROFS:
-        return CompileError(f"the output is on a read-only file system; {unchanged}", path=where,
-                            fix="write the bundle to a writable folder with -o")
+        return CompileError(
+            f"the output is on a read-only file system; {unchanged}",
+            path=where,
+            fix="write the bundle to a writable folder with -o",
+        )
     if exc.errno in (errno.EACCES, errno.EPERM):
-        return CompileError(f"permission denied ({exc.strerror}); {unchanged}", path=where,
-                            fix="check the folder's permissions, or write the bundle elsewhere with -o")
+        return CompileError(
+            f"permission denied ({exc.strerror}); {unchanged}",
+            path=where,
+            fix="check the folder's permissions, or write the bundle elsewhere with -o",
+        )
     return CompileError(f"could not write the bundle ({exc.strerror or exc}); {unchanged}", path=where)
 
 
@@ -168,7 +188,7 @@ def write_file(root: str, path: str, content: bytes) -> None:
     try:
         view = memoryview(content)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
@@ -232,8 +252,7 @@ def _foreign_files(state: CompileState, live: dict[str, int]) -> set[str]:
     """Files in the old output that okf did not write (kept, never lost, with a warning)."""
     if state.previous is None:
         return set()
-    known = (manifest_files(state.previous) | state.changed_files() | state.keep
-             | {".okf/manifest.json", STAT_CACHE})
+    known = manifest_files(state.previous) | state.changed_files() | state.keep | {".okf/manifest.json", STAT_CACHE}
     foreign = set(live) - known
     for rel in sorted(foreign - filed_files(state.output))[:5]:  # syntheses okf ask --save filed: no news
         state.warn(f"{rel}: not written by okf compile; kept as it is")
@@ -348,7 +367,6 @@ def _retire(tree: Path, trash: Path) -> None:
     discard(trash)
 
 
-
 def _entries(root: Path) -> tuple[list[str], list[str], bool]:
     """Every real folder below ``root`` (parents first), every other entry (files and symlinks of any kind,
     linked as they are), hidden ones included, and whether a symlink leads to a folder."""
@@ -408,5 +426,6 @@ def replace_files(output: Path, changes: dict[str, bytes]) -> None:
         _swap(tmp, output)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise CompileError(f"could not write the bundle ({exc.strerror or exc}); it is unchanged",
-                           path=str(exc.filename or output)) from exc
+        raise CompileError(
+            f"could not write the bundle ({exc.strerror or exc}); it is unchanged", path=str(exc.filename or output)
+        ) from exc

@@ -34,12 +34,15 @@ class Finding(BaseModel):
     rationale: str = ""
     confidence: float | None = None
     applies_because: str = Field(default="", description="Why the requirement was judged to apply.")
-    subject_span: SubjectSpan = Field(description="The subject lines the verdict rests on (all of it when the "
-                                                  "reader named none).")
+    subject_span: SubjectSpan = Field(
+        description="The subject lines the verdict rests on (all of it when the reader named none)."
+    )
     requirement_receipt: Receipt = Field(description="The requirement's clause: concept file, lines, sha256.")
     concept_id: str = ""
-    raw_verdict: str | None = Field(default=None, description="The reader's verdict when it was not one of the "
-                                                              "three (then the verdict is needs_review).")
+    raw_verdict: str | None = Field(
+        default=None,
+        description="The reader's verdict when it was not one of the three (then the verdict is needs_review).",
+    )
     failed: bool = Field(default=False, description="The judgment failed (a model error): needs_review.")
     error: str | None = None
 
@@ -55,10 +58,12 @@ class ComplianceResult(BaseModel):
     rollup: dict[str, int] = Field(default_factory=dict, description="Findings per verdict.")
     considered: int = Field(default=0, description="Requirements whose applicability was decided.")
     not_applicable: int = 0
-    not_judged: list[str] = Field(default_factory=list, description="Ids of applicable requirements left "
-                                                                    "unjudged by max_requirements.")
-    shortlist: list[str] = Field(default_factory=list, description="With a bundle: the sections navigation "
-                                                                   "found for the question.")
+    not_judged: list[str] = Field(
+        default_factory=list, description="Ids of applicable requirements left unjudged by max_requirements."
+    )
+    shortlist: list[str] = Field(
+        default_factory=list, description="With a bundle: the sections navigation found for the question."
+    )
     extraction_failures: list[SectionFailure] = Field(default_factory=list)
     failures: int = Field(default=0, description="Applicability decisions and judgments that failed.")
     warnings: list[str] = Field(default_factory=list)

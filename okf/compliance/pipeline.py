@@ -45,10 +45,16 @@ JUDGMENTS_IN_FLIGHT = 16
 
 
 def _offer(index: int, requirement: Requirement, clause: str = "") -> RequirementOffer:
-    return RequirementOffer(index=index, id=requirement.requirement_id, requirement_text=requirement.requirement_text,
-                            deontic_type=requirement.deontic_type, actor=requirement.actor,
-                            applicability=requirement.applicability,
-                            evidence_standard=requirement.evidence_standard, clause=clause)
+    return RequirementOffer(
+        index=index,
+        id=requirement.requirement_id,
+        requirement_text=requirement.requirement_text,
+        deontic_type=requirement.deontic_type,
+        actor=requirement.actor,
+        applicability=requirement.applicability,
+        evidence_standard=requirement.evidence_standard,
+        clause=clause,
+    )
 
 
 def _clause(bundle: Bundle | None, requirement: Requirement) -> str:
@@ -61,11 +67,12 @@ def _clause(bundle: Bundle | None, requirement: Requirement) -> str:
         return ""
     lines = concept.body.split("\n")
     first = concept.body_start_line
-    return "\n".join(lines[requirement.citation.start_line - first:requirement.citation.end_line - first + 1])
+    return "\n".join(lines[requirement.citation.start_line - first : requirement.citation.end_line - first + 1])
 
 
-async def _decide(reader: ComplianceReader, subject: SubjectText, question: str,
-                  offers: list[RequirementOffer]) -> tuple[list[ApplicabilityDecision], Usage]:
+async def _decide(
+    reader: ComplianceReader, subject: SubjectText, question: str, offers: list[RequirementOffer]
+) -> tuple[list[ApplicabilityDecision], Usage]:
     """One decision per offer; a reply that does not fit the offer counts as failed for all of it."""
     try:
         result = await reader.applies(subject, question, offers)
@@ -101,40 +108,61 @@ async def comply_async(
     """Judge ``subject`` (a document path or a :class:`SubjectText`) against ``requirements`` (a list or a
     JSON-lines file) or against the requirements navigation finds in ``bundle`` for ``question``."""
     if (requirements is None) == (bundle is None):
-        raise ConfigError("give either requirements or a bundle to check the subject against",
-                          fix="pass --requirements FILE.jsonl or --bundle BUNDLE")
+        raise ConfigError(
+            "give either requirements or a bundle to check the subject against",
+            fix="pass --requirements FILE.jsonl or --bundle BUNDLE",
+        )
     if isinstance(max_requirements, bool) or not isinstance(max_requirements, int) or max_requirements < 1:
-        raise ConfigError(f"max_requirements must be a positive whole number, got {max_requirements!r}",
-                          fix=f"e.g. {MAX_REQUIREMENTS}")
+        raise ConfigError(
+            f"max_requirements must be a positive whole number, got {max_requirements!r}",
+            fix=f"e.g. {MAX_REQUIREMENTS}",
+        )
     text = checked(subject) if isinstance(subject, SubjectText) else load_subject(subject)
     ask = (question or "").strip() or f"What requirements apply to {title_of(text)}?"
     if reader is None:
         from okf.readers import make_reader  # lazy: a configured model pulls in its client
 
         own = make_reader()  # made here, so closed here
-        return await closing(own, comply_async(
-            text, requirements=requirements, bundle=bundle, question=question, reader=own, budgets=budgets,
-            max_requirements=max_requirements, cache=cache, progress=progress))
+        return await closing(
+            own,
+            comply_async(
+                text,
+                requirements=requirements,
+                bundle=bundle,
+                question=question,
+                reader=own,
+                budgets=budgets,
+                max_requirements=max_requirements,
+                cache=cache,
+                progress=progress,
+            ),
+        )
     if not isinstance(reader, ComplianceReader):
-        raise ConfigError(f"reader {getattr(reader, 'name', reader)!r} cannot judge compliance",
-                          fix="pass an OfflineReader, an LLMReader or another okf.readers.assessment.ComplianceReader")
+        raise ConfigError(
+            f"reader {getattr(reader, 'name', reader)!r} cannot judge compliance",
+            fix="pass an OfflineReader, an LLMReader or another okf.readers.assessment.ComplianceReader",
+        )
     usage: dict[str, Usage] = {}
     base: dict[str, Any] = {"subject": text.name, "question": ask, "reader": reader.name}
     opened: Bundle | None = None
     if bundle is not None:
         if not isinstance(reader, Reader) or not isinstance(reader, RuleReader):
-            raise ConfigError(f"reader {reader.name!r} cannot navigate a bundle and extract its requirements",
-                              fix="pass requirements instead of a bundle, or a reader that also navigates")
+            raise ConfigError(
+                f"reader {reader.name!r} cannot navigate a bundle and extract its requirements",
+                fix="pass requirements instead of a bundle, or a reader that also navigates",
+            )
         opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
-        nav = await navigate_async(opened, ask, reader=cast(Reader, reader), budgets=make_budgets(budgets),
-                                   progress=progress)
+        nav = await navigate_async(
+            opened, ask, reader=cast(Reader, reader), budgets=make_budgets(budgets), progress=progress
+        )
         usage.update(nav.stats.usage)
         base.update(source="bundle", shortlist=[e.concept_id for e in nav.shortlist], navigation=nav)
         base["warnings"] = [f"navigation: {w}" for w in nav.warnings]
         candidates: list[Requirement] = []
         if nav.shortlist:
-            extracted = await extract_requirements_async(opened, concepts=[e.concept_id for e in nav.shortlist],
-                                                         reader=cast(RuleReader, reader), cache=cache)
+            extracted = await extract_requirements_async(
+                opened, concepts=[e.concept_id for e in nav.shortlist], reader=cast(RuleReader, reader), cache=cache
+            )
             candidates = extracted.requirements
             usage["extractor"] = extracted.stats.usage
             base["extraction_failures"] = extracted.failures
@@ -146,15 +174,21 @@ async def comply_async(
             candidates = load_requirements(requirements)
         else:  # a list of requirements (not None: exactly one of requirements and bundle is given)
             candidates = list(requirements or [])
-    return await _assess_all(reader, text, ask if question else "", candidates, opened, max_requirements,
-                             usage, base)
+    return await _assess_all(reader, text, ask if question else "", candidates, opened, max_requirements, usage, base)
 
 
-async def _assess_all(reader: ComplianceReader, subject: SubjectText, question: str,
-                      candidates: list[Requirement], bundle: Bundle | None, max_requirements: int,
-                      usage: dict[str, Usage], base: dict[str, Any]) -> ComplianceResult:
+async def _assess_all(
+    reader: ComplianceReader,
+    subject: SubjectText,
+    question: str,
+    candidates: list[Requirement],
+    bundle: Bundle | None,
+    max_requirements: int,
+    usage: dict[str, Usage],
+    base: dict[str, Any],
+) -> ComplianceResult:
     offers = [_offer(i, r, _clause(bundle, r)) for i, r in enumerate(candidates)]
-    batches = [offers[i:i + APPLIES_BATCH] for i in range(0, len(offers), APPLIES_BATCH)]
+    batches = [offers[i : i + APPLIES_BATCH] for i in range(0, len(offers), APPLIES_BATCH)]
     gate = asyncio.Semaphore(JUDGMENTS_IN_FLIGHT)
 
     async def decide(batch: list[RequirementOffer]) -> tuple[list[ApplicabilityDecision], Usage]:
@@ -191,11 +225,18 @@ async def _assess_all(reader: ComplianceReader, subject: SubjectText, question: 
     if left:
         warnings.append(f"{len(left)} applicable requirements were not judged (max_requirements={max_requirements})")
     if failures:
-        warnings.append(f"{failures} applicability decisions or judgments failed; their requirements are "
-                        "needs_review")
-    return ComplianceResult(findings=ordered(findings), rollup=rollup(findings), considered=len(offers),
-                            not_applicable=len(offers) - len(applicable), not_judged=[o.id for o, _ in left],
-                            failures=failures, warnings=warnings, usage=usage, **base)
+        warnings.append(f"{failures} applicability decisions or judgments failed; their requirements are needs_review")
+    return ComplianceResult(
+        findings=ordered(findings),
+        rollup=rollup(findings),
+        considered=len(offers),
+        not_applicable=len(offers) - len(applicable),
+        not_judged=[o.id for o, _ in left],
+        failures=failures,
+        warnings=warnings,
+        usage=usage,
+        **base,
+    )
 
 
 def comply(subject: SubjectText | str | Path, **options: Any) -> ComplianceResult:
@@ -204,8 +245,7 @@ def comply(subject: SubjectText | str | Path, **options: Any) -> ComplianceResul
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(closing(options.get("reader"), comply_async(subject, **options)))
-    raise ConfigError("comply() was called inside a running event loop",
-                      fix="use `await okf.comply_async(...)` there")
+    raise ConfigError("comply() was called inside a running event loop", fix="use `await okf.comply_async(...)` there")
 
 
 __all__ = ["comply", "comply_async"]

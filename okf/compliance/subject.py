@@ -23,8 +23,7 @@ def load_subject(path: str | os.PathLike[str]) -> SubjectText:
     try:
         text = read_source_text(source).text
     except OSError as exc:
-        raise ConfigError(f"cannot read subject {source}: {exc.strerror or exc}", fix="pass a readable file") \
-            from None
+        raise ConfigError(f"cannot read subject {source}: {exc.strerror or exc}", fix="pass a readable file") from None
     return checked(SubjectText(name=str(path), text=text))
 
 
@@ -34,8 +33,10 @@ def checked(subject: SubjectText) -> SubjectText:
     if not text.strip():
         raise ConfigError(f"the subject {subject.name} is empty", fix="give a document with text in it")
     if len(text) > SUBJECT_CHARS:
-        raise ConfigError(f"the subject {subject.name} has {len(text):,} characters, more than {SUBJECT_CHARS:,}",
-                          fix="check it in parts (one file per part)")
+        raise ConfigError(
+            f"the subject {subject.name} has {len(text):,} characters, more than {SUBJECT_CHARS:,}",
+            fix="check it in parts (one file per part)",
+        )
     return SubjectText(name=subject.name, text=text)
 
 

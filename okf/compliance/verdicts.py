@@ -42,8 +42,13 @@ def subject_span(subject: SubjectText, start: int | None, end: int | None) -> Su
 def receipt(requirement: Requirement) -> Receipt:
     """The requirement clause's receipt, from its citation."""
     c = requirement.citation
-    return Receipt(evidence_id=requirement.requirement_id, path=c.path, start_line=c.start_line,
-                   end_line=c.end_line, sha256=c.sha256)
+    return Receipt(
+        evidence_id=requirement.requirement_id,
+        path=c.path,
+        start_line=c.start_line,
+        end_line=c.end_line,
+        sha256=c.sha256,
+    )
 
 
 def finding(subject: SubjectText, requirement: Requirement, assessment: Assessment, applies_because: str) -> Finding:
@@ -54,14 +59,21 @@ def finding(subject: SubjectText, requirement: Requirement, assessment: Assessme
     if confidence is not None:
         confidence = min(1.0, max(0.0, float(confidence)))
     return Finding(
-        requirement_id=requirement.requirement_id, requirement_text=requirement.requirement_text,
-        deontic_type=requirement.deontic_type, actor=requirement.actor, verdict=verdict,
+        requirement_id=requirement.requirement_id,
+        requirement_text=requirement.requirement_text,
+        deontic_type=requirement.deontic_type,
+        actor=requirement.actor,
+        verdict=verdict,
         rationale=assessment.rationale if not assessment.failed else f"judgment failed: {assessment.error}",
-        confidence=None if assessment.failed else confidence, applies_because=applies_because,
+        confidence=None if assessment.failed else confidence,
+        applies_because=applies_because,
         subject_span=subject_span(subject, assessment.start_line, assessment.end_line),
-        requirement_receipt=receipt(requirement), concept_id=requirement.citation.concept_id,
+        requirement_receipt=receipt(requirement),
+        concept_id=requirement.citation.concept_id,
         raw_verdict=raw if raw is not None and _word(raw) not in VERDICTS else None,
-        failed=assessment.failed, error=assessment.error)
+        failed=assessment.failed,
+        error=assessment.error,
+    )
 
 
 def ordered(findings: list[Finding]) -> list[Finding]:

@@ -16,5 +16,13 @@ from okf.contract.load import load_contract
 from okf.contract.model import Contract, contract_schema
 from okf.contract.scaffold import contract_data, init_contract
 
-__all__ = ["REGEX_TIMEOUT_S", "Contract", "ContractReport", "check_contract", "contract_data", "contract_schema",
-           "init_contract", "load_contract"]
+__all__ = [
+    "REGEX_TIMEOUT_S",
+    "Contract",
+    "ContractReport",
+    "check_contract",
+    "contract_data",
+    "contract_schema",
+    "init_contract",
+    "load_contract",
+]

@@ -84,21 +84,33 @@ def find_concept(bundle: Bundle, ref: str) -> str:
         matcher = _glob_regex(ref)
         found = [p for p in bundle.iter_concepts() if matcher.fullmatch(p if by_path else p[:-3])]
         if not found:
-            raise Unlocated("no_concept", f"the glob {ref!r} matches no concept",
-                            "check the pattern against 'okf navigate' or the bundle's index.md listings")
+            raise Unlocated(
+                "no_concept",
+                f"the glob {ref!r} matches no concept",
+                "check the pattern against 'okf navigate' or the bundle's index.md listings",
+            )
         if len(found) > 1:
-            raise Unlocated("ambiguous_concept", f"the glob {ref!r} matches {len(found)} concepts: "
-                            f"{_clip_list(found)}", "narrow the pattern so it matches exactly one concept")
+            raise Unlocated(
+                "ambiguous_concept",
+                f"the glob {ref!r} matches {len(found)} concepts: {_clip_list(found)}",
+                "narrow the pattern so it matches exactly one concept",
+            )
         return found[0]
     try:
         rel = bundle.resolve(ref).rstrip("/")
     except BundleError as exc:
-        raise Unlocated("no_concept", f"{ref!r} is not a path inside the bundle: {exc.message}",
-                        "use a concept id or path relative to the bundle root") from None
+        raise Unlocated(
+            "no_concept",
+            f"{ref!r} is not a path inside the bundle: {exc.message}",
+            "use a concept id or path relative to the bundle root",
+        ) from None
     path = rel if rel.endswith(".md") else rel + ".md"
     if not bundle.is_concept_path(path):
-        raise Unlocated("no_concept", f"no concept {ref!r} in the bundle",
-                        "use a concept id from the bundle's listings, e.g. 'handbook/paid-time-off'")
+        raise Unlocated(
+            "no_concept",
+            f"no concept {ref!r} in the bundle",
+            "use a concept id from the bundle's listings, e.g. 'handbook/paid-time-off'",
+        )
     return path
 
 
@@ -108,8 +120,11 @@ def read_source(bundle: Bundle, path: str) -> Source:
         text, diagnostics = read_text(bundle.real_path(path), path)
         concept = parse_concept(path, text, diagnostics)
     except BundleError as exc:
-        raise Unlocated("unreadable", f"{path} cannot be read: {exc.message}",
-                        exc.fix or "fix the file (okf check BUNDLE names the problem)") from None
+        raise Unlocated(
+            "unreadable",
+            f"{path} cannot be read: {exc.message}",
+            exc.fix or "fix the file (okf check BUNDLE names the problem)",
+        ) from None
     return Source(path, text, concept)
 
 
@@ -127,17 +142,24 @@ def section_span(source: Source, heading: str) -> Span:
     hits = [n for n, h in enumerate(found) if plain(h.text).casefold() == wanted]
     if not hits:
         titles = [repr(h.text) for h in found]
-        raise Unlocated("no_heading", f"no heading {heading!r} in {source.path}"
-                        + (f" (headings: {_clip_list(titles, 8)})" if titles else " (it has no headings)"),
-                        "use the text of one of its headings, or leave heading out", body_span(source))
+        raise Unlocated(
+            "no_heading",
+            f"no heading {heading!r} in {source.path}"
+            + (f" (headings: {_clip_list(titles, 8)})" if titles else " (it has no headings)"),
+            "use the text of one of its headings, or leave heading out",
+            body_span(source),
+        )
     if len(hits) > 1:
         lines = ", ".join(str(found[n].start_line) for n in hits)
-        raise Unlocated("ambiguous_heading", f"the heading {heading!r} occurs {len(hits)} times in "
-                        f"{source.path} (lines {lines})", "use a glob or a regex that tells them apart",
-                        body_span(source))
+        raise Unlocated(
+            "ambiguous_heading",
+            f"the heading {heading!r} occurs {len(hits)} times in {source.path} (lines {lines})",
+            "use a glob or a regex that tells them apart",
+            body_span(source),
+        )
     first = found[hits[0]]
     end = concept.end_line
-    for later in found[hits[0] + 1:]:
+    for later in found[hits[0] + 1 :]:
         if later.level <= first.level:
             end = later.start_line - 1
             break
@@ -199,8 +221,11 @@ def extract(source: Source, locator: Locator, span: Span, *, timeout: float) -> 
         at = text.find(locator.literal)
         while at >= 0 and len(out) < MAX_OCCURRENCES:
             last = at + max(len(locator.literal) - 1, 0)
-            out.append(Occurrence(locator.literal, Span(_line_at(text, at, span.start_line),
-                                                        _line_at(text, last, span.start_line))))
+            out.append(
+                Occurrence(
+                    locator.literal, Span(_line_at(text, at, span.start_line), _line_at(text, last, span.start_line))
+                )
+            )
             at = text.find(locator.literal, at + 1)
         return out
     if locator.regex is not None:
@@ -209,15 +234,22 @@ def extract(source: Source, locator: Locator, span: Span, *, timeout: float) -> 
                 if match.group(1) is None:
                     continue
                 last = max(match.end() - 1, match.start())
-                out.append(Occurrence(match.group(1), Span(_line_at(text, match.start(), span.start_line),
-                                                           _line_at(text, last, span.start_line))))
+                out.append(
+                    Occurrence(
+                        match.group(1),
+                        Span(_line_at(text, match.start(), span.start_line), _line_at(text, last, span.start_line)),
+                    )
+                )
                 if len(out) >= MAX_OCCURRENCES:
                     break
         except TimeoutError:
-            raise Unlocated("regex_timeout", f"the regex ran longer than {timeout:g} s on {source.path} lines "
-                            f"{span.start_line}-{span.end_line} and was stopped (catastrophic backtracking)",
-                            "simplify the regex: avoid nested quantifiers such as (a+)+ and repeated .* groups",
-                            span) from None
+            raise Unlocated(
+                "regex_timeout",
+                f"the regex ran longer than {timeout:g} s on {source.path} lines "
+                f"{span.start_line}-{span.end_line} and was stopped (catastrophic backtracking)",
+                "simplify the regex: avoid nested quantifiers such as (a+)+ and repeated .* groups",
+                span,
+            ) from None
         return out
     assert locator.table is not None
     return _table_cells(source, locator, span)
@@ -232,15 +264,25 @@ def _table_cells(source: Source, locator: Locator, span: Span) -> list[Occurrenc
     assert cell is not None
     concept = source.concept
     column, row = _cell_key(cell.column), _cell_key(cell.row)
-    inside = [t for t in tables(concept.body, concept.body_start_line - 1)
-              if span.start_line <= t.start_line and t.end_line <= span.end_line]
-    with_column = [(t, [_cell_key(h) for h in t.header].index(column)) for t in inside
-                   if column in [_cell_key(h) for h in t.header]]
+    inside = [
+        t
+        for t in tables(concept.body, concept.body_start_line - 1)
+        if span.start_line <= t.start_line and t.end_line <= span.end_line
+    ]
+    with_column = [
+        (t, [_cell_key(h) for h in t.header].index(column))
+        for t in inside
+        if column in [_cell_key(h) for h in t.header]
+    ]
     if not with_column:
         headers = sorted({h for t in inside for h in t.header if h})
         seen = f" (columns: {_clip_list([repr(h) for h in headers], 8)})" if headers else " (no tables there)"
-        raise Unlocated("not_found", f"no table column headed {cell.column!r} in {source.path} lines "
-                        f"{span.start_line}-{span.end_line}{seen}", "use a column header as written", span)
+        raise Unlocated(
+            "not_found",
+            f"no table column headed {cell.column!r} in {source.path} lines {span.start_line}-{span.end_line}{seen}",
+            "use a column header as written",
+            span,
+        )
     out: list[Occurrence] = []
     for table, index in with_column:
         for body_row in table.rows:
@@ -249,9 +291,13 @@ def _table_cells(source: Source, locator: Locator, span: Span) -> list[Occurrenc
                 out.append(Occurrence(value, Span(body_row.line, body_row.line)))
     if not out:
         rows = [repr(r.cells[0]) for t, _ in with_column for r in t.rows if r.cells]
-        raise Unlocated("not_found", f"no row {cell.row!r} in the table(s) with column {cell.column!r} in "
-                        f"{source.path} (rows: {_clip_list(rows, 8)})",
-                        "use the text of the row's first cell as written", span)
+        raise Unlocated(
+            "not_found",
+            f"no row {cell.row!r} in the table(s) with column {cell.column!r} in "
+            f"{source.path} (rows: {_clip_list(rows, 8)})",
+            "use the text of the row's first cell as written",
+            span,
+        )
     return out
 
 

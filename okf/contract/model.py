@@ -34,18 +34,32 @@ class TableCell(BaseModel):
 class Locator(BaseModel):
     """Where a fact is: one concept, optionally one section of it, and exactly one extractor."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={
-        "oneOf": [{"required": [name]} for name in EXTRACTORS]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"oneOf": [{"required": [name]} for name in EXTRACTORS]}
+    )
 
-    concept: str = Field(min_length=1, description="A concept id ('handbook/pto/pto'), its path ('....md'), or a glob "
-                         "('**/pto') that must match exactly one concept.")
-    heading: str | None = Field(default=None, min_length=1, description="Only the section under this heading "
-                                "(its text, case ignored; the heading must occur once).")
+    concept: str = Field(
+        min_length=1,
+        description="A concept id ('handbook/pto/pto'), its path ('....md'), or a glob "
+        "('**/pto') that must match exactly one concept.",
+    )
+    heading: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Only the section under this heading (its text, case ignored; the heading must occur once).",
+    )
     literal: str | None = Field(default=None, min_length=1, description="Text that must occur; the value is the text.")
-    regex: str | None = Field(default=None, min_length=1, description="A regular expression with exactly one capture "
-                              "group; the value is what the group captures. Searched with MULTILINE.")
-    frontmatter: str | None = Field(default=None, min_length=1, description="A frontmatter key ('title', or a dotted "
-                                    "path 'owner.name' into mappings).")
+    regex: str | None = Field(
+        default=None,
+        min_length=1,
+        description="A regular expression with exactly one capture "
+        "group; the value is what the group captures. Searched with MULTILINE.",
+    )
+    frontmatter: str | None = Field(
+        default=None,
+        min_length=1,
+        description="A frontmatter key ('title', or a dotted path 'owner.name' into mappings).",
+    )
     table: TableCell | None = Field(default=None, description="A cell of a pipe table.")
 
     @model_validator(mode="after")
@@ -81,28 +95,43 @@ class Expectations(BaseModel):
     equals: Any = Field(default=None, description="The value must equal this (compared as the fact's type).")
     one_of: list[Any] | None = Field(default=None, min_length=1, description="The value must be one of these.")
     range: Range | None = Field(default=None, description="Number or date facts: min <= value <= max.")
-    present: bool = Field(default=True, description="false: the fact must NOT be found (e.g. a clause that must be "
-                          "absent); the receipt then covers the text searched.")
-    unchanged: str | None = Field(default=None, pattern=SHA256_PATTERN, description="sha256 of the lines the value "
-                                  "was read from, as recorded (okf contract init writes it); a different hash is drift.")
+    present: bool = Field(
+        default=True,
+        description="false: the fact must NOT be found (e.g. a clause that must be "
+        "absent); the receipt then covers the text searched.",
+    )
+    unchanged: str | None = Field(
+        default=None,
+        pattern=SHA256_PATTERN,
+        description="sha256 of the lines the value "
+        "was read from, as recorded (okf contract init writes it); a different hash is drift.",
+    )
 
 
 class Fact(BaseModel):
     """One named, typed fact of a contract."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={
-        "if": {"properties": {"type": {"const": "enum"}}}, "then": {"required": ["values"]}})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"if": {"properties": {"type": {"const": "enum"}}}, "then": {"required": ["values"]}},
+    )
 
     name: str = Field(pattern=NAME_PATTERN, description="Unique name of the fact (letters, digits, _ . -).")
     type: FactType
     description: str | None = None
     values: list[str] | None = Field(default=None, min_length=1, description="enum facts: the allowed values.")
-    separator: str | None = Field(default=None, min_length=1, description="list facts read from text: the item "
-                                  "separator (default: commas, semicolons and a final 'and'/'or').")
+    separator: str | None = Field(
+        default=None,
+        min_length=1,
+        description="list facts read from text: the item "
+        "separator (default: commas, semicolons and a final 'and'/'or').",
+    )
     locate: Locator
     expect: Expectations = Field(default_factory=Expectations)
-    severity: Literal["error", "warning"] = Field(default="error", description="A failed error fact fails the check "
-                                                  "(exit 1) and stops an ask; a warning is reported only.")
+    severity: Literal["error", "warning"] = Field(
+        default="error",
+        description="A failed error fact fails the check (exit 1) and stops an ask; a warning is reported only.",
+    )
 
 
 class Contract(BaseModel):

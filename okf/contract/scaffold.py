@@ -25,8 +25,11 @@ from okf.contract.values import infer_type
 from okf.errors import ContractError
 
 _SPEC = re.compile(r"^(?P<name>[^:=]+?)(?::(?P<type>[a-z]+))?=(?P<locator>.+)$", re.S)
-_LOCATOR = re.compile(r"^(?P<concept>[^#]+?)(?:#(?P<heading>.*?))?:(?P<kind>literal|regex|frontmatter|table):"
-                      r"(?P<arg>.+)$", re.S)
+_LOCATOR = re.compile(
+    r"^(?P<concept>[^#]+?)(?:#(?P<heading>.*?))?:(?P<kind>literal|regex|frontmatter|table):"
+    r"(?P<arg>.+)$",
+    re.S,
+)
 SPEC_FORM = "NAME[:TYPE]=CONCEPT[#HEADING]:EXTRACTOR:ARGUMENT"
 
 
@@ -36,8 +39,9 @@ def parse_fact_spec(spec: str) -> dict[str, Any]:
     match = _SPEC.match(spec.strip())
     located = _LOCATOR.match(match.group("locator")) if match else None
     if match is None or located is None:
-        raise ContractError(f"--fact {spec!r} is not {SPEC_FORM}",
-                            fix="e.g. --fact 'pto_days=handbook/paid-time-off:regex:(\\d+) days'")
+        raise ContractError(
+            f"--fact {spec!r} is not {SPEC_FORM}", fix="e.g. --fact 'pto_days=handbook/paid-time-off:regex:(\\d+) days'"
+        )
     locate: dict[str, Any] = {"concept": located.group("concept").strip()}
     if located.group("heading"):
         locate["heading"] = located.group("heading").strip()
@@ -45,8 +49,10 @@ def parse_fact_spec(spec: str) -> dict[str, Any]:
     if kind == "table":
         row, bar, column = argument.rpartition("|")
         if not bar or not row.strip() or not column.strip():
-            raise ContractError(f"--fact {spec!r}: a table argument is ROW|COLUMN",
-                                fix="e.g. ':table:Less than 3 years (including new hires)|Annual PTO'")
+            raise ContractError(
+                f"--fact {spec!r}: a table argument is ROW|COLUMN",
+                fix="e.g. ':table:Less than 3 years (including new hires)|Annual PTO'",
+            )
         locate["table"] = {"row": row.strip(), "column": column.strip()}
     else:
         locate[kind] = argument.strip() if kind == "frontmatter" else argument
@@ -60,13 +66,17 @@ def _raw_value(bundle: Bundle, fact: Fact) -> Any:
     source = read_source(bundle, find_concept(bundle, fact.locate.concept))
     found = extract(source, fact.locate, scope(source, fact), timeout=REGEX_TIMEOUT_S)
     if not found:
-        raise Unlocated("not_found", f"the {fact.locate.extractor} extractor found nothing in {source.path}",
-                        "check the locator against the concept's current text")
+        raise Unlocated(
+            "not_found",
+            f"the {fact.locate.extractor} extractor found nothing in {source.path}",
+            "check the locator against the concept's current text",
+        )
     return found[0].raw
 
 
-def init_contract(bundle: Bundle | str | Path, specs: Sequence[str | dict[str, Any]], *,
-                  description: str | None = None) -> Contract:
+def init_contract(
+    bundle: Bundle | str | Path, specs: Sequence[str | dict[str, Any]], *, description: str | None = None
+) -> Contract:
     """A contract pinning each named fact to its current value (``expect.equals``) and the sha256 of the lines
     it is read from (``expect.unchanged``). ContractError, naming every fact that cannot be pinned, otherwise."""
     opened = bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)

@@ -16,8 +16,7 @@ _SPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
-_DATE_FORMATS = ("%Y-%m-%d", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y", "%d %B %Y", "%d %b %Y",
-                 "%b. %d, %Y")
+_DATE_FORMATS = ("%Y-%m-%d", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y", "%d %B %Y", "%d %b %Y", "%b. %d, %Y")
 _TRUE = frozenset({"true", "yes", "y", "on"})
 _FALSE = frozenset({"false", "no", "n", "off"})
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
@@ -52,8 +51,10 @@ def parse_number(raw: Any) -> int | float:
     text = text.lstrip("$€£").rstrip("%").strip()
     text = _THOUSANDS.sub("", text)
     if not _NUMBER.fullmatch(text):
-        raise ValueProblem(f"{_shown(raw)} is not a number",
-                           "capture only the number, e.g. a regex '(\\d+) days' instead of the whole text")
+        raise ValueProblem(
+            f"{_shown(raw)} is not a number",
+            "capture only the number, e.g. a regex '(\\d+) days' instead of the whole text",
+        )
     value = float(text)
     return int(value) if value.is_integer() and "." not in text else value
 
@@ -71,8 +72,9 @@ def parse_date(raw: Any) -> date:
                 return datetime.strptime(text, fmt).date()
             except ValueError:
                 continue
-    raise ValueProblem(f"{_shown(raw)} is not a date",
-                       "capture a date with its year, e.g. '2026-01-01' or 'January 1, 2026'")
+    raise ValueProblem(
+        f"{_shown(raw)} is not a date", "capture a date with its year, e.g. '2026-01-01' or 'January 1, 2026'"
+    )
 
 
 def parse_boolean(raw: Any) -> bool:
@@ -115,8 +117,10 @@ def parse_enum(raw: Any, values: Sequence[str]) -> str:
     for value in values:
         if plain(value).casefold() == text:
             return value
-    raise ValueProblem(f"{_shown(raw)} is not one of the enum values {list(values)}",
-                       "add it to the fact's values if it is valid, or fix the locator")
+    raise ValueProblem(
+        f"{_shown(raw)} is not one of the enum values {list(values)}",
+        "add it to the fact's values if it is valid, or fix the locator",
+    )
 
 
 def parse_value(kind: str, raw: Any, *, values: Sequence[str] | None = None, separator: str | None = None) -> Any:

@@ -113,8 +113,7 @@ class GoldIndex:
 
     def hits(self, concept: str, span: GoldSpan) -> bool:
         """Whether ``concept`` records provenance overlapping ``span``."""
-        return any(p.source == span.source and overlaps(p.start, p.end, span)
-                   for p in self.by_concept.get(concept, ()))
+        return any(p.source == span.source and overlaps(p.start, p.end, span) for p in self.by_concept.get(concept, ()))
 
     def covered_sources(self) -> set[str]:
         """Source paths at least one concept records lines of."""

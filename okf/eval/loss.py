@@ -23,12 +23,28 @@ from typing import Literal
 
 from okf.models import TraceEvent
 
-LossStage = Literal["no_concept", "never_offered", "not_opened", "not_reached", "judged_not_relevant",
-                    "judge_failed", "not_shortlisted", "walk_failed"]
+LossStage = Literal[
+    "no_concept",
+    "never_offered",
+    "not_opened",
+    "not_reached",
+    "judged_not_relevant",
+    "judge_failed",
+    "not_shortlisted",
+    "walk_failed",
+]
 
 # Least to most advanced: a span is charged to the most advanced stage any covering concept reached.
-STAGES: tuple[LossStage, ...] = ("no_concept", "never_offered", "not_opened", "not_reached",
-                                 "judged_not_relevant", "judge_failed", "not_shortlisted", "walk_failed")
+STAGES: tuple[LossStage, ...] = (
+    "no_concept",
+    "never_offered",
+    "not_opened",
+    "not_reached",
+    "judged_not_relevant",
+    "judge_failed",
+    "not_shortlisted",
+    "walk_failed",
+)
 _RANK = {stage: rank for rank, stage in enumerate(STAGES)}
 
 

@@ -60,45 +60,74 @@ def _positive_int(value: Any) -> TypeGuard[int]:
 def _parse_span(raw: Any, path: str, line: int, index: int) -> GoldSpan:
     where = f"gold[{index}]"
     if not isinstance(raw, dict):
-        raise _fail(path, line, f"{where} is {type(raw).__name__}, not an object",
-                    'write each gold span as {"source": ..., "start_line": n, "end_line": m}')
+        raise _fail(
+            path,
+            line,
+            f"{where} is {type(raw).__name__}, not an object",
+            'write each gold span as {"source": ..., "start_line": n, "end_line": m}',
+        )
     source = raw.get("source")
     if not isinstance(source, str) or not source.strip():
-        raise _fail(path, line, f"{where}.source is missing or empty",
-                    "give the source file path relative to the corpus sources/ folder")
+        raise _fail(
+            path,
+            line,
+            f"{where}.source is missing or empty",
+            "give the source file path relative to the corpus sources/ folder",
+        )
     try:
         normalized = normalize_source(source)
     except ValueError as exc:
-        raise _fail(path, line, f"{where}.source {source!r}: {exc}",
-                    "give a relative path inside the corpus sources/ folder") from None
+        raise _fail(
+            path, line, f"{where}.source {source!r}: {exc}", "give a relative path inside the corpus sources/ folder"
+        ) from None
     start_line, end_line = raw.get("start_line"), raw.get("end_line")
     if not _positive_int(start_line) or not _positive_int(end_line):
-        raise _fail(path, line, f"{where} needs integer start_line and end_line >= 1 "
-                    f"(got {start_line!r}, {end_line!r})", "give 1-based inclusive line numbers")
+        raise _fail(
+            path,
+            line,
+            f"{where} needs integer start_line and end_line >= 1 (got {start_line!r}, {end_line!r})",
+            "give 1-based inclusive line numbers",
+        )
     if start_line > end_line:
-        raise _fail(path, line, f"{where} has start_line {start_line} after end_line {end_line}",
-                    "swap them: start_line <= end_line")
+        raise _fail(
+            path,
+            line,
+            f"{where} has start_line {start_line} after end_line {end_line}",
+            "swap them: start_line <= end_line",
+        )
     start, end = raw.get("start"), raw.get("end")
     for name, value in (("start", start), ("end", end)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise _fail(path, line, f"{where}.{name} must be a non-negative integer, got {value!r}",
-                        "give character offsets, or leave them out")
+            raise _fail(
+                path,
+                line,
+                f"{where}.{name} must be a non-negative integer, got {value!r}",
+                "give character offsets, or leave them out",
+            )
     return GoldSpan(source=normalized, start_line=start_line, end_line=end_line, start=start, end=end)
 
 
 def parse_question(raw: Any, path: str, line: int) -> EvalQuestion:
     """Validate one decoded line; ConfigError naming ``path:line`` on any problem."""
     if not isinstance(raw, dict):
-        raise _fail(path, line, f"expected a JSON object, got {type(raw).__name__}",
-                    'write one object per line: {"id": ..., "question": ..., "gold": [...]}')
+        raise _fail(
+            path,
+            line,
+            f"expected a JSON object, got {type(raw).__name__}",
+            'write one object per line: {"id": ..., "question": ..., "gold": [...]}',
+        )
     qid, text, gold = raw.get("id"), raw.get("question"), raw.get("gold")
     if not isinstance(qid, str) or not qid.strip():
         raise _fail(path, line, "'id' is missing or not a non-empty string", "give every question a unique id")
     if not isinstance(text, str) or not text.strip():
         raise _fail(path, line, f"question {qid!r}: 'question' is missing or empty", "add the question text")
     if not isinstance(gold, list) or not gold:
-        raise _fail(path, line, f"question {qid!r}: 'gold' must be a non-empty list of spans",
-                    "list at least one gold span; questions without gold cannot be scored")
+        raise _fail(
+            path,
+            line,
+            f"question {qid!r}: 'gold' must be a non-empty list of spans",
+            "list at least one gold span; questions without gold cannot be scored",
+        )
     meta = raw.get("meta") or {}
     if not isinstance(meta, dict):
         raise _fail(path, line, f"question {qid!r}: 'meta' must be an object", "make meta an object or drop it")
@@ -115,8 +144,9 @@ def load_questions(path: str | Path) -> list[EvalQuestion]:
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})",
-                          fix="save the questions file as UTF-8") from None
+        raise ConfigError(
+            f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})", fix="save the questions file as UTF-8"
+        ) from None
     questions: list[EvalQuestion] = []
     seen: dict[str, int] = {}
     for number, row in enumerate(text.split("\n"), start=1):
@@ -125,12 +155,20 @@ def load_questions(path: str | Path) -> list[EvalQuestion]:
         try:
             raw = json.loads(row)
         except json.JSONDecodeError as exc:
-            raise _fail(shown, number, f"not valid JSON: {exc.msg} (column {exc.colno})",
-                        "write exactly one JSON object per line") from None
+            raise _fail(
+                shown,
+                number,
+                f"not valid JSON: {exc.msg} (column {exc.colno})",
+                "write exactly one JSON object per line",
+            ) from None
         question = parse_question(raw, shown, number)
         if question.id in seen:
-            raise _fail(shown, number, f"duplicate id {question.id!r} (first on line {seen[question.id]})",
-                        "give every question a unique id")
+            raise _fail(
+                shown,
+                number,
+                f"duplicate id {question.id!r} (first on line {seen[question.id]})",
+                "give every question a unique id",
+            )
         seen[question.id] = number
         questions.append(question)
     if not questions:
@@ -138,8 +176,9 @@ def load_questions(path: str | Path) -> list[EvalQuestion]:
     return questions
 
 
-def pick(questions: list[EvalQuestion], *, sample: int | None = None, seed: int = DEFAULT_SEED,
-         limit: int | None = None) -> list[EvalQuestion]:
+def pick(
+    questions: list[EvalQuestion], *, sample: int | None = None, seed: int = DEFAULT_SEED, limit: int | None = None
+) -> list[EvalQuestion]:
     """A fixed-seed sample (kept in file order), then the first ``limit``; same inputs, same questions."""
     chosen = questions
     if sample is not None:

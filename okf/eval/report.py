@@ -33,8 +33,9 @@ class QuestionResult(BaseModel):
     recall_any: bool = Field(description="Some gold span was hit.")
     recall_all: bool = Field(description="Every gold span was hit.")
     coverage: float = Field(description="Fraction of gold spans hit.")
-    precision: float | None = Field(description="Shortlisted concepts hitting some gold / shortlist size; "
-                                                "None for an empty shortlist.")
+    precision: float | None = Field(
+        description="Shortlisted concepts hitting some gold / shortlist size; None for an empty shortlist."
+    )
     bodies_judged: int = 0
     words_signposts: int = Field(default=0, description="Words of the signposts the selector read.")
     words_bodies: int = Field(default=0, description="Words of the bodies the judge read.")
@@ -45,8 +46,11 @@ class QuestionResult(BaseModel):
     seconds: float = 0.0
     stopped_by: str | None = None
     walks: int = Field(default=1, description="Walks the navigation ran (orchestrated angles: all rounds).")
-    stop: str | None = Field(default=None, description="Why an orchestrated navigation stopped (sufficient, "
-                             "suspicious, cap, boundary, exhausted, budget, off); None without orchestration.")
+    stop: str | None = Field(
+        default=None,
+        description="Why an orchestrated navigation stopped (sufficient, "
+        "suspicious, cap, boundary, exhausted, budget, off); None without orchestration.",
+    )
     error: str | None = Field(default=None, description="Why the navigation raised, when it did.")
 
 
@@ -112,8 +116,9 @@ class EvalReport(BaseModel):
     seconds: float = 0.0
 
 
-def score(question: EvalQuestion, result: NavigationResult | None, index: GoldIndex, *,
-          error: str | None = None) -> QuestionResult:
+def score(
+    question: EvalQuestion, result: NavigationResult | None, index: GoldIndex, *, error: str | None = None
+) -> QuestionResult:
     """Score one navigation against the question's gold; ``result`` None means the walk raised ``error``."""
     shortlist = [entry.path for entry in result.shortlist] if result else []
     shortlisted = set(shortlist)
@@ -128,8 +133,7 @@ def score(question: EvalQuestion, result: NavigationResult | None, index: GoldIn
             lost = "walk_failed"
         else:
             lost = attribute(covering, view, shortlisted)
-        outcomes.append(SpanOutcome(span=span, hit=bool(hit_by), hit_by=hit_by, covering=len(covering),
-                                    lost_at=lost))
+        outcomes.append(SpanOutcome(span=span, hit=bool(hit_by), hit_by=hit_by, covering=len(covering), lost_at=lost))
     hits = [o.hit for o in outcomes]
     relevant = [c for c in shortlist if any(index.hits(c, span) for span in question.gold)]
     stats = result.stats if result else None

@@ -21,9 +21,13 @@ WalkSink = Callable[[EvalQuestion, NavigationResult], None]
 
 def index_stats(index: GoldIndex) -> IndexStats:
     """The provenance figures of a gold index, for the report."""
-    return IndexStats(concepts=index.concepts, concepts_with_lines=len(index.by_concept),
-                      sources_covered=len(index.by_source), entries_without_lines=index.entries_without_lines,
-                      unusable_resources=index.unusable_resources)
+    return IndexStats(
+        concepts=index.concepts,
+        concepts_with_lines=len(index.by_concept),
+        sources_covered=len(index.by_source),
+        entries_without_lines=index.entries_without_lines,
+        unusable_resources=index.unusable_resources,
+    )
 
 
 async def evaluate_async(
@@ -65,29 +69,61 @@ async def evaluate_async(
 
         reader = own = make_reader()
     try:
-        return await _evaluate(opened, every, chosen, questions_file, reader, make_budgets(budgets), sample,
-                               seed, limit, concurrency, progress, gold_index, on_walk, started, setting)
+        return await _evaluate(
+            opened,
+            every,
+            chosen,
+            questions_file,
+            reader,
+            make_budgets(budgets),
+            sample,
+            seed,
+            limit,
+            concurrency,
+            progress,
+            gold_index,
+            on_walk,
+            started,
+            setting,
+        )
     finally:
         if own is not None:
             await aclose(own)  # made here, so closed here
 
 
-async def _evaluate(opened: Any, every: list[EvalQuestion], chosen: list[EvalQuestion], questions_file: str,
-                    reader: Reader, budgets: Budgets, sample: int | None, seed: int, limit: int | None,
-                    concurrency: int, progress: Progress | None, gold_index: GoldIndex | None,
-                    on_walk: WalkSink | None, started: float, angles: str = "auto") -> EvalReport:
+async def _evaluate(
+    opened: Any,
+    every: list[EvalQuestion],
+    chosen: list[EvalQuestion],
+    questions_file: str,
+    reader: Reader,
+    budgets: Budgets,
+    sample: int | None,
+    seed: int,
+    limit: int | None,
+    concurrency: int,
+    progress: Progress | None,
+    gold_index: GoldIndex | None,
+    on_walk: WalkSink | None,
+    started: float,
+    angles: str = "auto",
+) -> EvalReport:
     from okf.navigator import navigate_async
 
     index = gold_index or GoldIndex.from_bundle(opened)
     warnings = list(index.warnings)
     if not index.by_source:
-        warnings.append("no concept records a source path with lines: every gold span will be missed "
-                        "(compile the sources with okf compile so concepts carry `sources` provenance)")
+        warnings.append(
+            "no concept records a source path with lines: every gold span will be missed "
+            "(compile the sources with okf compile so concepts carry `sources` provenance)"
+        )
     else:
         unknown = sorted({s.source for q in chosen for s in q.gold} - index.covered_sources())
         if unknown:
-            warnings.append(f"{len(unknown)} gold source file(s) are cited by no concept, e.g. {unknown[0]!r} "
-                            "(was the bundle compiled from this corpus's sources/ folder?)")
+            warnings.append(
+                f"{len(unknown)} gold source file(s) are cited by no concept, e.g. {unknown[0]!r} "
+                "(was the bundle compiled from this corpus's sources/ folder?)"
+            )
 
     semaphore = asyncio.Semaphore(concurrency)
     done = 0
@@ -98,8 +134,7 @@ async def _evaluate(opened: Any, every: list[EvalQuestion], chosen: list[EvalQue
             result: NavigationResult | None = None
             error: str | None = None
             try:
-                result = await navigate_async(opened, question.question, reader=reader, budgets=budgets,
-                                              angles=angles)
+                result = await navigate_async(opened, question.question, reader=reader, budgets=budgets, angles=angles)
             except ConfigError:
                 raise  # a setup problem fails every question alike: stop, don't score it as misses
             except OKFError as exc:
@@ -148,11 +183,23 @@ def evaluate(
     angles: str | int | None = "auto",
 ) -> EvalReport:
     """Synchronous :func:`evaluate_async` (same arguments); not for use inside a running event loop."""
+
     async def run() -> EvalReport:
         try:
-            return await evaluate_async(bundle, questions, reader=reader, budgets=budgets, sample=sample,
-                                        seed=seed, limit=limit, concurrency=concurrency, progress=progress,
-                                        gold_index=gold_index, on_walk=on_walk, angles=angles)
+            return await evaluate_async(
+                bundle,
+                questions,
+                reader=reader,
+                budgets=budgets,
+                sample=sample,
+                seed=seed,
+                limit=limit,
+                concurrency=concurrency,
+                progress=progress,
+                gold_index=gold_index,
+                on_walk=on_walk,
+                angles=angles,
+            )
         finally:
             if reader is not None:
                 await aclose(reader)  # what it opened in this event loop, which ends with the call

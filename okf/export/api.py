@@ -39,19 +39,36 @@ def _open(bundle: Bundle | str | Path) -> Bundle:
     return bundle if isinstance(bundle, Bundle) else Bundle.open(bundle)
 
 
-def _report(kind: str, opened: Bundle, out: str | Path, collected: Collected, writer: ExportWriter,
-            started: float, **extra: Any) -> ExportReport:
+def _report(
+    kind: str, opened: Bundle, out: str | Path, collected: Collected, writer: ExportWriter, started: float, **extra: Any
+) -> ExportReport:
     current = sum(e.current for e in collected.entries)
-    return ExportReport(kind=kind, bundle=str(opened.root), output=str(out), concepts=len(collected.entries),
-                        current=current, optional=len(collected.entries) - current, files=len(writer.files),
-                        written=writer.written, unchanged=writer.unchanged, removed=writer.removed,
-                        seconds=round(time.perf_counter() - started, 3), warnings=collected.warnings,
-                        **extra)
+    return ExportReport(
+        kind=kind,
+        bundle=str(opened.root),
+        output=str(out),
+        concepts=len(collected.entries),
+        current=current,
+        optional=len(collected.entries) - current,
+        files=len(writer.files),
+        written=writer.written,
+        unchanged=writer.unchanged,
+        removed=writer.removed,
+        seconds=round(time.perf_counter() - started, 3),
+        warnings=collected.warnings,
+        **extra,
+    )
 
 
-def export_llms_txt(bundle: Bundle | str | Path, out: str | Path, *, base_url: str | None = None,
-                    max_bytes: int | None = None, as_of: date | None = None,
-                    title: str | None = None) -> ExportReport:
+def export_llms_txt(
+    bundle: Bundle | str | Path,
+    out: str | Path,
+    *,
+    base_url: str | None = None,
+    max_bytes: int | None = None,
+    as_of: date | None = None,
+    title: str | None = None,
+) -> ExportReport:
     """Write ``llms.txt``, ``llms-full.txt`` and every concept's ``.md`` file into ``out``."""
     started = time.perf_counter()
     opened = _open(bundle)
@@ -68,8 +85,9 @@ def export_llms_txt(bundle: Bundle | str | Path, out: str | Path, *, base_url: s
     return _report("llms-txt", opened, out, collected, writer, started, full_concepts=inlined)
 
 
-def export_site(bundle: Bundle | str | Path, out: str | Path, *, as_of: date | None = None,
-                title: str | None = None) -> ExportReport:
+def export_site(
+    bundle: Bundle | str | Path, out: str | Path, *, as_of: date | None = None, title: str | None = None
+) -> ExportReport:
     """Write the static HTML site into ``out``: ``index.html`` is the root directory's page."""
     from okf.export.site import site_pages  # Jinja2 and the HTML renderer only for a site
 

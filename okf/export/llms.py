@@ -57,8 +57,13 @@ def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
     if collected.summary:
         lines += [f"> {escape(collected.summary)}", ""]
     full = url("llms-full.txt", base_url)
-    lines += [(f"Concepts of this knowledge bundle, in the order of its signposts. Each link is the concept's "
-               f"markdown file; [llms-full.txt]({full}) has every current concept's text in one file."), ""]
+    lines += [
+        (
+            f"Concepts of this knowledge bundle, in the order of its signposts. Each link is the concept's "
+            f"markdown file; [llms-full.txt]({full}) has every current concept's text in one file."
+        ),
+        "",
+    ]
     for top, title in collected.sections():
         current = [e for e in collected.entries if e.top == top and e.current]
         if not current:
@@ -99,11 +104,15 @@ def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[st
         size -= sizes[kept]
     note = _cut_note(kept, len(parts), max_bytes)
     if base + len(note.encode("utf-8")) > max_bytes:
-        raise ConfigError(f"--max-bytes {max_bytes} leaves no room even for the title and the cut note",
-                          fix=f"pass at least --max-bytes {base + len(note.encode('utf-8'))}")
+        raise ConfigError(
+            f"--max-bytes {max_bytes} leaves no room even for the title and the cut note",
+            fix=f"pass at least --max-bytes {base + len(note.encode('utf-8'))}",
+        )
     return text + "".join(parts[:kept]) + note, kept
 
 
 def _cut_note(kept: int, total: int, max_bytes: int) -> str:
-    return (f"[Cut at --max-bytes {max_bytes}: {kept} of {total} current concepts are included; the other "
-            f"{total - kept} are listed in llms.txt with links to their files.]\n")
+    return (
+        f"[Cut at --max-bytes {max_bytes}: {kept} of {total} current concepts are included; the other "
+        f"{total - kept} are listed in llms.txt with links to their files.]\n"
+    )

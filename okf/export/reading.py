@@ -121,12 +121,25 @@ def _entry(bundle: Bundle, path: str, now: datetime, *, frontmatter: bool = True
     text, diagnostics = read_text(bundle.real_path(path), path)
     concept = parse_concept(path, text, diagnostics)
     meta = concept.meta
-    sources = [f"{ref.resource}:{ref.lines[0]}-{ref.lines[1]}" if ref.lines else ref.resource
-               for ref in meta.sources if ref.resource]
-    return Entry(path=concept.path, id=concept.id, title=concept.title, description=(meta.description or "").strip(),
-                 body=concept.body, body_start_line=concept.body_start_line, end_line=concept.end_line,
-                 sources_given=sources, frontmatter=dict(concept.frontmatter) if frontmatter else {}, stale_after=meta.stale_after,
-                 deprecated=meta.status.value == "deprecated", stale=meta.is_stale(now)), text
+    sources = [
+        f"{ref.resource}:{ref.lines[0]}-{ref.lines[1]}" if ref.lines else ref.resource
+        for ref in meta.sources
+        if ref.resource
+    ]
+    return Entry(
+        path=concept.path,
+        id=concept.id,
+        title=concept.title,
+        description=(meta.description or "").strip(),
+        body=concept.body,
+        body_start_line=concept.body_start_line,
+        end_line=concept.end_line,
+        sources_given=sources,
+        frontmatter=dict(concept.frontmatter) if frontmatter else {},
+        stale_after=meta.stale_after,
+        deprecated=meta.status.value == "deprecated",
+        stale=meta.is_stale(now),
+    ), text
 
 
 # A cached concept: the source file's (size, mtime_ns), what an llms.txt export needs of it, and the exported
@@ -136,9 +149,20 @@ RACY_NS = 2_000_000_000  # a file changed this recently may change again within 
 
 
 def _row(entry: Entry, stat: os.stat_result, copied: os.stat_result) -> CacheRow:
-    return (stat.st_size, stat.st_mtime_ns, entry.title, entry.description, entry.body_start_line, entry.end_line,
-            entry.sources_given, entry.deprecated, entry.stale_after.isoformat() if entry.stale_after else None,
-            len(entry.body), copied.st_size, copied.st_mtime_ns)
+    return (
+        stat.st_size,
+        stat.st_mtime_ns,
+        entry.title,
+        entry.description,
+        entry.body_start_line,
+        entry.end_line,
+        entry.sources_given,
+        entry.deprecated,
+        entry.stale_after.isoformat() if entry.stale_after else None,
+        len(entry.body),
+        copied.st_size,
+        copied.st_mtime_ns,
+    )
 
 
 def _cached(path: str, text: str, row: CacheRow, now: datetime) -> Entry | None:
@@ -152,9 +176,20 @@ def _cached(path: str, text: str, row: CacheRow, now: datetime) -> Entry | None:
     if len(body) != row[9]:
         return None
     stale_after = datetime.fromisoformat(row[8]) if row[8] else None
-    return Entry(path=path, id=path[:-3], title=row[2], description=row[3], body=body, body_start_line=row[4],
-                 end_line=row[5], sources_given=list(row[6]), frontmatter={}, stale_after=stale_after,
-                 deprecated=row[7], stale=stale_after is not None and stale_after < now)
+    return Entry(
+        path=path,
+        id=path[:-3],
+        title=row[2],
+        description=row[3],
+        body=body,
+        body_start_line=row[4],
+        end_line=row[5],
+        sources_given=list(row[6]),
+        frontmatter={},
+        stale_after=stale_after,
+        deprecated=row[7],
+        stale=stale_after is not None and stale_after < now,
+    )
 
 
 @dataclass
@@ -167,8 +202,13 @@ class _Part:
     error: str = ""
 
 
-def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy_to: str | None,
-               cache: dict[str, CacheRow] | None = None) -> _Part:
+def _read_part(
+    root: str,
+    work: list[tuple[str, list[str]]],
+    now: datetime,
+    copy_to: str | None,
+    cache: dict[str, CacheRow] | None = None,
+) -> _Part:
     """List ``work``'s directories and read their concepts (copying each file into ``copy_to``, with ``cache``
     rows from the previous export into the same folder)."""
     bundle = Bundle.open(root)
@@ -203,16 +243,23 @@ def _read_part(root: str, work: list[tuple[str, list[str]]], now: datetime, copy
                         copy = os.stat(target)
                     except OSError:
                         pass
-                    if copy is not None and row[:2] == (stat.st_size, stat.st_mtime_ns) \
-                            and (copy.st_size, copy.st_mtime_ns) == row[10:]:
+                    if (
+                        copy is not None
+                        and row[:2] == (stat.st_size, stat.st_mtime_ns)
+                        and (copy.st_size, copy.st_mtime_ns) == row[10:]
+                    ):
                         entry = _cached(path, read_text(real, path)[0], row, now)
                 cached = entry is not None  # then the row stands as it is
                 if entry is not None:
                     part.copied[path] = False
                 else:
                     entry, text = _entry(bundle, path, now, frontmatter=False)
-                    written = write_if_changed(target, text.encode("utf-8"), made=made,
-                                               size=None if row is None else copy.st_size if copy else -1)
+                    written = write_if_changed(
+                        target,
+                        text.encode("utf-8"),
+                        made=made,
+                        size=None if row is None else copy.st_size if copy else -1,
+                    )
                     part.copied[path] = written
                     if written or copy is None:
                         copy = os.stat(target)
@@ -256,13 +303,13 @@ def _read(bundle: Bundle, now: datetime, copy_to: str | None, cache: dict[str, C
         if count >= share:
             runs.append([])
             count = 0
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
-        else "spawn"
+    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
     merged = _Part()
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
         shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
-        for part in pool.map(_read_part, [str(bundle.root)] * len(runs), runs, [now] * len(runs),
-                             [copy_to] * len(runs), shares):
+        for part in pool.map(
+            _read_part, [str(bundle.root)] * len(runs), runs, [now] * len(runs), [copy_to] * len(runs), shares
+        ):
             merged.directories.update(part.directories)
             merged.entries.update(part.entries)
             merged.warnings += part.warnings
@@ -272,8 +319,14 @@ def _read(bundle: Bundle, now: datetime, copy_to: str | None, cache: dict[str, C
     return merged
 
 
-def collect(bundle: Bundle, *, as_of: date | None = None, title: str | None = None,
-            copy_to: str | Path | None = None, cache: dict[str, CacheRow] | None = None) -> Collected:
+def collect(
+    bundle: Bundle,
+    *,
+    as_of: date | None = None,
+    title: str | None = None,
+    copy_to: str | Path | None = None,
+    cache: dict[str, CacheRow] | None = None,
+) -> Collected:
     """Every listing from the root, depth first, in signpost order; ``copy_to`` also copies every concept file
     (``cache``: rows of the previous export there; the new rows end up in ``Collected.cache``)."""
     day = as_of or datetime.now(UTC).date()
@@ -282,8 +335,13 @@ def collect(bundle: Bundle, *, as_of: date | None = None, title: str | None = No
     if part.error:
         raise ConfigError(part.error, fix="pass -o a writable folder")
     root_title, summary, _ = part.directories.get("", ("", "", []))
-    out = Collected(title=title or root_title or bundle.root.name, summary=summary, warnings=part.warnings,
-                    copied=part.copied, cache=part.cache)
+    out = Collected(
+        title=title or root_title or bundle.root.name,
+        summary=summary,
+        warnings=part.warnings,
+        copied=part.copied,
+        cache=part.cache,
+    )
     seen: set[str] = set()
     stack: list[tuple[str, str, str]] = [("", "", out.title)]  # (directory, top-level directory, title)
     while stack:
@@ -291,8 +349,9 @@ def collect(bundle: Bundle, *, as_of: date | None = None, title: str | None = No
         if directory not in part.directories or directory in out.directories:
             continue
         own_title, text, signposts = part.directories[directory]
-        out.directories[directory] = Directory(directory, (own_title if directory else out.title) or listed_title,
-                                               text, signposts)
+        out.directories[directory] = Directory(
+            directory, (own_title if directory else out.title) or listed_title, text, signposts
+        )
         children: list[tuple[str, str, str]] = []
         for signpost in signposts:
             if signpost.is_dir:

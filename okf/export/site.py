@@ -87,16 +87,25 @@ def _crumbs(path: str, collected: Collected, from_page: str) -> list[dict[str, s
     return out
 
 
-def _signpost_rows(directory: Directory, entries: dict[str, Entry], from_page: str,
-                   current: str = "") -> list[dict[str, Any]]:
+def _signpost_rows(
+    directory: Directory, entries: dict[str, Entry], from_page: str, current: str = ""
+) -> list[dict[str, Any]]:
     rows = []
     for signpost in directory.signposts:
         entry = entries.get(signpost.path)
         if not signpost.is_dir and entry is None:
             continue  # unreadable: not exported
-        rows.append({"title": signpost.title, "description": signpost.description, "is_dir": signpost.is_dir,
-                     "href": href(page_of(signpost.path), from_page), "current": signpost.path == current,
-                     "deprecated": bool(entry and entry.deprecated), "stale": bool(entry and entry.stale)})
+        rows.append(
+            {
+                "title": signpost.title,
+                "description": signpost.description,
+                "is_dir": signpost.is_dir,
+                "href": href(page_of(signpost.path), from_page),
+                "current": signpost.path == current,
+                "deprecated": bool(entry and entry.deprecated),
+                "stale": bool(entry and entry.stale),
+            }
+        )
     return rows
 
 
@@ -106,18 +115,27 @@ def site_pages(bundle: Bundle, collected: Collected) -> dict[str, str]:
     pages: dict[str, str] = {}
     for path, directory in collected.directories.items():
         page = page_of(path)
-        pages[page] = render("site_directory.html.j2", page_title=directory.title, directory=directory,
-                             crumbs=_crumbs(path, collected, page) if path else [], bundle_title=collected.title,
-                             signposts=_signpost_rows(directory, entries, page))
+        pages[page] = render(
+            "site_directory.html.j2",
+            page_title=directory.title,
+            directory=directory,
+            crumbs=_crumbs(path, collected, page) if path else [],
+            bundle_title=collected.title,
+            signposts=_signpost_rows(directory, entries, page),
+        )
     for entry in collected.entries:
         page = page_of(entry.path)
         parent = collected.directories.get(entry.path.rpartition("/")[0] + "/" if "/" in entry.path else "")
         pages[page] = render(
-            "site_concept.html.j2", page_title=entry.title, entry=entry, bundle_title=collected.title,
+            "site_concept.html.j2",
+            page_title=entry.title,
+            entry=entry,
+            bundle_title=collected.title,
             crumbs=_crumbs(entry.path, collected, page),
             siblings=_signpost_rows(parent, entries, page, entry.path) if parent else [],
             frontmatter=[(str(k), _shown(v)) for k, v in entry.frontmatter.items()],
             stale_after=entry.stale_after.date().isoformat() if entry.stale_after else "",
             body=to_html(entry.body, rewriter(bundle, entry.path)),
-            sources=entry.sources())
+            sources=entry.sources(),
+        )
     return pages

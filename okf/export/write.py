@@ -15,8 +15,7 @@ from okf.errors import ConfigError
 MANIFEST = ".okf-export.json"
 
 
-def write_if_changed(target: str | Path, data: bytes, *, made: set[str] | None = None,
-                     size: int | None = None) -> bool:
+def write_if_changed(target: str | Path, data: bytes, *, made: set[str] | None = None, size: int | None = None) -> bool:
     """Write ``data`` to ``target`` unless it already holds exactly these bytes; whether it wrote.
 
     ``made``: directories known to exist (created here once, then remembered); ``size``: the size of the file
@@ -68,7 +67,9 @@ class ExportWriter:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ConfigError(f"cannot create {self.root}: {exc.strerror or exc}", fix="pass -o a writable folder") from None
+            raise ConfigError(
+                f"cannot create {self.root}: {exc.strerror or exc}", fix="pass -o a writable folder"
+            ) from None
         return self.root
 
     def done(self, rel: str, written: bool) -> None:
@@ -130,5 +131,6 @@ class ExportWriter:
                 manifest = json.dumps(content, separators=(",", ":")) + "\n"
                 write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"))
         except OSError as exc:
-            raise ConfigError(f"cannot write the export into {self.root}: {exc.strerror or exc}",
-                              fix="pass -o a writable folder") from None
+            raise ConfigError(
+                f"cannot write the export into {self.root}: {exc.strerror or exc}", fix="pass -o a writable folder"
+            ) from None

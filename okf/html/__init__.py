@@ -26,8 +26,9 @@ def asset(name: str) -> str:
 
 def csp(scripts: list[str]) -> str:
     """A policy allowing no fetch at all, inline styles, data: images and exactly these inline scripts."""
-    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode('utf-8')).digest()).decode()}'"
-                      for s in scripts)
+    hashes = " ".join(
+        f"'sha256-{base64.b64encode(hashlib.sha256(s.encode('utf-8')).digest()).decode()}'" for s in scripts
+    )
     script_src = f"script-src {hashes}" if hashes else "script-src 'none'"
     return f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; {script_src}; base-uri 'none'; form-action 'none'"
 
@@ -35,8 +36,14 @@ def csp(scripts: list[str]) -> str:
 @cache
 def environment() -> Environment:
     """The shared Jinja2 environment (autoescape on for every template, undefined names are errors)."""
-    env = Environment(loader=PackageLoader("okf.html", "templates"), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = Environment(
+        loader=PackageLoader("okf.html", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.globals["okf_version"] = __version__
     env.globals["type_name"] = lambda value: type(value).__name__
     env.filters["seconds"] = lambda v: "-" if v is None else f"{v:.3f} s"
@@ -47,5 +54,8 @@ def environment() -> Environment:
 def render(template: str, *, scripts: tuple[str, ...] = (), **context: object) -> str:
     """Render ``template`` with ``context``; ``scripts`` are asset names inlined and allowed by the CSP."""
     bodies = [asset(name) for name in scripts]
-    return environment().get_template(template).render(
-        **context, inline_scripts=bodies, content_security_policy=csp(bodies), stylesheet=asset("style.css"))
+    return (
+        environment()
+        .get_template(template)
+        .render(**context, inline_scripts=bodies, content_security_policy=csp(bodies), stylesheet=asset("style.css"))
+    )

@@ -26,20 +26,33 @@ class RequirementList(BaseModel):
     stats: ExtractionStats
 
 
-async def requirements(shelf: BundleSet, bundle: str, under: str = "",
-                       max_results: int = DEFAULT_MAX_RESULTS) -> RequirementList:
+async def requirements(
+    shelf: BundleSet, bundle: str, under: str = "", max_results: int = DEFAULT_MAX_RESULTS
+) -> RequirementList:
     """The operative rules of a served bundle's sections (under one directory when given)."""
     positive("max_results", max_results)
     b = shelf.get(bundle)
     result = await extract_requirements_async(b, under=under or None, reader=shelf.reader)  # type: ignore[arg-type]
-    return RequirementList(bundle=bundle, under=under, total=len(result.requirements),
-                           truncated=len(result.requirements) > max_results,
-                           requirements=result.requirements[:max_results], failures=result.failures,
-                           stats=result.stats)
+    return RequirementList(
+        bundle=bundle,
+        under=under,
+        total=len(result.requirements),
+        truncated=len(result.requirements) > max_results,
+        requirements=result.requirements[:max_results],
+        failures=result.failures,
+        stats=result.stats,
+    )
 
 
-async def comply(shelf: BundleSet, bundle: str, subject_text: str, subject_name: str = "subject",
-                 question: str = "", under: str = "", max_requirements: int | None = None) -> ComplianceResult:
+async def comply(
+    shelf: BundleSet,
+    bundle: str,
+    subject_text: str,
+    subject_name: str = "subject",
+    question: str = "",
+    under: str = "",
+    max_requirements: int | None = None,
+) -> ComplianceResult:
     """Judge a subject text against a served bundle: the requirements under ``under``, else those navigation
     finds for ``question``."""
     positive("max_requirements", max_requirements)
@@ -50,9 +63,15 @@ async def comply(shelf: BundleSet, bundle: str, subject_text: str, subject_name:
     most = MAX_REQUIREMENTS if max_requirements is None else max_requirements
     if under.strip():
         found = await extract_requirements_async(b, under=under, reader=shelf.reader)  # type: ignore[arg-type]
-        result = await comply_async(subject, requirements=found.requirements, question=question or None,
-                                    reader=shelf.reader, max_requirements=most)
+        result = await comply_async(
+            subject,
+            requirements=found.requirements,
+            question=question or None,
+            reader=shelf.reader,
+            max_requirements=most,
+        )
     else:
-        result = await comply_async(subject, bundle=b, question=question or None, reader=shelf.reader,
-                                    max_requirements=most)
+        result = await comply_async(
+            subject, bundle=b, question=question or None, reader=shelf.reader, max_requirements=most
+        )
     return result.model_copy(update={"navigation": None})

@@ -42,8 +42,13 @@ Directory = Annotated[str, Field(description="Bundle-relative directory, e.g. 'c
 ConceptRef = Annotated[str, Field(description="A concept id ('policies/leave') or path ('policies/leave.md').")]
 Question = Annotated[str, Field(description="The question, in plain words.")]
 MaxBytes = Annotated[int, Field(description="Most UTF-8 bytes of numbered body text to return.")]
-StartLine = Annotated[int | None, Field(description="File line to start the body at (next_start_line of a "
-                                                    "previous call); default: the body's first line.")]
+StartLine = Annotated[
+    int | None,
+    Field(
+        description="File line to start the body at (next_start_line of a "
+        "previous call); default: the body's first line."
+    ),
+]
 # The budget arguments are generated from okf.models.Budgets (okf.settings): one default, bound and help text.
 _BUDGET = {setting.name: setting for setting in BUDGETS}
 if TYPE_CHECKING:  # made at run time (schema: default, bound, help); to a type checker, the field's type
@@ -55,39 +60,69 @@ else:
     MaxShortlist = argument_type(_BUDGET["max_shortlist"])
     DeadlineS = argument_type(_BUDGET["deadline_s"])
 IncludeTrace = Annotated[bool, Field(description="Include every step of the walk (large).")]
-EvidenceTokens = Annotated[int | None, Field(description="Token budget for the evidence shown to the answerer "
-                                                         "(default 12000).")]
-Synthesis = Annotated[Literal["auto", "single", "recursive"], Field(
-    description="How evidence larger than evidence_tokens is read: auto (recursive synthesis only then; default), "
-                "single (one prompt, what does not fit is cut), recursive (always through leaf workers).")]
-Save = Annotated[bool, Field(description="File an answered or partial answer into the bundle as a Synthesis "
-                              "concept (syntheses/<slug>.md) that later questions can find.")]
-Angles = Annotated[str, Field(description="auto (default): the question also asked in other ways (angles), walked in "
-                                         "parallel, cross-checked, with second hops and escalations, within 8 "
-                                         "walks; '1' to '5': that many angles per part; off: one walk as asked.")]
-OtherBundles = Annotated[list[str] | None, Field(description="More bundle names to read beside `bundle`, each a "
-                                                 "source family; receipts then name the bundle.")]
+EvidenceTokens = Annotated[
+    int | None, Field(description="Token budget for the evidence shown to the answerer (default 12000).")
+]
+Synthesis = Annotated[
+    Literal["auto", "single", "recursive"],
+    Field(
+        description="How evidence larger than evidence_tokens is read: auto (recursive synthesis only then; default), "
+        "single (one prompt, what does not fit is cut), recursive (always through leaf workers)."
+    ),
+]
+Save = Annotated[
+    bool,
+    Field(
+        description="File an answered or partial answer into the bundle as a Synthesis "
+        "concept (syntheses/<slug>.md) that later questions can find."
+    ),
+]
+Angles = Annotated[
+    str,
+    Field(
+        description="auto (default): the question also asked in other ways (angles), walked in "
+        "parallel, cross-checked, with second hops and escalations, within 8 "
+        "walks; '1' to '5': that many angles per part; off: one walk as asked."
+    ),
+]
+OtherBundles = Annotated[
+    list[str] | None,
+    Field(
+        description="More bundle names to read beside `bundle`, each a source family; receipts then name the bundle."
+    ),
+]
 MaxDiagnostics = Annotated[int, Field(description="Most diagnostics to return (errors first).")]
-ContractData = Annotated[dict[str, Any] | None, Field(description="A contract as JSON: {version: 1, facts: [{name, "
-                                                      "type, locate, expect, severity}]}; its schema is in "
-                                                      "docs/contracts.md (okf contract schema prints it).")]
-Under = Annotated[str, Field(description="Bundle-relative directory (or concept) to take requirements from, "
-                                         "e.g. 'policies/'; '' is the whole bundle.")]
+ContractData = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description="A contract as JSON: {version: 1, facts: [{name, "
+        "type, locate, expect, severity}]}; its schema is in "
+        "docs/contracts.md (okf contract schema prints it)."
+    ),
+]
+Under = Annotated[
+    str,
+    Field(
+        description="Bundle-relative directory (or concept) to take requirements from, "
+        "e.g. 'policies/'; '' is the whole bundle."
+    ),
+]
 MaxResults = Annotated[int, Field(description="Most requirements to return.")]
 SubjectBody = Annotated[str, Field(description="The text of the document to check (a contract, a policy, ...).")]
 SubjectName = Annotated[str, Field(description="A name for the subject, shown in the citations.")]
 CheckQuestion = Annotated[str, Field(description="What to check; steers navigation when under is empty.")]
 MaxRequirements = Annotated[int | None, Field(description="Applicable requirements judged at most (default 200).")]
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                            open_world_hint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 # navigate and ask may call the configured model, whose replies can differ between calls.
-MODEL_BACKED = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False,
-                               open_world_hint=False)
+MODEL_BACKED = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
 # ask writes into the bundle when save is true: a synthesis concept, added, or replacing the one saved
 # earlier for the same question (an update of okf's own file, never of compiled or hand-written concepts).
-MODEL_BACKED_WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                                      open_world_hint=False)
+MODEL_BACKED_WRITES = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
 
 
 @contextmanager
@@ -113,13 +148,17 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
                 await aclose(shelf.reader)
 
     server: MCPServer[Any] = MCPServer(
-        "okf", version=__version__, log_level="WARNING", lifespan=lifespan,
+        "okf",
+        version=__version__,
+        log_level="WARNING",
+        lifespan=lifespan,
         instructions=(
             "okf serves Open Knowledge Format bundles: folders of markdown concepts with index.md signposts. "
             f"Bundles: {shelf.describe()}. To answer from a bundle, call ask; to find the relevant concepts "
             "with receipts, call navigate; to browse by hand, call read_signposts from the root ('') and "
             "read_concept on what looks relevant. To list a bundle's rules, call requirements; to check a "
-            "document against them, call comply."),
+            "document against them, call comply."
+        ),
     )
 
     @server.tool(annotations=READ_ONLY)
@@ -138,8 +177,9 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
             return shelf.read_signposts(bundle, directory)
 
     @server.tool(annotations=READ_ONLY)
-    async def read_concept(bundle: BundleName, concept: ConceptRef, max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
-                           start_line: StartLine = None) -> ConceptView:
+    async def read_concept(
+        bundle: BundleName, concept: ConceptRef, max_bytes: MaxBytes = DEFAULT_MAX_BYTES, start_line: StartLine = None
+    ) -> ConceptView:
         """Read one concept: its frontmatter (type, title, sources, status, ...), its body with file line
         numbers ('  12 | text'), and its links. A long body is cut at max_bytes: truncated is true and
         next_start_line says where to continue."""
@@ -147,12 +187,16 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
             return shelf.read_concept(bundle, concept, max_bytes, start_line)
 
     @server.tool(annotations=MODEL_BACKED)
-    async def navigate(bundle: BundleName, question: Question,
-                       max_bodies: MaxBodies = _BUDGET["max_bodies"].default,
-                       max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
-                       deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
-                       include_trace: IncludeTrace = False, angles: Angles = "auto",
-                       other_bundles: OtherBundles = None) -> NavigationResult:
+    async def navigate(
+        bundle: BundleName,
+        question: Question,
+        max_bodies: MaxBodies = _BUDGET["max_bodies"].default,
+        max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
+        deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
+        include_trace: IncludeTrace = False,
+        angles: Angles = "auto",
+        other_bundles: OtherBundles = None,
+    ) -> NavigationResult:
         """Find the concepts relevant to a question by walking the bundle's signposts and judging each
         concept body. Returns the shortlist (each entry with the reason, trust tier, staleness and a receipt:
         path, line span and sha256 of the text judged), why the walk stopped, its cost, and warnings; with
@@ -160,17 +204,24 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         escalations, the stop and what remains uncertain."""
         budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
         with _tool_errors():
-            return await shelf.navigate(bundle, question, budgets, include_trace, angles=angles,
-                                        others=other_bundles or [])
+            return await shelf.navigate(
+                bundle, question, budgets, include_trace, angles=angles, others=other_bundles or []
+            )
 
     @server.tool(annotations=MODEL_BACKED_WRITES)
-    async def ask(bundle: BundleName, question: Question,
-                  max_bodies: MaxBodies = _BUDGET["max_bodies"].default,
-                  max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
-                  deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
-                  evidence_tokens: EvidenceTokens = None, contract: ContractData = None,
-                  synthesis: Synthesis = "auto", save: Save = False, angles: Angles = "auto",
-                  other_bundles: OtherBundles = None) -> AnswerResult:
+    async def ask(
+        bundle: BundleName,
+        question: Question,
+        max_bodies: MaxBodies = _BUDGET["max_bodies"].default,
+        max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
+        deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
+        evidence_tokens: EvidenceTokens = None,
+        contract: ContractData = None,
+        synthesis: Synthesis = "auto",
+        save: Save = False,
+        angles: Angles = "auto",
+        other_bundles: OtherBundles = None,
+    ) -> AnswerResult:
         """Answer a question from a bundle, citing the concepts it rests on. status is 'answered',
         'partial' (reason says what is missing) or 'abstained' (nothing relevant found); citations carry
         receipts, sources lists the raw sources behind each cited concept, caveats flag stale or draft
@@ -184,12 +235,22 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         navigate's (save and contract take one bundle)."""
         budgets = {"max_bodies": max_bodies, "max_shortlist": max_shortlist, "deadline_s": deadline_s}
         with _tool_errors():
-            return await shelf.ask(bundle, question, budgets, evidence_tokens, contract, synthesis, save,
-                                   angles=angles, others=other_bundles or [])
+            return await shelf.ask(
+                bundle,
+                question,
+                budgets,
+                evidence_tokens,
+                contract,
+                synthesis,
+                save,
+                angles=angles,
+                others=other_bundles or [],
+            )
 
     @server.tool(annotations=MODEL_BACKED)
-    async def requirements(bundle: BundleName, under: Under = "",
-                           max_results: MaxResults = DEFAULT_MAX_RESULTS) -> RequirementList:
+    async def requirements(
+        bundle: BundleName, under: Under = "", max_results: MaxResults = DEFAULT_MAX_RESULTS
+    ) -> RequirementList:
         """Extract the operative rules (obligations, prohibitions, permissions) of a bundle's sections: each
         with its sentence, deontic type, actor, applicability conditions, evidence standard, a citation
         (concept, file lines, sha256) and a content-hash requirement_id. Sections that failed are listed."""
@@ -197,20 +258,25 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
             return await compliance.requirements(shelf, bundle, under, max_results)
 
     @server.tool(annotations=MODEL_BACKED)
-    async def comply(bundle: BundleName, subject_text: SubjectBody, subject_name: SubjectName = "subject",
-                     question: CheckQuestion = "", under: Under = "",
-                     max_requirements: MaxRequirements = None) -> ComplianceResult:
+    async def comply(
+        bundle: BundleName,
+        subject_text: SubjectBody,
+        subject_name: SubjectName = "subject",
+        question: CheckQuestion = "",
+        under: Under = "",
+        max_requirements: MaxRequirements = None,
+    ) -> ComplianceResult:
         """Judge a document against a bundle's requirements (those under `under`, else those navigation finds
         for `question`): each applicable requirement gets a verdict, violation (the text shows the breach),
         needs_review (it applies, the text does not show enough) or compliant, with a rationale, the subject
         lines it rests on and the requirement clause's receipt. rollup counts verdicts; violations come first."""
         with _tool_errors():
-            return await compliance.comply(shelf, bundle, subject_text, subject_name, question, under,
-                                           max_requirements)
+            return await compliance.comply(shelf, bundle, subject_text, subject_name, question, under, max_requirements)
 
     @server.tool(annotations=READ_ONLY)
-    async def check(bundle: BundleName, max_diagnostics: MaxDiagnostics = DEFAULT_MAX_DIAGNOSTICS,
-                    contract: ContractData = None) -> CheckSummary:
+    async def check(
+        bundle: BundleName, max_diagnostics: MaxDiagnostics = DEFAULT_MAX_DIAGNOSTICS, contract: ContractData = None
+    ) -> CheckSummary:
         """Check a bundle against the OKF format: counts of errors and warnings and the first diagnostics,
         each with a code, file, line, message and fix. With a contract, also every fact of it: grounded
         (typed value and receipt: path, lines, sha256) or failed (code, message, fix). Makes no model calls."""
@@ -219,4 +285,3 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
             return await anyio.to_thread.run_sync(shelf.check, bundle, max_diagnostics, contract)
 
     return server
-

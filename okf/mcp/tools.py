@@ -57,7 +57,9 @@ class SignpostListing(BaseModel):
     bundle: str
     directory: str = Field(description="Bundle-relative directory; '' is the root, others end with '/'.")
     signposts: list[Signpost] = Field(description="Entries: a path ending '/' is a directory, '.md' a concept.")
-    diagnostics: list[Diagnostic] = Field(description="Problems found in the listing (e.g. entries pointing at nothing).")
+    diagnostics: list[Diagnostic] = Field(
+        description="Problems found in the listing (e.g. entries pointing at nothing)."
+    )
 
 
 class ConceptView(BaseModel):
@@ -92,9 +94,12 @@ class CheckSummary(BaseModel):
     diagnostics: list[Diagnostic] = Field(description="Errors first, then warnings, at most max_diagnostics.")
     total_diagnostics: int
     truncated: bool = Field(description="True when more diagnostics exist than were returned.")
-    contract: ContractReport | None = Field(default=None, description="With a contract: every fact grounded "
-                                            "(value + receipt) or failed (code, message, fix); contract.ok is false "
-                                            "when an error fact failed. ok above is about conformance only.")
+    contract: ContractReport | None = Field(
+        default=None,
+        description="With a contract: every fact grounded "
+        "(value + receipt) or failed (code, message, fix); contract.ok is false "
+        "when an error fact failed. ok above is about conformance only.",
+    )
 
 
 def json_safe(value: Any) -> Any:
@@ -179,8 +184,10 @@ class BundleSet:
             return self.bundles[name]
         except KeyError:
             known = ", ".join(repr(n) for n in self.bundles)
-            raise ConfigError(f"unknown bundle {name!r}; this server serves {known}",
-                              fix="call list_bundles and pass one of those names") from None
+            raise ConfigError(
+                f"unknown bundle {name!r}; this server serves {known}",
+                fix="call list_bundles and pass one of those names",
+            ) from None
 
     def describe(self) -> str:
         """One line naming the served bundles (for the server's instructions)."""
@@ -192,18 +199,27 @@ class BundleSet:
         for name, bundle in self.bundles.items():
             if name not in self._counts:  # a walk of the tree: done once per server
                 self._counts[name] = sum(1 for _ in bundle.iter_concepts())
-            infos.append(BundleInfo(name=name, root=str(bundle.root), corpus_id=bundle.corpus_id(),
-                                    okf_version=bundle.okf_version, concepts=self._counts[name]))
+            infos.append(
+                BundleInfo(
+                    name=name,
+                    root=str(bundle.root),
+                    corpus_id=bundle.corpus_id(),
+                    okf_version=bundle.okf_version,
+                    concepts=self._counts[name],
+                )
+            )
         return BundleList(bundles=infos)
 
     def read_signposts(self, bundle: str, directory: str = "") -> SignpostListing:
         """The signposts of ``directory`` (bundle-relative; '' is the root)."""
         listing = self.get(bundle).listing(directory.strip())  # resolves: PathEscapeError, BundleError
-        return SignpostListing(bundle=bundle, directory=listing.directory, signposts=listing.signposts,
-                               diagnostics=listing.diagnostics)
+        return SignpostListing(
+            bundle=bundle, directory=listing.directory, signposts=listing.signposts, diagnostics=listing.diagnostics
+        )
 
-    def read_concept(self, bundle: str, concept: str, max_bytes: int = DEFAULT_MAX_BYTES,
-                     start_line: int | None = None) -> ConceptView:
+    def read_concept(
+        self, bundle: str, concept: str, max_bytes: int = DEFAULT_MAX_BYTES, start_line: int | None = None
+    ) -> ConceptView:
         """A concept's frontmatter, body lines from ``start_line`` within ``max_bytes``, and links."""
         positive("max_bytes", max_bytes)
         positive("start_line", start_line)
@@ -227,20 +243,37 @@ class BundleSet:
         """The bundles served under ``names`` (more source families beside the first)."""
         return [self.get(name) for name in names]
 
-    async def navigate(self, bundle: str, question: str, budgets: Mapping[str, float | None],
-                       include_trace: bool = False, *, angles: str = "auto",
-                       others: Sequence[str] = ()) -> NavigationResult:
+    async def navigate(
+        self,
+        bundle: str,
+        question: str,
+        budgets: Mapping[str, float | None],
+        include_trace: bool = False,
+        *,
+        angles: str = "auto",
+        others: Sequence[str] = (),
+    ) -> NavigationResult:
         """Navigate one bundle (and ``others``) for ``question``: the shortlist with receipts (trace only when
         asked), orchestrated by ``angles``."""
         b, limits = self.check_input(bundle, question, budgets)
-        result = await navigate_async([b, *self.others(others)], question.strip(), reader=self.reader,
-                                      budgets=limits, angles=angles)
+        result = await navigate_async(
+            [b, *self.others(others)], question.strip(), reader=self.reader, budgets=limits, angles=angles
+        )
         return result if include_trace else result.model_copy(update={"trace": []})
 
-    async def ask(self, bundle: str, question: str, budgets: Mapping[str, float | None],
-                  evidence_tokens: int | None = None, contract: dict[str, Any] | None = None,
-                  synthesis: str = "auto", save: bool = False, *, angles: str = "auto",
-                  others: Sequence[str] = ()) -> AnswerResult:
+    async def ask(
+        self,
+        bundle: str,
+        question: str,
+        budgets: Mapping[str, float | None],
+        evidence_tokens: int | None = None,
+        contract: dict[str, Any] | None = None,
+        synthesis: str = "auto",
+        save: bool = False,
+        *,
+        angles: str = "auto",
+        others: Sequence[str] = (),
+    ) -> AnswerResult:
         """Answer ``question`` from one bundle with citations (the navigation and synthesis trace left out);
         with a ``contract`` (the contract as data) its facts are checked first and no model is called if one
         fails. With ``save`` an answered or partial answer is filed into the bundle as a Synthesis concept
@@ -249,13 +282,22 @@ class BundleSet:
         b, limits = self.check_input(bundle, question, budgets)
         extra = self.others(others)
         if extra and (save or contract is not None):
-            raise ConfigError("save and contract work on one bundle, and other_bundles were given",
-                              fix="leave other_bundles out, or save and contract")
+            raise ConfigError(
+                "save and contract work on one bundle, and other_bundles were given",
+                fix="leave other_bundles out, or save and contract",
+            )
         kwargs: dict[str, Any] = {} if evidence_tokens is None else {"evidence_tokens": evidence_tokens}
         if contract is not None:
             kwargs["contract"] = load_contract(contract)
-        result = await ask_async([b, *extra], question.strip(), reader=self.reader, budgets=limits,
-                                 synthesis=synthesis, angles=angles, **kwargs)
+        result = await ask_async(
+            [b, *extra],
+            question.strip(),
+            reader=self.reader,
+            budgets=limits,
+            synthesis=synthesis,
+            angles=angles,
+            **kwargs,
+        )
         if save:
             result.saved = await asyncio.to_thread(save_answer, b.root, result)
             if result.saved.action != "skipped":
@@ -265,8 +307,9 @@ class BundleSet:
             result = result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"trace": []})})
         return result.model_copy(update={"navigation": None})
 
-    def check(self, bundle: str, max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS,
-              contract: dict[str, Any] | None = None) -> CheckSummary:
+    def check(
+        self, bundle: str, max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS, contract: dict[str, Any] | None = None
+    ) -> CheckSummary:
         """Check one bundle: error and warning counts and the first ``max_diagnostics`` findings; with a
         ``contract`` (the contract as data) every fact of it too."""
         positive("max_diagnostics", max_diagnostics)
@@ -277,14 +320,20 @@ class BundleSet:
         report = check(fresh)
         ordered = sorted(report.diagnostics, key=lambda d: d.severity != "error")  # stable: errors first
         errors = sum(1 for d in ordered if d.severity == "error")
-        return CheckSummary(bundle=bundle, ok=errors == 0, errors=errors, warnings=len(ordered) - errors,
-                            concepts=report.concepts, diagnostics=ordered[:max_diagnostics],
-                            total_diagnostics=len(ordered), truncated=len(ordered) > max_diagnostics,
-                            contract=facts)
+        return CheckSummary(
+            bundle=bundle,
+            ok=errors == 0,
+            errors=errors,
+            warnings=len(ordered) - errors,
+            concepts=report.concepts,
+            diagnostics=ordered[:max_diagnostics],
+            total_diagnostics=len(ordered),
+            truncated=len(ordered) > max_diagnostics,
+            contract=facts,
+        )
 
 
-def concept_view(bundle: str, c: Concept, links: list[Link], max_bytes: int,
-                 start_line: int | None) -> ConceptView:
+def concept_view(bundle: str, c: Concept, links: list[Link], max_bytes: int, start_line: int | None) -> ConceptView:
     """The tool view of a parsed concept."""
     lines = c.body.split("\n")
     if lines and lines[-1] == "" and len(lines) > 1:  # a final newline ends the last line, adds none
@@ -293,17 +342,32 @@ def concept_view(bundle: str, c: Concept, links: list[Link], max_bytes: int,
     last = first + len(lines) - 1
     start = first if start_line is None else start_line
     if not first <= start <= last:
-        raise ConfigError(f"start_line {start} is outside the body (lines {first}-{last})",
-                          fix=f"pass a start_line from {first} to {last}, or leave it out")
+        raise ConfigError(
+            f"start_line {start} is outside the body (lines {first}-{last})",
+            fix=f"pass a start_line from {first} to {last}, or leave it out",
+        )
     width = max(MIN_NUMBER_WIDTH, len(str(last)))
-    shown, cut = number_lines(lines[start - first:], start, width, max_bytes)
+    shown, cut = number_lines(lines[start - first :], start, width, max_bytes)
     end = start + len(shown) - 1
     meta = c.meta
     return ConceptView(
-        bundle=bundle, concept_id=c.id, path=c.path, title=c.title, type=meta.type,
-        status=json_safe(meta.status), trust_tier=json_safe(meta.trust_tier), stale=meta.is_stale(),
-        frontmatter=json_safe(c.frontmatter), body="\n".join(shown), start_line=start, end_line=end,
-        last_line=last, truncated=cut, next_start_line=end + 1 if end < last else None, links=links)
+        bundle=bundle,
+        concept_id=c.id,
+        path=c.path,
+        title=c.title,
+        type=meta.type,
+        status=json_safe(meta.status),
+        trust_tier=json_safe(meta.trust_tier),
+        stale=meta.is_stale(),
+        frontmatter=json_safe(c.frontmatter),
+        body="\n".join(shown),
+        start_line=start,
+        end_line=end,
+        last_line=last,
+        truncated=cut,
+        next_start_line=end + 1 if end < last else None,
+        links=links,
+    )
 
 
 __all__ = ["BundleInfo", "BundleList", "BundleSet", "CheckSummary", "ConceptView", "SignpostListing", "json_safe"]

@@ -27,21 +27,30 @@ def make_budgets(budgets: Budgets | Mapping[str, Any] | None = None, **overrides
     values.update({k: v for k, v in overrides.items() if v is not None})
     unknown = sorted(set(values) - set(Budgets.model_fields))
     if unknown:
-        raise ConfigError(f"unknown budget(s): {', '.join(unknown)}",
-                          fix=f"use one of {', '.join(Budgets.model_fields)}")
+        raise ConfigError(
+            f"unknown budget(s): {', '.join(unknown)}", fix=f"use one of {', '.join(Budgets.model_fields)}"
+        )
     try:
         return Budgets.model_validate(values)
     except ValidationError as exc:
         problems = "; ".join(_describe(error) for error in exc.errors())
-        raise ConfigError(f"bad budgets: {problems}", fix="see okf navigate --help (or docs/navigate.md, Budgets) for each budget's bound") from exc
+        raise ConfigError(
+            f"bad budgets: {problems}",
+            fix="see okf navigate --help (or docs/navigate.md, Budgets) for each budget's bound",
+        ) from exc
 
 
 def _describe(error: Mapping[str, Any]) -> str:
     where = ".".join(str(part) for part in error.get("loc", ()))
     bound = error.get("ctx") or {}
     if error.get("type") in ("greater_than_equal", "greater_than"):  # the field's bound (okf.models.Budgets)
-        limit = f"at least {bound['ge']}" if "ge" in bound else "positive" if bound.get("gt") == 0 else \
-            f"above {bound.get('gt')}"
+        limit = (
+            f"at least {bound['ge']}"
+            if "ge" in bound
+            else "positive"
+            if bound.get("gt") == 0
+            else f"above {bound.get('gt')}"
+        )
         return f"{where} must be {limit}, got {error.get('input')}"
     message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
     return f"{where}: {message}" if where else message
@@ -64,10 +73,14 @@ def open_bundles(bundle: BundleInput | Sequence[BundleInput]) -> list[Bundle]:
     return opened
 
 
-def _inputs(bundle: BundleInput | Sequence[BundleInput], question: str, reader: Reader | None,
-            budgets: Budgets | Mapping[str, Any] | None) -> tuple[list[Bundle], str, Reader, Budgets]:
+def _inputs(
+    bundle: BundleInput | Sequence[BundleInput],
+    question: str,
+    reader: Reader | None,
+    budgets: Budgets | Mapping[str, Any] | None,
+) -> tuple[list[Bundle], str, Reader, Budgets]:
     if not isinstance(question, str) or not question.strip():
-        raise ConfigError("the question is empty", fix="ask a question in words, e.g. \"How are refunds handled?\"")
+        raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
     checked = make_budgets(budgets)
     opened = open_bundles(bundle)
     if reader is None:
@@ -77,9 +90,15 @@ def _inputs(bundle: BundleInput | Sequence[BundleInput], question: str, reader: 
     return opened, question.strip(), reader, checked
 
 
-async def navigate_async(bundle: BundleInput | Sequence[BundleInput], question: str, *,
-                         reader: Reader | None = None, budgets: Budgets | Mapping[str, Any] | None = None,
-                         progress: Progress | None = None, angles: Angles = "auto") -> NavigationResult:
+async def navigate_async(
+    bundle: BundleInput | Sequence[BundleInput],
+    question: str,
+    *,
+    reader: Reader | None = None,
+    budgets: Budgets | Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+    angles: Angles = "auto",
+) -> NavigationResult:
     """Find the concepts of ``bundle`` (or of several bundles) that answer ``question`` by progressive
     disclosure (no similarity). ``angles``: ``auto`` (the default), N angles per part, or ``off`` (one walk
     of the question as asked); see docs/navigate.md ("Angles")."""
@@ -99,17 +118,28 @@ async def navigate_async(bundle: BundleInput | Sequence[BundleInput], question: 
     return result
 
 
-def navigate(bundle: BundleInput | Sequence[BundleInput], question: str, *, reader: Reader | None = None,
-             budgets: Budgets | Mapping[str, Any] | None = None, progress: Progress | None = None,
-             angles: Angles = "auto") -> NavigationResult:
+def navigate(
+    bundle: BundleInput | Sequence[BundleInput],
+    question: str,
+    *,
+    reader: Reader | None = None,
+    budgets: Budgets | Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+    angles: Angles = "auto",
+) -> NavigationResult:
     """Synchronous :func:`navigate_async`; call that one instead from inside a running event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_closing(reader, navigate_async(bundle, question, reader=reader, budgets=budgets,
-                                                           progress=progress, angles=angles)))
-    raise ConfigError("navigate() was called inside a running event loop",
-                      fix="use `await okf.navigate_async(...)` there")
+        return asyncio.run(
+            _closing(
+                reader,
+                navigate_async(bundle, question, reader=reader, budgets=budgets, progress=progress, angles=angles),
+            )
+        )
+    raise ConfigError(
+        "navigate() was called inside a running event loop", fix="use `await okf.navigate_async(...)` there"
+    )
 
 
 async def _closing(reader: Reader | None, work: Coroutine[Any, Any, NavigationResult]) -> NavigationResult:

@@ -73,5 +73,11 @@ def offer(concept: Concept, body_chars: int) -> Offered:
 
 def receipt(evidence_id: str, path: str, offered: Offered) -> Receipt:
     """The receipt of what the judge read: lines and hash, never the text."""
-    return Receipt(evidence_id=evidence_id, path=path, start_line=offered.start_line, end_line=offered.end_line,
-                   sha256=offered.document.sha256, truncated=offered.truncated)
+    return Receipt(
+        evidence_id=evidence_id,
+        path=path,
+        start_line=offered.start_line,
+        end_line=offered.end_line,
+        sha256=offered.document.sha256,
+        truncated=offered.truncated,
+    )

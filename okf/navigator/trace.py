@@ -17,8 +17,14 @@ class TraceRecorder:
     Walks run side by side (okf.orchestrate) record into one ``events`` list on one clock (``start``, a
     ``time.monotonic()`` value), each event's data carrying the walk's ``tag`` (its angle)."""
 
-    def __init__(self, progress: Progress | None = None, *, events: list[TraceEvent] | None = None,
-                 start: float | None = None, tag: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        progress: Progress | None = None,
+        *,
+        events: list[TraceEvent] | None = None,
+        start: float | None = None,
+        tag: dict[str, Any] | None = None,
+    ) -> None:
         self.events: list[TraceEvent] = [] if events is None else events
         self.warnings: list[str] = []
         self._progress = progress
@@ -32,8 +38,13 @@ class TraceRecorder:
 
     def add(self, kind: str, path: str | None = None, **data: Any) -> TraceEvent:
         """Record one event (``data`` keys as in the TraceEvent docs) and report it."""
-        event = TraceEvent(seq=len(self.events), t=round(self.elapsed, 6), kind=kind, path=path,
-                           data={**data, **self._tag} if self._tag else data)
+        event = TraceEvent(
+            seq=len(self.events),
+            t=round(self.elapsed, 6),
+            kind=kind,
+            path=path,
+            data={**data, **self._tag} if self._tag else data,
+        )
         self.events.append(event)
         if self._progress is not None:
             self._progress(event)
@@ -66,5 +77,7 @@ def nothing_found_reason(result: NavigationResult) -> str:
     """Why a walk that found nothing while model calls failed is a failure, with the calls' distinct errors."""
     reasons = failure_reasons(result.trace) or [w for w in result.warnings if "failed" in w][:1]
     cut = " (the deadline cut some off)" if result.stopped_by == "deadline" else ""
-    return (f"Nothing relevant was found, but {result.stats.failures} model call result(s) failed{cut}, so the "
-            f"bundle was not fully read: {summarize_reasons(reasons)}.")
+    return (
+        f"Nothing relevant was found, but {result.stats.failures} model call result(s) failed{cut}, so the "
+        f"bundle was not fully read: {summarize_reasons(reasons)}."
+    )

@@ -167,9 +167,18 @@ class Start:
 class Walk:
     """One navigation of ``bundle`` for ``question``; :meth:`run` returns the :class:`NavigationResult`."""
 
-    def __init__(self, bundle: Bundle, question: str, reader: Reader, budgets: Budgets,
-                 progress: Progress | None = None, *, shared: Shared | None = None, start: Start | None = None,
-                 trace: TraceRecorder | None = None) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        question: str,
+        reader: Reader,
+        budgets: Budgets,
+        progress: Progress | None = None,
+        *,
+        shared: Shared | None = None,
+        start: Start | None = None,
+        trace: TraceRecorder | None = None,
+    ) -> None:
         self.bundle = bundle
         self.question = question
         bind = getattr(reader, "bind", None)
@@ -373,8 +382,12 @@ class Walk:
         self.usage[role] = self.usage[role] + Usage(calls=1, failures=int(failed))
         if failed:
             self.stats.failures += results
-            self.trace.add("failure", path, role=role, error=f"{role}: cut off by the deadline "
-                           f"({self.budgets.deadline_s:g} s) before the model replied")
+            self.trace.add(
+                "failure",
+                path,
+                role=role,
+                error=f"{role}: cut off by the deadline ({self.budgets.deadline_s:g} s) before the model replied",
+            )
 
     # -- descent ---------------------------------------------------------------------------------------
 
@@ -422,10 +435,9 @@ class Walk:
     async def _select(self, directory: str, subdirectories: list[Signpost]) -> list[tuple[int, str]]:
         """(position into ``subdirectories``, grade) the selector kept; pages of ``page_size`` are offered at once."""
         size = self.budgets.page_size
-        pages = [subdirectories[start:start + size] for start in range(0, len(subdirectories), size)]
+        pages = [subdirectories[start : start + size] for start in range(0, len(subdirectories), size)]
         owner = asyncio.current_task()
-        replies = await asyncio.gather(*(self._select_page(directory, n, page, owner)
-                                         for n, page in enumerate(pages)))
+        replies = await asyncio.gather(*(self._select_page(directory, n, page, owner) for n, page in enumerate(pages)))
         kept: dict[int, str] = {}
         reasons: dict[str, str] = {}
         grades: dict[str, str] = {}
@@ -441,20 +453,28 @@ class Walk:
                     reasons[page[choice.index].path] = choice.reason
                     grades[page[choice.index].path] = choice.grade
         if answered:
-            self.trace.add("selected", directory, kept=[subdirectories[p].path for p in sorted(kept)],
-                           reasons=reasons, grades=grades)
+            self.trace.add(
+                "selected",
+                directory,
+                kept=[subdirectories[p].path for p in sorted(kept)],
+                reasons=reasons,
+                grades=grades,
+            )
         return sorted(kept.items())
 
-    async def _select_page(self, directory: str, page_no: int, page: list[Signpost],
-                           owner: asyncio.Task[object] | None) -> Selection | None:
+    async def _select_page(
+        self, directory: str, page_no: int, page: list[Signpost], owner: asyncio.Task[object] | None
+    ) -> Selection | None:
         await self._acquire_slot()
         if not self._admit_call():
             self._release_slot()
             return None
         if owner is not None:
             self._sending[owner] = self._sending.get(owner, 0) + 1
-        offers = [SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=True)
-                  for k, s in enumerate(page)]
+        offers = [
+            SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=True)
+            for k, s in enumerate(page)
+        ]
         self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
         self.stats.signposts_offered += len(page)
         self.stats.words_signposts += sum(_words(s.title) + _words(s.description) for s in page)
@@ -484,9 +504,12 @@ class Walk:
         if selection.failed:
             self.stats.failures += 1
             self.trace.add("failure", directory, role="selector", error=selection.error or "selection failed")
-            self.trace.warn(f"{directory or '(root)'}: the selector failed on page {page_no + 1} "
-                            f"({selection.error or 'no reason given'}); its {len(page)} subdirectories "
-                            "were not opened", directory)
+            self.trace.warn(
+                f"{directory or '(root)'}: the selector failed on page {page_no + 1} "
+                f"({selection.error or 'no reason given'}); its {len(page)} subdirectories "
+                "were not opened",
+                directory,
+            )
         return selection
 
     # -- candidates and judging ------------------------------------------------------------------------
@@ -530,8 +553,7 @@ class Walk:
     def _pump(self) -> None:
         """Start judge batches while candidates wait and the budgets allow."""
         self._pump_scheduled = False
-        while (self.queue and self.stopped_by is None and len(self.judges) < MAX_BATCHES_IN_FLIGHT
-               and self._slot_free()):
+        while self.queue and self.stopped_by is None and len(self.judges) < MAX_BATCHES_IN_FLIGHT and self._slot_free():
             room = self._room()
             if room <= 0:
                 self._stop("bodies")
@@ -557,8 +579,7 @@ class Walk:
             self._nudge()
         if not self.queue or self.stopped_by is not None:
             self._release_hold()
-        if (self.stopped_by is None and self._room() <= 0
-                and (self.queue or self.descents)):
+        if self.stopped_by is None and self._room() <= 0 and (self.queue or self.descents):
             self._stop("bodies")  # nothing more can be judged: further descent would only cost calls
         self._check_done()
 
@@ -569,8 +590,10 @@ class Walk:
         if len(self.shared.walks) < 2:
             return False
         mine = (self.queue.level, self.stats.bodies_judged)
-        return any(w is not self and w.queue and w.stopped_by is None
-                   and (w.queue.level, w.stats.bodies_judged) < mine for w in self.shared.walks)
+        return any(
+            w is not self and w.queue and w.stopped_by is None and (w.queue.level, w.stats.bodies_judged) < mine
+            for w in self.shared.walks
+        )
 
     def _nudge(self) -> None:
         """Let the other walks of the ledger pump again (one may have been waiting for this one)."""
@@ -591,8 +614,11 @@ class Walk:
             return False  # nothing running can add a candidate: send it now
         loop = asyncio.get_running_loop()
         if self._hold_until is None:
-            window = 0.0 if not self._calls_timed else min(
-                COALESCE_MAX_S, COALESCE_SHARE * self._call_seconds / self._calls_timed)
+            window = (
+                0.0
+                if not self._calls_timed
+                else min(COALESCE_MAX_S, COALESCE_SHARE * self._call_seconds / self._calls_timed)
+            )
             if window <= 0.0:
                 return False
             self._hold_until = loop.time() + window
@@ -633,12 +659,15 @@ class Walk:
         try:
             judgement = await self.reader.judge(self.question, documents)
         except DeadlineExceeded as exc:
-            judgement = Judgement(verdicts=[Verdict(id=d.id, relevant=None, failed=True, error=str(exc))
-                                            for d in documents], usage=_spent(exc))
+            judgement = Judgement(
+                verdicts=[Verdict(id=d.id, relevant=None, failed=True, error=str(exc)) for d in documents],
+                usage=_spent(exc),
+            )
             self._stop("deadline")
         except OKFError as exc:
-            judgement = Judgement(verdicts=[Verdict(id=d.id, relevant=None, failed=True, error=str(exc))
-                                            for d in documents])
+            judgement = Judgement(
+                verdicts=[Verdict(id=d.id, relevant=None, failed=True, error=str(exc)) for d in documents]
+            )
         except asyncio.CancelledError:
             if self.stopped_by is not None:
                 self._cut_off("judge", batch[0][0].path, len(batch))
@@ -647,8 +676,13 @@ class Walk:
             self._settle_call("judge", judgement.usage if judgement is not None else None, started)
             self._release_slot()
         if judgement.usage.retries:
-            self.trace.add("retry", batch[0][0].path, role="judge", retries=judgement.usage.retries,
-                           documents=[candidate.path for candidate, _, _ in batch])
+            self.trace.add(
+                "retry",
+                batch[0][0].path,
+                role="judge",
+                retries=judgement.usage.retries,
+                documents=[candidate.path for candidate, _, _ in batch],
+            )
         verdicts = judgement.verdicts
         for n, (candidate, concept, offered) in enumerate(batch):
             verdict = verdicts[n] if n < len(verdicts) and verdicts[n].id == concept.id else None
@@ -659,14 +693,23 @@ class Walk:
             self._stop("shortlist")
         self._pump()
 
-    def _record_verdict(self, candidate: Candidate, concept: Concept, offered: Offered,
-                        verdict: Verdict | None) -> None:
+    def _record_verdict(
+        self, candidate: Candidate, concept: Concept, offered: Offered, verdict: Verdict | None
+    ) -> None:
         if verdict is None:
             verdict = Verdict(id=concept.id, relevant=None, failed=True, error="the judge returned no verdict for it")
         failed = verdict.failed or verdict.relevant is None
         grade = None if failed else (verdict.grade or ("relevant" if verdict.relevant else "no"))
-        self.trace.add("verdict", candidate.path, relevant=None if failed else grade != "no", grade=grade,
-                       reason=verdict.reason, failed=failed, cached=verdict.cached, via=candidate.via)
+        self.trace.add(
+            "verdict",
+            candidate.path,
+            relevant=None if failed else grade != "no",
+            grade=grade,
+            reason=verdict.reason,
+            failed=failed,
+            cached=verdict.cached,
+            via=candidate.via,
+        )
         if failed:
             self.stats.failures += 1
             self.trace.add("failure", candidate.path, role="judge", error=verdict.error or "no verdict")
@@ -675,26 +718,38 @@ class Walk:
         if grade != "no":
             self._shortlist(candidate, concept, offered, verdict.reason, strong=grade == "relevant")
 
-    def _shortlist(self, candidate: Candidate, concept: Concept, offered: Offered, reason: str, *,
-                   strong: bool) -> None:
+    def _shortlist(
+        self, candidate: Candidate, concept: Concept, offered: Offered, reason: str, *, strong: bool
+    ) -> None:
         meta = concept.meta
         stale = meta.is_stale(self.now)
         generated = meta.generated
         cites = [p.removesuffix(".md") for p in map(bundle_path, meta.sources) if p and p.endswith(".md")]
         entry = ShortlistEntry(
-            concept_id=concept.id, path=concept.path, title=concept.title, type=meta.type,
-            status=meta.status.value, trust_tier=meta.trust_tier.value, stale=stale, reason=reason,
-            via=candidate.via, grade="relevant" if strong else "partial", receipt=receipt("", concept.path, offered),
+            concept_id=concept.id,
+            path=concept.path,
+            title=concept.title,
+            type=meta.type,
+            status=meta.status.value,
+            trust_tier=meta.trust_tier.value,
+            stale=stale,
+            reason=reason,
+            via=candidate.via,
+            grade="relevant" if strong else "partial",
+            receipt=receipt("", concept.path, offered),
             generated_by=generated.by or None if generated else None,
             generated_at=generated.at.isoformat().replace("+00:00", "Z") if generated and generated.at else None,
-            cites=cites)
+            cites=cites,
+        )
         self.found.append(_Found(entry, offered, strong))
         if meta.status.value == "deprecated":
-            self.trace.warn(f"{concept.path}: shortlisted but deprecated; do not present it as current",
-                            concept.path)
+            self.trace.warn(f"{concept.path}: shortlisted but deprecated; do not present it as current", concept.path)
         if stale:
-            self.trace.warn(f"{concept.path}: shortlisted but stale since {meta.stale_after:%Y-%m-%d}; "
-                            "check it against a current source", concept.path)
+            self.trace.warn(
+                f"{concept.path}: shortlisted but stale since {meta.stale_after:%Y-%m-%d}; "
+                "check it against a current source",
+                concept.path,
+            )
         if strong:
             self._expand_links(concept, candidate.weak)  # only strong evidence widens the frontier
 
@@ -711,8 +766,9 @@ class Walk:
                 self.trace.add("link", concept.path, target=link.target, skipped="external")
             elif target is None:
                 self.trace.add("link", concept.path, target=link.target, skipped="outside the bundle")
-                self.trace.warn(f"{concept.path}:{link.line}: link {link.target!r} leads outside the bundle",
-                                concept.path)
+                self.trace.warn(
+                    f"{concept.path}:{link.line}: link {link.target!r} leads outside the bundle", concept.path
+                )
             elif not link.exists:
                 self.trace.add("link", concept.path, target=target, skipped="broken")
                 self.trace.warn(f"{concept.path}:{link.line}: broken link to {link.target!r}", concept.path)
@@ -734,24 +790,37 @@ class Walk:
         # Strong entries first, then partial ones for the room left; each in walk order.
         strong = sorted((f for f in self.found if f.strong), key=lambda f: self.keys[f.entry.path])
         weak = sorted((f for f in self.found if not f.strong), key=lambda f: self.keys[f.entry.path])
-        found = strong + weak[:max(0, min(self.budgets.max_shortlist - len(strong), _partial_room(len(strong))))]
+        found = strong + weak[: max(0, min(self.budgets.max_shortlist - len(strong), _partial_room(len(strong))))]
         if len(strong) > self.budgets.max_shortlist:
             dropped = len(strong) - self.budgets.max_shortlist
-            self.trace.warn(f"{dropped} further relevant concept(s) judged in the last batches were left out "
-                            f"by max_shortlist={self.budgets.max_shortlist}")
-            found = found[:self.budgets.max_shortlist]
+            self.trace.warn(
+                f"{dropped} further relevant concept(s) judged in the last batches were left out "
+                f"by max_shortlist={self.budgets.max_shortlist}"
+            )
+            found = found[: self.budgets.max_shortlist]
         self.stats.words_shortlist = sum(_words(f.offered.document.text) for f in found)
-        shortlist = [f.entry.model_copy(update={"receipt": receipt(f"c{n}", f.entry.path, f.offered)})
-                     for n, f in enumerate(found, start=1)]
+        shortlist = [
+            f.entry.model_copy(update={"receipt": receipt(f"c{n}", f.entry.path, f.offered)})
+            for n, f in enumerate(found, start=1)
+        ]
         if self.stats.failures:
-            self.trace.warn(f"{self.stats.failures} model call result(s) failed; the shortlist may be incomplete "
-                            f"({summarize_reasons(failure_reasons(self.trace.events))})")
+            self.trace.warn(
+                f"{self.stats.failures} model call result(s) failed; the shortlist may be incomplete "
+                f"({summarize_reasons(failure_reasons(self.trace.events))})"
+            )
         self.stats.usage = dict(self.usage)
         self.stats.seconds = round(self.trace.elapsed, 6)
         return NavigationResult(
-            question=self.question, bundle=str(self.bundle.root), corpus_id=corpus_id,
-            reader=self.reader.name, shortlist=shortlist, stopped_by=self.stopped_by, stats=self.stats,
-            warnings=list(self.trace.warnings), trace=self.trace.events)
+            question=self.question,
+            bundle=str(self.bundle.root),
+            corpus_id=corpus_id,
+            reader=self.reader.name,
+            shortlist=shortlist,
+            stopped_by=self.stopped_by,
+            stats=self.stats,
+            warnings=list(self.trace.warnings),
+            trace=self.trace.events,
+        )
 
 
 def _spent(exc: BaseException) -> Usage:

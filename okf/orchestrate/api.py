@@ -37,12 +37,20 @@ def parse_angles(value: str | int | AnglesSetting | None) -> AnglesSetting:
         return AnglesSetting(off=True)
     if text.isdigit() and not isinstance(value, bool) and 1 <= int(text) <= MAX_ANGLES:
         return AnglesSetting(count=int(text))
-    raise ConfigError(f"angles must be auto, off or a number from 1 to {MAX_ANGLES}, got {value!r}",
-                      fix="use --angles auto (the default), --angles 3 or --angles off")
+    raise ConfigError(
+        f"angles must be auto, off or a number from 1 to {MAX_ANGLES}, got {value!r}",
+        fix="use --angles auto (the default), --angles 3 or --angles off",
+    )
 
 
-async def orchestrate(bundles: list[Bundle], question: str, reader: Reader, budgets: Budgets,
-                      setting: AnglesSetting, progress: Progress | None = None) -> NavigationResult:
+async def orchestrate(
+    bundles: list[Bundle],
+    question: str,
+    reader: Reader,
+    budgets: Budgets,
+    setting: AnglesSetting,
+    progress: Progress | None = None,
+) -> NavigationResult:
     """Navigate ``bundles`` for ``question`` by orchestrated angles (okf.orchestrate.run). With ``off`` (and
     several bundles) the question alone is walked in each bundle, once."""
     sources: list[Source] = []
@@ -50,5 +58,4 @@ async def orchestrate(bundles: list[Bundle], question: str, reader: Reader, budg
         vocabulary = bundle.vocabulary()
         bind = getattr(reader, "bind", None)
         sources.append(Source(bundle, str(bundle.root), bind(vocabulary) if callable(bind) else reader, vocabulary))
-    return await Orchestrator(sources, question, reader, budgets, setting.count, progress,
-                              single=setting.off).run()
+    return await Orchestrator(sources, question, reader, budgets, setting.count, progress, single=setting.off).run()

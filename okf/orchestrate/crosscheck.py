@@ -60,8 +60,14 @@ class Check:
     gaps: dict[int, list[Unit]] = field(default_factory=dict)  # part -> units its evidence leaves unsaid
 
 
-def cross_check(question: str, parts: list[PartRecord], angles: list[AngleRecord], found: list[Found],
-                vocabulary: Vocabulary | None, others: list[Vocabulary | None] | None = None) -> Check:
+def cross_check(
+    question: str,
+    parts: list[PartRecord],
+    angles: list[AngleRecord],
+    found: list[Found],
+    vocabulary: Vocabulary | None,
+    others: list[Vocabulary | None] | None = None,
+) -> Check:
     """The three-state cross-check (see the module docstring). ``vocabulary`` weighs the words (the first
     bundle's); a name no bundle's vocabulary (``others`` too) holds is unsaid by any evidence."""
     walked = [a for a in angles if a.walked]
@@ -143,8 +149,9 @@ def _doubts(check: Check, question: str, parts: list[PartRecord], relevant: list
     seen = {_source(f) for f in found}
     if len(sources) == 1 and len(seen) > 1 and not _named(question, relevant[0]):
         check.signals.append("one_source")
-        check.why.append(f"all relevant evidence comes from one document ({next(iter(sources))}), which the "
-                         "question does not name")
+        check.why.append(
+            f"all relevant evidence comes from one document ({next(iter(sources))}), which the question does not name"
+        )
     authors = {_author(f) for f in relevant}
     if len(relevant) > 1 and len(sources) > 1 and len(authors) == 1 and None not in authors:
         check.signals.append("one_author")
@@ -196,8 +203,10 @@ def _named(question: str, f: Found) -> bool:
 
 def _base_title(title: str) -> tuple[str, tuple[int, ...]]:
     """A title without its years and version numbers, and those numbers (the version)."""
-    numbers = tuple(int(float(n)) if n.replace(".", "").isdigit() else 0
-                    for n in (m.group().lstrip("vV").split(".")[0] for m in _VERSION.finditer(title)))
+    numbers = tuple(
+        int(float(n)) if n.replace(".", "").isdigit() else 0
+        for n in (m.group().lstrip("vV").split(".")[0] for m in _VERSION.finditer(title))
+    )
     return compact(_VERSION.sub(" ", title)), numbers
 
 

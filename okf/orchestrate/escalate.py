@@ -35,8 +35,14 @@ class Family:
     came_from: str
 
 
-def families(bundles: list[Bundle], found: list[Found], judged: set[tuple[str, str]], walked_in: set[int],
-             opened: list[set[str]], axes: tuple[str, ...] = AXES) -> list[Family]:
+def families(
+    bundles: list[Bundle],
+    found: list[Found],
+    judged: set[tuple[str, str]],
+    walked_in: set[int],
+    opened: list[set[str]],
+    axes: tuple[str, ...] = AXES,
+) -> list[Family]:
     """The source families available for an escalation, in the order of :data:`AXES`.
 
     ``judged`` holds (bundle root, concept path) of every concept judged so far, ``walked_in`` the indices of
@@ -46,8 +52,9 @@ def families(bundles: list[Bundle], found: list[Found], judged: set[tuple[str, s
     out: list[Family] = []
     if "cited" in axes:
         for n, bundle in enumerate(bundles):
-            seeds = [(f"{c}.md", f.entry.path) for f in found if f.relevant and f.bundle == roots[n]
-                     for c in f.entry.cites]
+            seeds = [
+                (f"{c}.md", f.entry.path) for f in found if f.relevant and f.bundle == roots[n] for c in f.entry.cites
+            ]
             start = _concepts(bundle, seeds, judged, roots[n])
             if start:
                 out.append(Family("cited", n, start, ", ".join(dict.fromkeys(s for _, s in seeds))))
@@ -61,9 +68,15 @@ def families(bundles: list[Bundle], found: list[Found], judged: set[tuple[str, s
                     links = bundle.links(f.concept)
                 except BundleError:
                     continue
-                seeds += [(link.path, f.entry.path) for link in links if link.path and link.exists
-                          and not link.external and link.path.endswith(".md")
-                          and link.path.rsplit("/", 1)[-1] not in _RESERVED]
+                seeds += [
+                    (link.path, f.entry.path)
+                    for link in links
+                    if link.path
+                    and link.exists
+                    and not link.external
+                    and link.path.endswith(".md")
+                    and link.path.rsplit("/", 1)[-1] not in _RESERVED
+                ]
             start = _concepts(bundle, seeds, judged, roots[n])
             if start:
                 out.append(Family("links", n, start, ", ".join(dict.fromkeys(s for _, s in seeds))))

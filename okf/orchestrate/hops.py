@@ -23,13 +23,23 @@ from okf.text.words import terms
 
 HOPS_PER_PART = 2
 # Capitalized words that name a date, not a thing ("27 September 1976"): never a bridge on their own.
-_CALENDAR = frozenset(terms("January February March April May June July August September October November "
-                            "December Monday Tuesday Wednesday Thursday Friday Saturday Sunday"))
+_CALENDAR = frozenset(
+    terms(
+        "January February March April May June July August September October November "
+        "December Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
+    )
+)
 
 
-def second_hops(part: str, evidence: list[Found], gap: list[Unit], vocabulary: Vocabulary | None,
-                tried: set[frozenset[str]], resolves: Callable[[str], bool] = lambda name: False,
-                only: Callable[[str], bool] | None = None) -> tuple[list[tuple[str, str]], list[Found]]:
+def second_hops(
+    part: str,
+    evidence: list[Found],
+    gap: list[Unit],
+    vocabulary: Vocabulary | None,
+    tried: set[frozenset[str]],
+    resolves: Callable[[str], bool] = lambda name: False,
+    only: Callable[[str], bool] | None = None,
+) -> tuple[list[tuple[str, str]], list[Found]]:
     """(angle text, the concept it came from) for the bridges the evidence of ``part`` introduces, and the
     evidence read to the end (a concept cut short by the limit yields its other names in a later round). A
     run of names joined by "and" that is no title (``resolves``) is two names ("Ann Lee and Bob Roe"). With

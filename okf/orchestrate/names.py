@@ -70,7 +70,7 @@ def resolve(bundle: Bundle, name: str) -> list[str]:
     if exact or len(name.split()) < 2 or len(key) < PREFIX_MIN:
         return exact[:MAX_TARGETS]
     found: list[str] = []
-    for title in _sorted_keys(bundle, index)[_first(bundle, index, key):]:
+    for title in _sorted_keys(bundle, index)[_first(bundle, index, key) :]:
         if not title.startswith(key):
             break
         found += [p for p in index[title] if p not in found]

@@ -22,11 +22,27 @@ from okf.readers.base import Usage
 if TYPE_CHECKING:
     from okf.orchestrate.run import Orchestrator
 
-_SUMMED = ("directories_opened", "signposts_offered", "candidates", "bodies_judged", "links_followed", "failures",
-           "cut_off", "words_signposts", "words_bodies")
-_ORIGIN_WORDS = {"question": "the question", "subquestion": "sub-questions", "rephrasing": "rephrasings",
-                 "viewpoint": "viewpoints", "granularity": "granularity", "vocabulary": "bundle vocabulary",
-                 "second_hop": "second hops", "escalation": "escalations"}
+_SUMMED = (
+    "directories_opened",
+    "signposts_offered",
+    "candidates",
+    "bodies_judged",
+    "links_followed",
+    "failures",
+    "cut_off",
+    "words_signposts",
+    "words_bodies",
+)
+_ORIGIN_WORDS = {
+    "question": "the question",
+    "subquestion": "sub-questions",
+    "rephrasing": "rephrasings",
+    "viewpoint": "viewpoints",
+    "granularity": "granularity",
+    "vocabulary": "bundle vocabulary",
+    "second_hop": "second hops",
+    "escalation": "escalations",
+}
 
 
 def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int], max_shortlist: int) -> list[Found]:
@@ -38,15 +54,14 @@ def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int]
     for part, angle in asked.items():
         hit = next((f for f in relevant if f not in first and angle in f.answers), None)
         if hit is None:
-            hit = next((f for f in relevant if f not in first and any(part_of.get(a) == part for a in f.answers)),
-                       None)
+            hit = next((f for f in relevant if f not in first and any(part_of.get(a) == part for a in f.answers)), None)
         if hit is not None:
             first.append(hit)
     answering = first + [f for f in relevant if f not in first and f.answers & own]
     agreed = [f for f in relevant if f not in answering and len(f.answers) >= 2]
     others = [f for f in relevant if f not in answering and f not in agreed]
     # Partial evidence fills in as a lone walk's does: while few concepts answer the question as asked.
-    partial = [f for f in found if not f.relevant][:max(0, PARTIAL_ROOM - len(answering))]
+    partial = [f for f in found if not f.relevant][: max(0, PARTIAL_ROOM - len(answering))]
     return (answering + partial + agreed + others)[:max_shortlist]
 
 
@@ -66,9 +81,16 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
     for n, f in enumerate(picked, start=1):
         receipt = f.entry.receipt.model_copy(update={"evidence_id": f"c{n}", "bundle": f.bundle if several else None})
         angles = sorted(f.answers, key=lambda a: int(a[1:]))
-        entries.append(f.entry.model_copy(update={"receipt": receipt, "angles": angles,
-                                                  "grade": "relevant" if f.relevant else "partial",
-                                                  "bundle": f.bundle if several else None}))
+        entries.append(
+            f.entry.model_copy(
+                update={
+                    "receipt": receipt,
+                    "angles": angles,
+                    "grade": "relevant" if f.relevant else "partial",
+                    "bundle": f.bundle if several else None,
+                }
+            )
+        )
         words += len(offer(f.concept, run.budgets.body_chars).document.text.split())
     stats = NavigationStats()
     for result in run.state.results:
@@ -85,8 +107,15 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
     report.walks = run.state.walks
     report.uncertain = uncertain(run, check)
     report.tried = tried(run)
-    run.trace.add("stop", None, stop=report.stop, reason=report.stop_reason, uncertain=report.uncertain,
-                  walks=report.walks, state=report.state)
+    run.trace.add(
+        "stop",
+        None,
+        stop=report.stop,
+        reason=report.stop_reason,
+        uncertain=report.uncertain,
+        walks=report.walks,
+        state=report.state,
+    )
     warnings: list[str] = []
     for result in run.state.results:
         warnings += [w for w in result.warnings if w not in warnings]
@@ -94,9 +123,19 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
     corpus = next((r.corpus_id for r in run.state.results if r.bundle == primary.root), None)
     stats.seconds = max(stats.seconds, run.trace.elapsed)
     return NavigationResult(
-        question=run.question, bundle=primary.root, corpus_id=corpus, reader=run.reader.name, shortlist=entries,
-        stopped_by=_stopped_by(run), budgets=run.budgets, stats=stats, warnings=warnings, trace=list(run.events),
-        bundles=[s.root for s in run.sources] if several else [], orchestration=report)
+        question=run.question,
+        bundle=primary.root,
+        corpus_id=corpus,
+        reader=run.reader.name,
+        shortlist=entries,
+        stopped_by=_stopped_by(run),
+        budgets=run.budgets,
+        stats=stats,
+        warnings=warnings,
+        trace=list(run.events),
+        bundles=[s.root for s in run.sources] if several else [],
+        orchestration=report,
+    )
 
 
 def _stopped_by(run: Orchestrator):  # type: ignore[no-untyped-def]

@@ -63,8 +63,9 @@ class Judgments:
         self.walking = walking
         self.selections = {}
 
-    def record(self, bundle: str, sha256: str, grade: str, reason: str, answers: Sequence[str],
-               judged_for: Sequence[str]) -> None:
+    def record(
+        self, bundle: str, sha256: str, grade: str, reason: str, answers: Sequence[str], judged_for: Sequence[str]
+    ) -> None:
         known = self.by_body.setdefault((bundle, sha256), Judged())
         if _RANK.get(grade, 0) > _RANK.get(known.grade, 0):
             known.grade, known.reason = grade, reason
@@ -117,7 +118,8 @@ class AngleView:
         if future is None:
             shared.read(signposts)
             future = shared.selections[key] = asyncio.ensure_future(
-                self._reader.select_angles(shared.question, texts, signposts))
+                self._reader.select_angles(shared.question, texts, signposts)
+            )
         reply = await asyncio.shield(future)
         index = texts.index(self._angle.text)
         usage = reply.usage if first else Usage(cache_hits=1)

@@ -39,9 +39,45 @@ AUTO_PART_ANGLES = 2
 MIN_WEIGHT_SHARE = 0.4
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*(?:[./&-][^\W_]+)*")
 # Lower-case words that may stand inside a name ("Lord of the Rings", "First for Women", "Kiss and Tell").
-_CONNECTORS = frozenset({"of", "for", "the", "and", "de", "la", "le", "du", "von", "van", "der", "den", "del", "da",
-                         "di", "y", "&", "on", "a", "an", "from", "to", "in", "at", "with", "without", "ul", "al",
-                         "el", "bin", "ibn", "ben", "ter", "ten", "zu"})
+_CONNECTORS = frozenset(
+    {
+        "of",
+        "for",
+        "the",
+        "and",
+        "de",
+        "la",
+        "le",
+        "du",
+        "von",
+        "van",
+        "der",
+        "den",
+        "del",
+        "da",
+        "di",
+        "y",
+        "&",
+        "on",
+        "a",
+        "an",
+        "from",
+        "to",
+        "in",
+        "at",
+        "with",
+        "without",
+        "ul",
+        "al",
+        "el",
+        "bin",
+        "ibn",
+        "ben",
+        "ter",
+        "ten",
+        "zu",
+    }
+)
 # A quoted title: "Poleconomy", “Evolution” (straight or curly double quotes), at most QUOTED_CHARS long.
 _QUOTED = re.compile(r'(["“])([^"“”\n]+)(["”])')
 QUOTED_CHARS = 80
@@ -109,7 +145,7 @@ def _compared(text: str) -> list[str]:
     groups: list[list[Span]] = []
     for span in spans:
         if groups:
-            between = text[groups[-1][-1].end:span.start].strip(" \"“”").casefold()
+            between = text[groups[-1][-1].end : span.start].strip(' "“”').casefold()
             if between in {"or", ", or", ","} or (cue and between in {"and", ", and"}):
                 groups[-1].append(span)
                 continue
@@ -172,21 +208,25 @@ def _runs(text: str, begin: int, end: int) -> list[Span]:
 
     def close() -> None:
         if run:
-            spans.append(Span(text[run[0].start():run[-1].end()], run[0].start(), run[-1].end()))
+            spans.append(Span(text[run[0].start() : run[-1].end()], run[0].start(), run[-1].end()))
 
     for position, match in enumerate(words):
         word = match.group()
         following = words[position + 1].group() if position + 1 < len(words) else ""
-        first = match.start() == 0 or not text[:match.start()].strip()
+        first = match.start() == 0 or not text[: match.start()].strip()
         first = first and not (following and _capital(following, first=False) and word.casefold() not in STOP_WORDS)
         previous = (pending or run)[-1] if run else None
-        if previous is not None and text[previous.end():match.start()].strip():
+        if previous is not None and text[previous.end() : match.start()].strip():
             # Punctuation between two words ends a name: "Outer Space", "Glen or Glenda" are two.
             close()
             run, pending = [], []
         capital = _capital(word, first=first) or (
-            not first and word[:1].isupper() and bool(following) and _capital(following, first=False)
-            and not text[match.end():words[position + 1].start()].strip())
+            not first
+            and word[:1].isupper()
+            and bool(following)
+            and _capital(following, first=False)
+            and not text[match.end() : words[position + 1].start()].strip()
+        )
         if (capital and (not pending or word[:1].isupper())) or (run and pending and word[:1].isupper()):
             run.extend(pending if run else [])
             pending = []
@@ -245,8 +285,7 @@ def _telling(text: str, vocabulary: Vocabulary | None, whole: float, median: flo
     """An angle says at least MIN_WEIGHT_SHARE of the part's weight and a word at least as rare in the bundle
     as the part's median word."""
     units = [u for u in Question.parse(text, vocabulary).units if u.known]
-    return (sum(u.weight for u in units) >= MIN_WEIGHT_SHARE * whole
-            and any(u.weight >= median for u in units))
+    return sum(u.weight for u in units) >= MIN_WEIGHT_SHARE * whole and any(u.weight >= median for u in units)
 
 
 def _weight(text: str, vocabulary: Vocabulary | None) -> float:
@@ -257,10 +296,10 @@ def _weight(text: str, vocabulary: Vocabulary | None) -> float:
 def viewpoints(text: str) -> list[str]:
     """The sides of a nested question that each name something: the described thing (the noun phrase before
     "who/which/that/..." and its clause) and what is asked of it (the rest)."""
-    match = next((m for m in _RELATIVE.finditer(text) if _after_noun(text[:m.start()])), None)
+    match = next((m for m in _RELATIVE.finditer(text) if _after_noun(text[: m.start()])), None)
     if match is None:
         return []
-    before, clause = text[:match.start()], text[match.start():]
+    before, clause = text[: match.start()], text[match.start() :]
     head = _noun_phrase(before)
     described = f"{head} {clause}".strip(" ?")
     asked = before.strip(" ,?")
@@ -300,8 +339,7 @@ def granularity(text: str, vocabulary: Vocabulary | None) -> tuple[str, str]:
     weights = sorted(u.weight for u in known)
     median = weights[len(weights) // 2]
     by_key = {u.key: u for u in known}
-    spans = [s for s in name_spans(text)
-             if any(by_key[t].weight >= median for t in terms(s.text) if t in by_key)]
+    spans = [s for s in name_spans(text) if any(by_key[t].weight >= median for t in terms(s.text) if t in by_key)]
     named = {t for span in name_spans(text) for t in terms(span.text)}
     plain = [u for u in known if u.key not in named]
     if spans:
@@ -346,7 +384,7 @@ def _shorten(text: str, vocabulary: Vocabulary) -> str:
     sequence = terms(text)
     for size in range(min(5, len(sequence)), 1, -1):
         for start in range(len(sequence) - size + 1):
-            short = vocabulary.acronym_for(tuple(sequence[start:start + size]))
+            short = vocabulary.acronym_for(tuple(sequence[start : start + size]))
             if short:
                 long = vocabulary.acronyms.get(short, "")
                 replaced = re.sub(rf"\b{re.escape(long)}\b", short, text, flags=re.IGNORECASE)

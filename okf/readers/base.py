@@ -38,8 +38,7 @@ from pydantic import BaseModel, Field
 # requirements and compliance (okf.readers.extraction, okf.readers.assessment), which have their own, the
 # describer that writes a compiled bundle's signposts (okf.readers.describing), and the planner of
 # orchestration (okf.readers.planning), which reads with the selector's profile.
-Role = Literal["selector", "judge", "answerer", "decomposer", "leaf", "extractor", "assessor", "describer",
-               "planner"]
+Role = Literal["selector", "judge", "answerer", "decomposer", "leaf", "extractor", "assessor", "describer", "planner"]
 
 
 class Usage(BaseModel):
@@ -120,8 +119,11 @@ class Verdict(BaseModel):
     failed: bool = False
     error: str | None = None
     cached: bool = False
-    answers: list[int] = Field(default_factory=list, description="judge_angles only: the indices of the angles "
-                               "this document states the answer to (okf.readers.planning).")
+    answers: list[int] = Field(
+        default_factory=list,
+        description="judge_angles only: the indices of the angles "
+        "this document states the answer to (okf.readers.planning).",
+    )
 
 
 class Judgement(BaseModel):

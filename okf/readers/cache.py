@@ -27,8 +27,7 @@ def default_cache_dir() -> Path:
     return Path(base).expanduser() / "okf" / "judgments"
 
 
-def judgment_key(model: str, prompt_version: str, question: str, document_sha256: str, *,
-                 endpoint: str = "") -> str:
+def judgment_key(model: str, prompt_version: str, question: str, document_sha256: str, *, endpoint: str = "") -> str:
     """The cache key of one verdict: the same model name on another endpoint is another judge."""
     material = json.dumps([endpoint, model, prompt_version, question, document_sha256], ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
@@ -56,8 +55,9 @@ class JudgmentCache:
         if grade not in ("relevant", "partial", "no"):
             grade = "relevant" if relevant else "no"
         answers = data.get("answers")
-        answers = [a for a in answers if isinstance(a, int) and not isinstance(a, bool)] if isinstance(
-            answers, list) else []
+        answers = (
+            [a for a in answers if isinstance(a, int) and not isinstance(a, bool)] if isinstance(answers, list) else []
+        )
         return Verdict(id=document_id, relevant=relevant, grade=grade, reason=reason, cached=True, answers=answers)
 
     def put(self, key: str, verdict: Verdict, *, model: str, prompt_version: str, endpoint: str = "") -> None:

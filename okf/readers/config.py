@@ -44,9 +44,7 @@ class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str
-    base_url: str | None = Field(
-        default=None, description="OpenAI-compatible endpoint; None is api.openai.com."
-    )
+    base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint; None is api.openai.com.")
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.0
     max_tokens: int = Field(default=1024, gt=0)
@@ -85,23 +83,27 @@ class ReaderConfig(BaseModel):
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = Field(default=0.0, description="Sampling temperature of every role's calls.")
-    max_tokens: int = Field(default=1024, gt=0, description="Completion tokens per call (the extractor's 4096 and "
-                            "the describer's 2048 unless set).")
+    max_tokens: int = Field(
+        default=1024,
+        gt=0,
+        description="Completion tokens per call (the extractor's 4096 and the describer's 2048 unless set).",
+    )
     selector: _RoleOverrides = Field(default_factory=_RoleOverrides)
     judge: _RoleOverrides = Field(default_factory=_RoleOverrides)
     answerer: _RoleOverrides = Field(default_factory=_RoleOverrides)
     extractor: _RoleOverrides = Field(default_factory=_RoleOverrides)
     assessor: _RoleOverrides = Field(default_factory=_RoleOverrides)
     describer: _RoleOverrides = Field(default_factory=_RoleOverrides)
-    timeout: float = Field(default=60.0, gt=0, description="Seconds per attempt of a model call (connect, send, "
-                           "each read).")
-    deadline: float | None = Field(default=None, gt=0, description="Seconds for all calls of one reader.")
-    concurrency: int = Field(
-        default=4, ge=1, description="Model calls in flight at most, all roles together."
+    timeout: float = Field(
+        default=60.0, gt=0, description="Seconds per attempt of a model call (connect, send, each read)."
     )
+    deadline: float | None = Field(default=None, gt=0, description="Seconds for all calls of one reader.")
+    concurrency: int = Field(default=4, ge=1, description="Model calls in flight at most, all roles together.")
     max_retries: int = Field(
-        default=4, ge=0, description="Retries of a call on 408, 409, 429, 5xx, timeouts and lost connections "
-        "(the openai SDK's retries, with its backoff and the server's Retry-After)."
+        default=4,
+        ge=0,
+        description="Retries of a call on 408, 409, 429, 5xx, timeouts and lost connections "
+        "(the openai SDK's retries, with its backoff and the server's Retry-After).",
     )
     retry_after_cap: float = Field(
         default=30.0, ge=0, description="Longest Retry-After waited, seconds; a longer one fails the call at once."
@@ -195,9 +197,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
             f"config file not found: {path}", fix="pass an existing file to --config or OKF_CONFIG"
         ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not valid TOML: {exc}", fix="fix the syntax; see docs/models.md"
-        ) from None
+        raise ConfigError(f"{path}: not valid TOML: {exc}", fix="fix the syntax; see docs/models.md") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}", fix="check the path") from None
 

@@ -100,15 +100,26 @@ def _dump(payload: dict[str, Any]) -> str:
 
 def describe_payload(concepts: Sequence[ConceptOffer]) -> str:
     """The describer's user message for ``describe``."""
-    return _dump({"task": "describe",
-                  "concepts": [{"index": c.index, "id": c.id, "document": c.document, "title": c.title,
-                                "text": c.text[:TEXT_CHARS]} for c in concepts]})
+    return _dump(
+        {
+            "task": "describe",
+            "concepts": [
+                {"index": c.index, "id": c.id, "document": c.document, "title": c.title, "text": c.text[:TEXT_CHARS]}
+                for c in concepts
+            ],
+        }
+    )
 
 
 def title_payload(parent: str, groups: Sequence[GroupOffer]) -> str:
     """The describer's user message for ``title``."""
-    return _dump({"task": "title", "parent": parent,
-                  "groups": [{"index": g.index, "members": [m[:MEMBER_CHARS] for m in g.members]} for g in groups]})
+    return _dump(
+        {
+            "task": "title",
+            "parent": parent,
+            "groups": [{"index": g.index, "members": [m[:MEMBER_CHARS] for m in g.members]} for g in groups],
+        }
+    )
 
 
 # --- validation -----------------------------------------------------------------------------------------
@@ -121,8 +132,8 @@ def _line(value: Any) -> str:
 def _clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
-    cut = text[:limit - 1]
-    if " " in cut[limit // 2:]:
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
         cut = cut.rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:-") + "…"
 
@@ -233,5 +244,15 @@ def parse_titles(text: str, groups: Sequence[GroupOffer]) -> list[str]:
     return out
 
 
-__all__ = ["ConceptOffer", "ConceptSignpost", "Describer", "Descriptions", "GroupOffer", "Titles",
-           "describe_payload", "parse_descriptions", "parse_titles", "title_payload"]
+__all__ = [
+    "ConceptOffer",
+    "ConceptSignpost",
+    "Describer",
+    "Descriptions",
+    "GroupOffer",
+    "Titles",
+    "describe_payload",
+    "parse_descriptions",
+    "parse_titles",
+    "title_payload",
+]

@@ -44,7 +44,7 @@ class Section(BaseModel):
 
     def span(self, start_line: int, end_line: int) -> str:
         """The text of file lines ``start_line..end_line`` (inclusive), which must lie in the section."""
-        return "\n".join(self.lines[start_line - self.first_line:end_line - self.first_line + 1])
+        return "\n".join(self.lines[start_line - self.first_line : end_line - self.first_line + 1])
 
 
 class RuleStub(BaseModel):

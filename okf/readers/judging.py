@@ -41,14 +41,12 @@ def _context(document: Document) -> Field:
     return Field.of(document.id.rpartition("/")[0].replace("/", " ").replace("-", " "))
 
 
-
-
-
 def judge_one(question: Question, document: Document, body: Body | None = None) -> Verdict:
     """The graded verdict on one body (see the module docstring)."""
     if not question.units:
-        return Verdict(id=document.id, relevant=False, grade="no",
-                       reason="the question has no content words to look for")
+        return Verdict(
+            id=document.id, relevant=False, grade="no", reason="the question has no content words to look for"
+        )
     body = body or read_body(document.text)
     explained = question.explained(_context(document))
     topic = [u for u in question.units if u.key not in explained] or list(question.units)
@@ -102,6 +100,8 @@ def _best_passage(body: Body, units: list[Unit]) -> tuple[str, list[Unit]]:
     if best_start < 0:
         return "", []
     # Quote the sentence of the passage that says most.
-    quote = max(range(best_start, min(best_start + WINDOW, len(body.sentences))),
-                key=lambda n: (sum(u.weight for u in places.get(n, ())), -n))
+    quote = max(
+        range(best_start, min(best_start + WINDOW, len(body.sentences))),
+        key=lambda n: (sum(u.weight for u in places.get(n, ())), -n),
+    )
     return body.sentences[quote], best_units

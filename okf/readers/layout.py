@@ -23,7 +23,45 @@ _MARKER = re.compile(
 # Sentence ends: . ! ? followed by space and a capital, a digit or an opening mark. Abbreviations stay whole.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[A-Z0-9“\"‘'(\[])")
 _ABBREVIATIONS = frozenset(
-    ["e.g", "i.e", "etc", "no", "nos", "art", "arts", "reg", "regs", "inc", "ltd", "co", "corp", "vs", "cf", "para", "paras", "s", "ss", "mr", "mrs", "ms", "dr", "st", "approx", "incl", "sch", "ch", "sec", "fig", "vol", "pp", "p", "al", "u.a.e", "u.s", "u.k"]
+    [
+        "e.g",
+        "i.e",
+        "etc",
+        "no",
+        "nos",
+        "art",
+        "arts",
+        "reg",
+        "regs",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "vs",
+        "cf",
+        "para",
+        "paras",
+        "s",
+        "ss",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "st",
+        "approx",
+        "incl",
+        "sch",
+        "ch",
+        "sec",
+        "fig",
+        "vol",
+        "pp",
+        "p",
+        "al",
+        "u.a.e",
+        "u.s",
+        "u.k",
+    ]
 )
 TITLE_WORDS = 8  # a line this short, unpunctuated, before a capitalised line is a title
 _ROMAN = re.compile(r"^\(?[ivxlc]{1,6}\)$")
@@ -67,8 +105,13 @@ class Unit:
 
     def sentences(self) -> list[Sentence]:
         """The unit cut into sentences, each with its file line span."""
-        cuts = sorted({0, *self.breaks, *(m.end() for m in _SENTENCE_END.finditer(self.text)
-                                          if not _abbreviation(self.text, m.start()))})
+        cuts = sorted(
+            {
+                0,
+                *self.breaks,
+                *(m.end() for m in _SENTENCE_END.finditer(self.text) if not _abbreviation(self.text, m.start())),
+            }
+        )
         out: list[Sentence] = []
         for start, end in zip(cuts, [*cuts[1:], len(self.text)]):
             piece = self.text[start:end]
@@ -107,7 +150,7 @@ def marker_style(marker: str, within: str = "") -> str:
 def _abbreviation(text: str, dot: int) -> bool:
     """The full stop at ``dot`` ends an abbreviation ("e.g.", "No.") or an initial, not a sentence."""
     head = text[:dot].rstrip("\"'”’)")
-    word = head[head.rfind(" ") + 1:].lower().rstrip(".")
+    word = head[head.rfind(" ") + 1 :].lower().rstrip(".")
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
@@ -159,14 +202,15 @@ def units(text: str, first_line: int = 1) -> list[Unit]:
         item = _MARKER.match(line)
         if item and item.end() < len(line.rstrip()):
             flush()
-            body = line[item.end():].strip()
-            current = Unit("item", body, [(0, number)], marker=item.group("marker"),
-                           indent=len(item.group("indent").expandtabs(4)))
+            body = line[item.end() :].strip()
+            current = Unit(
+                "item", body, [(0, number)], marker=item.group("marker"), indent=len(item.group("indent").expandtabs(4))
+            )
             continue
         if current is None:
             current = Unit("para", stripped, [(0, number)])
             continue
-        previous = current.text[current.starts[-1][0]:]
+        previous = current.text[current.starts[-1][0] :]
         offset = len(current.text) + 1
         if _title_break(previous, stripped):
             current.breaks.append(offset)

@@ -145,8 +145,11 @@ class LLMReader(LLMRoles, LLMPlan):
 
     @property
     def name(self) -> str:
-        labels = {role: f"{p.model}@{p.host}" if p else "offline" for role, p in self.profiles.items()
-                  if p or role in NAVIGATION_ROLES}
+        labels = {
+            role: f"{p.model}@{p.host}" if p else "offline"
+            for role, p in self.profiles.items()
+            if p or role in NAVIGATION_ROLES
+        }
         if len(set(labels.values())) == 1:
             return f"openai:{labels['judge']}"
         return "openai:" + ",".join(f"{role}={label}" for role, label in labels.items())
@@ -236,8 +239,7 @@ class LLMReader(LLMRoles, LLMPlan):
             for i, verdict in zip(pending, decided):
                 verdicts[i] = verdict
                 if self.cache and not verdict.failed:
-                    self.cache.put(keys[i], verdict, model=profile.model, prompt_version=version,
-                                   endpoint=profile.host)
+                    self.cache.put(keys[i], verdict, model=profile.model, prompt_version=version, endpoint=profile.host)
         self._record("judge", usage)
         return Judgement(verdicts=[v for v in verdicts if v is not None], usage=usage)
 
@@ -275,8 +277,13 @@ class LLMReader(LLMRoles, LLMPlan):
             return await self._offline.decompose(question, parts, budget_tokens)
         usage = Usage()
         try:
-            groups = await self._ask(profile, "decomposer", replies.decompose_payload(question, parts, budget_tokens),
-                                     replies.parse_split, usage)
+            groups = await self._ask(
+                profile,
+                "decomposer",
+                replies.decompose_payload(question, parts, budget_tokens),
+                replies.parse_split,
+                usage,
+            )
             result = Split(groups=groups, usage=usage)
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
@@ -295,8 +302,9 @@ class LLMReader(LLMRoles, LLMPlan):
             return await self._offline.extract_leaf(question, evidence)
         usage = Usage()
         try:
-            result = await self._ask(profile, "leaf", replies.leaf_payload(question, evidence), replies.parse_leaf,
-                                     usage)
+            result = await self._ask(
+                profile, "leaf", replies.leaf_payload(question, evidence), replies.parse_leaf, usage
+            )
             result.usage = usage
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
@@ -311,7 +319,12 @@ class LLMReader(LLMRoles, LLMPlan):
     # --- one request, validated, with one repair retry ---
 
     async def _ask(
-        self, profile: Profile, role: Role, payload: str, parse: Callable[[str], T], usage: Usage,
+        self,
+        profile: Profile,
+        role: Role,
+        payload: str,
+        parse: Callable[[str], T],
+        usage: Usage,
         prompt: str | None = None,
     ) -> T:
         """One validated exchange for ``role`` (its prompt, or the prompt file named by ``prompt``)."""
@@ -352,9 +365,7 @@ class LLMReader(LLMRoles, LLMPlan):
         retries = self.config.max_retries
         return (retries + 1) * self.config.timeout + retries * max(self.config.retry_after_cap, _SDK_WAIT_MAX)
 
-    async def _complete(
-        self, profile: Profile, role: Role, messages: list[dict[str, str]], usage: Usage
-    ) -> str:
+    async def _complete(self, profile: Profile, role: Role, messages: list[dict[str, str]], usage: Usage) -> str:
         call = _Call(role=role, usage=usage, reader=self)
         token = _CALL.set(call)
         start = time.perf_counter()
@@ -373,9 +384,7 @@ class LLMReader(LLMRoles, LLMPlan):
             usage.seconds += time.perf_counter() - start
             _CALL.reset(token)
 
-    async def _exchange(
-        self, profile: Profile, role: Role, messages: list[dict[str, str]], call: _Call
-    ) -> str:
+    async def _exchange(self, profile: Profile, role: Role, messages: list[dict[str, str]], call: _Call) -> str:
         state = self._state()
         async with state.semaphore:
             client, key = self._client(state, profile)
@@ -393,8 +402,7 @@ class LLMReader(LLMRoles, LLMPlan):
                         ) from None
                     unreadable = True
                     call.usage.retries += 1
-                    log.info("%s: %s sent %s instead of a chat completion; asking once more",
-                             role, profile.host, exc)
+                    log.info("%s: %s sent %s instead of a chat completion; asking once more", role, profile.host, exc)
 
     async def _request(
         self,
@@ -469,8 +477,13 @@ class LLMReader(LLMRoles, LLMPlan):
             call.faults.append(fault)
             if call.round:  # the SDK retries (okf's own repeats are counted where they are made)
                 call.usage.retries += 1
-                log.info("%s call failed (%s); the client retries (%d of %d)",
-                         call.role, fault, call.round, self.config.max_retries)
+                log.info(
+                    "%s call failed (%s); the client retries (%d of %d)",
+                    call.role,
+                    fault,
+                    call.round,
+                    self.config.max_retries,
+                )
         call.attempts += 1
         call.round += 1
         call.usage.calls += 1

@@ -37,8 +37,15 @@ class LLMPlan:
         cache: JudgmentCache | None
         _offline: OfflineReader
 
-        async def _ask(self, profile: Profile, role: Role, payload: str, parse: Callable[[str], T],
-                       usage: Usage, prompt: str | None = None) -> T: ...
+        async def _ask(
+            self,
+            profile: Profile,
+            role: Role,
+            payload: str,
+            parse: Callable[[str], T],
+            usage: Usage,
+            prompt: str | None = None,
+        ) -> T: ...
 
         def _record(self, role: Role, usage: Usage) -> Usage: ...
 
@@ -54,8 +61,9 @@ class LLMPlan:
             return await self._offline.plan(question, count, hints)
         usage = Usage()
         try:
-            parts = await self._ask(profile, "planner", plan_replies.plan_payload(question, count, hints),
-                                    plan_replies.parse_plan, usage)
+            parts = await self._ask(
+                profile, "planner", plan_replies.plan_payload(question, count, hints), plan_replies.parse_plan, usage
+            )
             result = Plan(parts=parts, usage=usage)
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
@@ -67,8 +75,9 @@ class LLMPlan:
         self._record("planner", usage)
         return result
 
-    async def select_angles(self, question: str, angles: Sequence[str],
-                            signposts: Sequence[SignpostOffer]) -> AngleSelection:
+    async def select_angles(
+        self, question: str, angles: Sequence[str], signposts: Sequence[SignpostOffer]
+    ) -> AngleSelection:
         """For each angle, the signposts worth opening, in one call; an invalid reply gets one repair."""
         profile = self.profiles["selector"]
         if profile is None:
@@ -77,9 +86,14 @@ class LLMPlan:
             return AngleSelection(kept=[[] for _ in angles])
         usage = Usage()
         try:
-            kept = await self._ask(profile, "selector", plan_replies.select_angles_payload(question, angles, signposts),
-                                   lambda text: plan_replies.parse_angle_selection(text, angles, signposts), usage,
-                                   prompt="select-angles")
+            kept = await self._ask(
+                profile,
+                "selector",
+                plan_replies.select_angles_payload(question, angles, signposts),
+                lambda text: plan_replies.parse_angle_selection(text, angles, signposts),
+                usage,
+                prompt="select-angles",
+            )
             result = AngleSelection(kept=kept, usage=usage)
         except (ProviderError, ModelOutputError) as exc:
             if isinstance(exc, DeadlineExceeded):
@@ -101,8 +115,9 @@ class LLMPlan:
         endpoint = profile.base_url or "https://api.openai.com/v1"
         asked = json.dumps([question, list(angles)], ensure_ascii=False)
         keys = [judgment_key(profile.model, version, asked, d.sha256, endpoint=endpoint) for d in documents]
-        verdicts: list[Verdict | None] = [self.cache.get(k, d.id) if self.cache else None
-                                          for k, d in zip(keys, documents)]
+        verdicts: list[Verdict | None] = [
+            self.cache.get(k, d.id) if self.cache else None for k, d in zip(keys, documents)
+        ]
         key = os.environ.get(profile.api_key_env, "")
         for verdict in verdicts:
             if verdict is not None:
@@ -112,9 +127,14 @@ class LLMPlan:
         if pending:
             batch = [documents[i] for i in pending]
             try:
-                decided = await self._ask(profile, "judge", plan_replies.judge_angles_payload(question, angles, batch),
-                                          lambda text: plan_replies.parse_angle_verdicts(text, angles, batch),
-                                          usage, prompt="judge-angles")
+                decided = await self._ask(
+                    profile,
+                    "judge",
+                    plan_replies.judge_angles_payload(question, angles, batch),
+                    lambda text: plan_replies.parse_angle_verdicts(text, angles, batch),
+                    usage,
+                    prompt="judge-angles",
+                )
             except (ProviderError, ModelOutputError) as exc:
                 if isinstance(exc, DeadlineExceeded):
                     self._record("judge", usage)
@@ -126,7 +146,6 @@ class LLMPlan:
             for i, verdict in zip(pending, decided):
                 verdicts[i] = verdict
                 if self.cache and not verdict.failed:
-                    self.cache.put(keys[i], verdict, model=profile.model, prompt_version=version,
-                                   endpoint=profile.host)
+                    self.cache.put(keys[i], verdict, model=profile.model, prompt_version=version, endpoint=profile.host)
         self._record("judge", usage)
         return Judgement(verdicts=[v for v in verdicts if v is not None], usage=usage)

@@ -40,8 +40,9 @@ class LLMRoles:
         profiles: dict[Role, Profile | None]
         _offline: OfflineReader
 
-        async def _ask(self, profile: Profile, role: Role, payload: str, parse: Callable[[str], T],
-                       usage: Usage) -> T: ...
+        async def _ask(
+            self, profile: Profile, role: Role, payload: str, parse: Callable[[str], T], usage: Usage
+        ) -> T: ...
 
         def _record(self, role: Role, usage: Usage) -> Usage: ...
 
@@ -54,8 +55,9 @@ class LLMRoles:
             return self._offline.role_identity(role)
         return f"{profile.model}@{profile.base_url or 'https://api.openai.com/v1'}"
 
-    async def _role_call(self, role: Role, payload: str, parse: Callable[[str], T]) -> tuple[T | None, Usage,
-                                                                                          str | None]:
+    async def _role_call(
+        self, role: Role, payload: str, parse: Callable[[str], T]
+    ) -> tuple[T | None, Usage, str | None]:
         """One validated call for ``role``: (value, usage, None) or (None, usage, error text)."""
         profile = self.profiles[role]
         assert profile is not None
@@ -78,8 +80,10 @@ class LLMRoles:
         if self.profiles["extractor"] is None:
             return await self._offline.extract(section)
         rules, usage, error = await self._role_call(
-            "extractor", role_replies.extract_payload(section, "extract"),
-            lambda text: role_replies.parse_rules(text, section))
+            "extractor",
+            role_replies.extract_payload(section, "extract"),
+            lambda text: role_replies.parse_rules(text, section),
+        )
         return Extraction(rules=rules or [], failed=error is not None, error=error, usage=usage)
 
     async def outline(self, section: Section) -> Outline:
@@ -87,8 +91,10 @@ class LLMRoles:
         if self.profiles["extractor"] is None:
             return await self._offline.outline(section)
         stubs, usage, error = await self._role_call(
-            "extractor", role_replies.extract_payload(section, "outline"),
-            lambda text: role_replies.parse_stubs(text, section))
+            "extractor",
+            role_replies.extract_payload(section, "outline"),
+            lambda text: role_replies.parse_stubs(text, section),
+        )
         return Outline(stubs=stubs or [], failed=error is not None, error=error, usage=usage)
 
     async def fill(self, section: Section, stubs: Sequence[RuleStub]) -> Extraction:
@@ -96,8 +102,10 @@ class LLMRoles:
         if self.profiles["extractor"] is None:
             return await self._offline.fill(section, stubs)
         rules, usage, error = await self._role_call(
-            "extractor", role_replies.fill_payload(section, stubs),
-            lambda text: role_replies.parse_fill(text, section, stubs))
+            "extractor",
+            role_replies.fill_payload(section, stubs),
+            lambda text: role_replies.parse_fill(text, section, stubs),
+        )
         return Extraction(rules=rules or [], failed=error is not None, error=error, usage=usage)
 
     async def applies(
@@ -109,11 +117,12 @@ class LLMRoles:
         if not requirements:
             return Applicability(decisions=[])
         decisions, usage, error = await self._role_call(
-            "assessor", role_replies.applies_payload(subject, question, requirements),
-            lambda text: role_replies.parse_decisions(text, requirements))
+            "assessor",
+            role_replies.applies_payload(subject, question, requirements),
+            lambda text: role_replies.parse_decisions(text, requirements),
+        )
         if decisions is None:
-            decisions = [ApplicabilityDecision(id=r.id, applies=None, failed=True, error=error)
-                         for r in requirements]
+            decisions = [ApplicabilityDecision(id=r.id, applies=None, failed=True, error=error) for r in requirements]
         return Applicability(decisions=decisions, usage=usage)
 
     async def assess(self, subject: SubjectText, requirement: RequirementOffer) -> Assessment:
@@ -122,8 +131,10 @@ class LLMRoles:
             return await self._offline.assess(subject, requirement)
         found: Any
         found, usage, error = await self._role_call(
-            "assessor", role_replies.assess_payload(subject, requirement),
-            lambda text: role_replies.parse_assessment(text, subject))
+            "assessor",
+            role_replies.assess_payload(subject, requirement),
+            lambda text: role_replies.parse_assessment(text, subject),
+        )
         if found is None:
             return Assessment(failed=True, error=error, usage=usage)
         return found.model_copy(update={"usage": usage})
@@ -135,8 +146,10 @@ class LLMRoles:
         if not concepts:
             return Descriptions()
         items, usage, error = await self._role_call(
-            "describer", describing.describe_payload(concepts),
-            lambda text: describing.parse_descriptions(text, concepts))
+            "describer",
+            describing.describe_payload(concepts),
+            lambda text: describing.parse_descriptions(text, concepts),
+        )
         return Descriptions(items=items or [], failed=error is not None, error=error, usage=usage)
 
     async def title(self, parent: str, groups: Sequence[GroupOffer]) -> Titles:
@@ -146,6 +159,6 @@ class LLMRoles:
         if not groups:
             return Titles()
         titles, usage, error = await self._role_call(
-            "describer", describing.title_payload(parent, groups),
-            lambda text: describing.parse_titles(text, groups))
+            "describer", describing.title_payload(parent, groups), lambda text: describing.parse_titles(text, groups)
+        )
         return Titles(titles=titles or [], failed=error is not None, error=error, usage=usage)

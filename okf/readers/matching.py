@@ -79,8 +79,11 @@ class Question:
         # Short camelCase parts ("git" of "GitOps") stay out: alone they match unrelated things ("GitHub");
         # longer ones ("button" of "SupportButton") are words in their own right.
         plain = unicodedata.normalize("NFKC", text)
-        words = {t: w for t, w in term_words(plain).items()
-                 if t in (w, stem(w)) or any(ch in w for ch in "._-") or len(t) >= CAMEL_PART_MIN}
+        words = {
+            t: w
+            for t, w in term_words(plain).items()
+            if t in (w, stem(w)) or any(ch in w for ch in "._-") or len(t) >= CAMEL_PART_MIN
+        }
         joined = dict(_hyphen_joins(plain))
         names: set[str] = set()
         runs: list[str] = []
@@ -105,8 +108,16 @@ class Question:
         ordered = terms(plain)
         alternatives = _alternatives(plain, set(words))
         units = _units(words, joined, names, alternatives, acronyms, vocabulary, ordered)
-        return cls(tuple(units), frozenset(names & set(words)), tuple(dict.fromkeys(runs)), frozenset(pairwise(ordered)),
-                   bool(_ASKS_FIGURE.search(plain)), alternatives, vocabulary, run_terms)
+        return cls(
+            tuple(units),
+            frozenset(names & set(words)),
+            tuple(dict.fromkeys(runs)),
+            frozenset(pairwise(ordered)),
+            bool(_ASKS_FIGURE.search(plain)),
+            alternatives,
+            vocabulary,
+            run_terms,
+        )
 
     def identifies(self, run: str) -> bool:
         """A run of names rare enough in the bundle to name one thing ("Adaptimmune Therapeutics"), not a
@@ -146,9 +157,15 @@ class Question:
         return out
 
 
-def _units(words: dict[str, str], joined: dict[str, str], names: set[str],
-           alternatives: tuple[frozenset[str], ...], acronyms: dict[str, str], vocabulary: Vocabulary | None,
-           ordered: list[str]) -> list[Unit]:
+def _units(
+    words: dict[str, str],
+    joined: dict[str, str],
+    names: set[str],
+    alternatives: tuple[frozenset[str], ...],
+    acronyms: dict[str, str],
+    vocabulary: Vocabulary | None,
+    ordered: list[str],
+) -> list[Unit]:
     """The question's units: alternatives merged, compound parts and bundle synonyms attached, weighted."""
     grouped: dict[str, frozenset[str]] = {}
     for group in alternatives:
@@ -171,7 +188,7 @@ def _units(words: dict[str, str], joined: dict[str, str], names: set[str],
         sequence = [t for t in ordered if t not in STOP_WORDS]
         for size in range(2, 6):
             for start in range(len(sequence) - size + 1):
-                window = tuple(sequence[start:start + size])
+                window = tuple(sequence[start : start + size])
                 short = vocabulary.acronym_for(window)
                 if short:
                     for term in window:
@@ -191,10 +208,14 @@ def _units(words: dict[str, str], joined: dict[str, str], names: set[str],
                     forms.add(fixed)
         phrases = (expansions[term],) if term in expansions else ()
         is_name = term in names
-        known = vocabulary is None or any(vocabulary.knows(t) for t in forms) or any(
-            all(vocabulary.knows(t) for t in p) for p in phrases)
-        units.append(Unit(term, word, frozenset(forms), phrases, _weight(forms, phrases, is_name, vocabulary),
-                          is_name, known))
+        known = (
+            vocabulary is None
+            or any(vocabulary.knows(t) for t in forms)
+            or any(all(vocabulary.knows(t) for t in p) for p in phrases)
+        )
+        units.append(
+            Unit(term, word, frozenset(forms), phrases, _weight(forms, phrases, is_name, vocabulary), is_name, known)
+        )
     return units
 
 

@@ -23,11 +23,15 @@ from dataclasses import dataclass
 OBLIGATION, PROHIBITION, PERMISSION = "obligation", "prohibition", "permission"
 
 _PATTERNS: list[tuple[str, str]] = [
-    (r"(?:does|do|did)\s+not\s+(?:have|need)\s+to|need\s+not|(?:is|are)\s+not\s+(?:required|obliged|obligated)\s+to",
-     PERMISSION),
+    (
+        r"(?:does|do|did)\s+not\s+(?:have|need)\s+to|need\s+not|(?:is|are)\s+not\s+(?:required|obliged|obligated)\s+to",
+        PERMISSION,
+    ),
     (r"(?:must|shall|may)\s+(?:not|never)|cannot|can\s+not", PROHIBITION),
-    (r"(?:is|are)\s+(?:not\s+(?:permitted|allowed|entitled|authori[sz]ed)\s+to|prohibited\s+from|forbidden\s+(?:to|from))",
-     PROHIBITION),
+    (
+        r"(?:is|are)\s+(?:not\s+(?:permitted|allowed|entitled|authori[sz]ed)\s+to|prohibited\s+from|forbidden\s+(?:to|from))",
+        PROHIBITION,
+    ),
     (r"(?:will\s+be|is|are|be|been|being)\s+(?:required|obliged|obligated)\s+to", OBLIGATION),
     (r"it\s+is\s+the\s+(?:duty|responsibility|obligation)\s+of", OBLIGATION),
     (r"(?:is|are|remains?)\s+responsible\s+for", OBLIGATION),
@@ -42,8 +46,11 @@ _PATTERNS: list[tuple[str, str]] = [
 _MODAL = re.compile("|".join(f"(?P<m{i}>\\b(?:{p})\\b)" for i, (p, _) in enumerate(_PATTERNS)), re.IGNORECASE)
 _IMPERATIVE = re.compile(r"^(?:do\s+not|don['’]t|never)\s+[a-z]", re.IGNORECASE)
 # Modals a rule instrument speaks with ("Rule 11.8.3(5) requires that", "COBS Rule 22.2 permits").
-_INSTRUMENT = re.compile(r"\b(?:rules?|regulations?|sections?|parts?|chapters?|polic(?:y|ies)|law|act|"
-                         r"standards?|guidance)\b", re.IGNORECASE)
+_INSTRUMENT = re.compile(
+    r"\b(?:rules?|regulations?|sections?|parts?|chapters?|polic(?:y|ies)|law|act|"
+    r"standards?|guidance)\b",
+    re.IGNORECASE,
+)
 _ADVERBIAL = re.compile(
     r"\b(?:where|if|when|whenever|unless|whether|than|until|because|since|although|though|while|once|what|how|"
     r"so\s+that|such\s+that|(?:in|to|by|under|for|of|on|at|from|with|through)\s+(?:which|whom))\b"
@@ -53,17 +60,127 @@ _ADVERBIAL = re.compile(
 _RELATIVE = re.compile(r"\b(?:that|which|who|whom|whose)\b", re.IGNORECASE)
 _FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|will|would|can|could)\b", re.IGNORECASE)
 _RELATIVE_SUBJECT = re.compile(r"\b(?:that|which|who)\s*$", re.IGNORECASE)  # "who may approve"
-_DEFINITION = re.compile(r"\b(?:means|shall\s+mean|refers\s+to|is\s+defined\s+as|are\s+defined\s+as)\b",
-                         re.IGNORECASE)
-_SKIP_AFTER = re.compile(r"^(?:\s+(?:also|only|then|therefore|still|further|additionally|in\s+particular|"
-                         r"at\s+any\s+time|not|reasonably|generally|nevertheless|however))+", re.IGNORECASE)
+_DEFINITION = re.compile(r"\b(?:means|shall\s+mean|refers\s+to|is\s+defined\s+as|are\s+defined\s+as)\b", re.IGNORECASE)
+_SKIP_AFTER = re.compile(
+    r"^(?:\s+(?:also|only|then|therefore|still|further|additionally|in\s+particular|"
+    r"at\s+any\s+time|not|reasonably|generally|nevertheless|however))+",
+    re.IGNORECASE,
+)
 _EPISTEMIC = frozenset(
-    ["include", "includes", "including", "have", "has", "need", "result", "arise", "affect", "cause", "lead", "vary", "differ", "occur", "contain", "become", "involve", "reflect", "indicate", "suggest", "mean", "seem", "appear", "depend", "well", "likely", "help", "exist", "fall", "happen", "prove", "impact", "constitute", "amount", "want", "wish", "find", "relate", "pose", "create"]
+    [
+        "include",
+        "includes",
+        "including",
+        "have",
+        "has",
+        "need",
+        "result",
+        "arise",
+        "affect",
+        "cause",
+        "lead",
+        "vary",
+        "differ",
+        "occur",
+        "contain",
+        "become",
+        "involve",
+        "reflect",
+        "indicate",
+        "suggest",
+        "mean",
+        "seem",
+        "appear",
+        "depend",
+        "well",
+        "likely",
+        "help",
+        "exist",
+        "fall",
+        "happen",
+        "prove",
+        "impact",
+        "constitute",
+        "amount",
+        "want",
+        "wish",
+        "find",
+        "relate",
+        "pose",
+        "create",
+    ]
 )
 # "may be expected to": a passive that states a likelihood, not a permission.
-_EPISTEMIC_PASSIVE = frozenset(["expected", "anticipated", "assumed", "seen", "thought", "said", "deemed", "considered", "regarded"])
+_EPISTEMIC_PASSIVE = frozenset(
+    ["expected", "anticipated", "assumed", "seen", "thought", "said", "deemed", "considered", "regarded"]
+)
 _PARTICIPLES = frozenset(
-    ["given", "made", "done", "held", "paid", "sold", "taken", "shown", "known", "brought", "kept", "sent", "set", "put", "met", "granted", "built", "bought", "chosen", "drawn", "driven", "eaten", "fallen", "felt", "found", "forgiven", "gotten", "hidden", "hit", "hurt", "laid", "led", "left", "lent", "let", "lost", "meant", "read", "ridden", "run", "said", "seen", "sought", "shut", "spent", "spoken", "stood", "struck", "sworn", "thought", "told", "understood", "withdrawn", "won", "written", "borne", "begun", "bound", "cast", "cut", "dealt", "undertaken", "overseen", "withheld"]
+    [
+        "given",
+        "made",
+        "done",
+        "held",
+        "paid",
+        "sold",
+        "taken",
+        "shown",
+        "known",
+        "brought",
+        "kept",
+        "sent",
+        "set",
+        "put",
+        "met",
+        "granted",
+        "built",
+        "bought",
+        "chosen",
+        "drawn",
+        "driven",
+        "eaten",
+        "fallen",
+        "felt",
+        "found",
+        "forgiven",
+        "gotten",
+        "hidden",
+        "hit",
+        "hurt",
+        "laid",
+        "led",
+        "left",
+        "lent",
+        "let",
+        "lost",
+        "meant",
+        "read",
+        "ridden",
+        "run",
+        "said",
+        "seen",
+        "sought",
+        "shut",
+        "spent",
+        "spoken",
+        "stood",
+        "struck",
+        "sworn",
+        "thought",
+        "told",
+        "understood",
+        "withdrawn",
+        "won",
+        "written",
+        "borne",
+        "begun",
+        "bound",
+        "cast",
+        "cut",
+        "dealt",
+        "undertaken",
+        "overseen",
+        "withheld",
+    ]
 )
 _COORDINATION = re.compile(r"(?:,?\s*\b(?:and|or|but)\b\s*|;\s*(?:\b(?:and|or|but)\b\s*)?)", re.IGNORECASE)
 _PAREN = re.compile(r"\([^()]*\)")
@@ -143,16 +260,16 @@ def main_modals(sentence: str, masked: str | None = None) -> list[Modal]:
     for match in _MODAL.finditer(masked):
         kind = _PATTERNS[int(next(k for k, v in match.groupdict().items() if v)[1:])][1]
         word = " ".join(match.group().lower().split())
-        near = last_end >= 0 and match.start() >= last_end and len(masked[last_end:match.start()].split()) <= 2
+        near = last_end >= 0 and match.start() >= last_end and len(masked[last_end : match.start()].split()) <= 2
         last = last_end
         last_end = match.end()
         if near or match.start() < last:
             continue  # "may be required to": one verb group, read by its first modal
-        prefix = masked[_boundary(masked, match.start()):match.start()]
-        if _DEFINITION.search(masked[:match.start()]):
+        prefix = masked[_boundary(masked, match.start()) : match.start()]
+        if _DEFINITION.search(masked[: match.start()]):
             return found
         adverbial = _ADVERBIAL.search(prefix)
-        if adverbial and not found and _FINITE.search(prefix[adverbial.end():]):
+        if adverbial and not found and _FINITE.search(prefix[adverbial.end() :]):
             adverbial = None  # "The exchange on which the securities are admitted must": its clause has a verb
         if adverbial or _RELATIVE_SUBJECT.search(prefix) or (found and _RELATIVE.search(prefix)):
             continue
@@ -161,10 +278,10 @@ def main_modals(sentence: str, masked: str | None = None) -> list[Modal]:
         if word in ("requires that", "require that", "permits") and not _INSTRUMENT.search(prefix):
             continue
         if word.endswith(("need to", "needs to")) and re.search(
-            r"\b(?:may|the|a|an|any|no|its|their|our|this|that)\s*$", masked[:match.start()], re.IGNORECASE
+            r"\b(?:may|the|a|an|any|no|its|their|our|this|that)\s*$", masked[: match.start()], re.IGNORECASE
         ):
             continue  # "may need to" is epistemic; "the need to" is a noun
-        subject = masked[_boundary(masked, match.start()):match.start()].strip().lower()
+        subject = masked[_boundary(masked, match.start()) : match.start()].strip().lower()
         if kind != PROHIBITION and re.match(r"^no\s+\w", subject):
             kind = PROHIBITION
         found.append(Modal(match.start(), match.end(), kind, word, _passive(masked, match.end())))
@@ -194,7 +311,7 @@ def clauses(sentence: str, masked: str | None = None) -> list[Clause]:
             out.append(Clause(modal, start, len(sentence), start, False))
             continue
         previous = out[-1]
-        between = masked[modals[i - 1].end:modal.start]
+        between = masked[modals[i - 1].end : modal.start]
         joints = list(_COORDINATION.finditer(between))
         if not joints:
             commas = between.rfind(",")
@@ -206,7 +323,7 @@ def clauses(sentence: str, masked: str | None = None) -> list[Clause]:
             joint = joints[-1]
             joint_end = modals[i - 1].end + joint.end()
             joint_word = joint.group().strip(" ,;").lower()
-        own_subject = masked[joint_end:modal.start].strip()
+        own_subject = masked[joint_end : modal.start].strip()
         if joint_word == "or" and not own_subject:
             continue  # "may limit ... or may dispense with": alternatives of one rule
         joint_start = modals[i - 1].end + (joints[-1].start() if joints else between.rfind(","))

@@ -123,8 +123,9 @@ class OfflineReader(OfflineRoles):
             verdicts.append(best.model_copy(update={"answers": answers}))
         return Judgement(verdicts=verdicts, usage=_usage(start))
 
-    async def select_angles(self, question: str, angles: Sequence[str],
-                            signposts: Sequence[SignpostOffer]) -> AngleSelection:
+    async def select_angles(
+        self, question: str, angles: Sequence[str], signposts: Sequence[SignpostOffer]
+    ) -> AngleSelection:
         """For each angle, the signposts it keeps (as :meth:`select` would, one angle at a time)."""
         start = time.perf_counter()
         kept = []
@@ -144,7 +145,6 @@ class OfflineReader(OfflineRoles):
         draft = answer_from(self.question(question), evidence)
         draft.usage = _usage(start)
         return draft
-
 
     async def decompose(self, question: str, parts: Sequence[Part], budget_tokens: int) -> Split:
         """Contiguous groups of about equal size, cut where the folder changes when one is near."""

@@ -31,14 +31,23 @@ CONTEXT_MIN_SENTENCES = 6
 # The confidence the offline judge gives a verdict it reached by matching words (it understands none).
 MATCH_CONFIDENCE = 0.5
 # The act ends at a clause boundary; its timing ("within 1 hour", "before signature") is part of it.
-_ACT_END = re.compile(r"[,;:(]|\s(?:unless|if|where|when|whenever|provided|except|other\s+than|so\s+that|"
-                      r"in\s+order\s+to)\s", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|no|never|without|neither|nor|none|cannot|won['’]t|shan['’]t|isn['’]t|"
-                       r"aren['’]t|doesn['’]t|don['’]t)\b|n['’]t\b", re.IGNORECASE)
+_ACT_END = re.compile(
+    r"[,;:(]|\s(?:unless|if|where|when|whenever|provided|except|other\s+than|so\s+that|"
+    r"in\s+order\s+to)\s",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|without|neither|nor|none|cannot|won['’]t|shan['’]t|isn['’]t|"
+    r"aren['’]t|doesn['’]t|don['’]t)\b|n['’]t\b",
+    re.IGNORECASE,
+)
 # Negative words that negate nothing: "no later than", "without undue delay".
-_NOT_NEGATING = re.compile(r"\b(?:no|not)\s+(?:later|earlier|less|more|fewer|greater|sooner)\s+than\b|"
-                           r"\bwithout\s+(?:undue\s+)?delay\b|\bwithout\s+(?:limitation|prejudice)\b|"
-                           r"\bnot\s+(?:only|limited\s+to)\b|\bnotwithstanding\b", re.IGNORECASE)
+_NOT_NEGATING = re.compile(
+    r"\b(?:no|not)\s+(?:later|earlier|less|more|fewer|greater|sooner)\s+than\b|"
+    r"\bwithout\s+(?:undue\s+)?delay\b|\bwithout\s+(?:limitation|prejudice)\b|"
+    r"\bnot\s+(?:only|limited\s+to)\b|\bnotwithstanding\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[^\W_]+(?:[.'’][^\W_]+)*")
 # Verbs that carry no act of their own: the object after them is the act ("ensure that X is kept").
 _LIGHT = frozenset(terms("be ensure ensures take steps make sure have has hold comply"))
@@ -60,7 +69,7 @@ class SubjectSentence:
         if not places:
             return False
         start = plain.rfind(";", 0, places[0]) + 1
-        return bool(_NEGATION.search(plain[start:places[-1]]))
+        return bool(_NEGATION.search(plain[start : places[-1]]))
 
 
 def subject_sentences(subject: SubjectText) -> list[SubjectSentence]:
@@ -82,9 +91,9 @@ def act_of(requirement: RequirementOffer) -> tuple[str, str]:
     if not modals:
         return text, requirement.deontic_type
     modal = modals[0]
-    rest = masked[modal.end:]
+    rest = masked[modal.end :]
     end = _ACT_END.search(rest)
-    return text[modal.end:modal.end + (end.start() if end else len(rest))], modal.kind
+    return text[modal.end : modal.end + (end.start() if end else len(rest))], modal.kind
 
 
 def key_terms(requirement: RequirementOffer) -> list[str]:
@@ -105,8 +114,9 @@ def context_terms(subject: list[SubjectSentence]) -> frozenset[str]:
     return frozenset(t for t, n in counts.items() if n >= CONTEXT_SHARE * len(subject))
 
 
-def applies(subject: list[SubjectSentence], requirement: RequirementOffer,
-            context: frozenset[str] = frozenset()) -> tuple[bool, str, int | None]:
+def applies(
+    subject: list[SubjectSentence], requirement: RequirementOffer, context: frozenset[str] = frozenset()
+) -> tuple[bool, str, int | None]:
     """Whether the requirement plausibly applies, why, and the line of the sentence that decided it: one subject
     sentence carries at least half the act's key terms (two at least), one of them the act's head (its first
     two terms). ``context`` terms (see :func:`context_terms`) do not count."""
@@ -136,9 +146,11 @@ def assess(subject: list[SubjectSentence], requirement: RequirementOffer) -> tup
         partial = max(subject, key=lambda s: sum(t in s.terms for t in key), default=None)
         if partial is not None and not any(t in partial.terms for t in key):
             partial = None
-        why = ("a permission or an ambiguous rule: the offline judge cannot tell from words whether it is met"
-               if kind not in (OBLIGATION, PROHIBITION)
-               else f"no subject sentence states the act in the requirement's terms ({', '.join(key)})")
+        why = (
+            "a permission or an ambiguous rule: the offline judge cannot tell from words whether it is met"
+            if kind not in (OBLIGATION, PROHIBITION)
+            else f"no subject sentence states the act in the requirement's terms ({', '.join(key)})"
+        )
         return "needs_review", why, partial
     negated = [s for s in stating if s.negates(key)]
     plain = [s for s in stating if not s.negates(key)]

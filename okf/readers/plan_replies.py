@@ -33,8 +33,14 @@ def _dump(payload: dict[str, Any]) -> str:
 
 def plan_payload(question: str, count: int | None, hints: PlanHints) -> str:
     """The planner's user message."""
-    return _dump({"task": "plan", "question": question, "angles_per_part": count,
-                  "bundle_vocabulary": {"acronyms": hints.acronyms, "terms": hints.terms}})
+    return _dump(
+        {
+            "task": "plan",
+            "question": question,
+            "angles_per_part": count,
+            "bundle_vocabulary": {"acronyms": hints.acronyms, "terms": hints.terms},
+        }
+    )
 
 
 def parse_plan(text: str) -> list[PlannedPart]:
@@ -70,8 +76,9 @@ def parse_plan(text: str) -> list[PlannedPart]:
                 problems.append(f"part {n}: an angle is longer than {ANGLE_CHARS} characters")
                 continue
             origin = str(item.get("origin", "")).strip().lower() if isinstance(item, dict) else ""
-            read.append(PlannedAngle(text=" ".join(angle.split()),
-                                     origin=origin if origin in PLANNED_ORIGINS else "rephrasing"))  # type: ignore[arg-type]
+            read.append(
+                PlannedAngle(text=" ".join(angle.split()), origin=origin if origin in PLANNED_ORIGINS else "rephrasing")
+            )  # type: ignore[arg-type]
         question = " ".join(question.split())
         if not any(a.text == question for a in read):
             read.insert(0, PlannedAngle(text=question, origin="question" if len(parts) == 1 else "subquestion"))
@@ -83,13 +90,17 @@ def parse_plan(text: str) -> list[PlannedPart]:
 
 def judge_angles_payload(question: str, angles: Sequence[str], documents: Sequence[Document]) -> str:
     """The angle-aware judge's user message: angles and documents indexed by position."""
-    return _dump({
-        "task": "judge",
-        "question": question,
-        "angles": [{"index": i, "text": a} for i, a in enumerate(angles)],
-        "documents": [{"index": i, "id": d.id, "title": d.title, "headings": d.headings, "text": d.text}
-                      for i, d in enumerate(documents)],
-    })
+    return _dump(
+        {
+            "task": "judge",
+            "question": question,
+            "angles": [{"index": i, "text": a} for i, a in enumerate(angles)],
+            "documents": [
+                {"index": i, "id": d.id, "title": d.title, "headings": d.headings, "text": d.text}
+                for i, d in enumerate(documents)
+            ],
+        }
+    )
 
 
 def parse_angle_verdicts(text: str, angles: Sequence[str], documents: Sequence[Document]) -> list[Verdict]:
@@ -134,8 +145,9 @@ def select_angles_payload(question: str, angles: Sequence[str], signposts: Seque
     """The angle-aware selector's user message: the select payload with the angles."""
     payload = json.loads(select_payload(question, signposts))
     payload["angles"] = [{"index": i, "text": a} for i, a in enumerate(angles)]
-    return _dump({"task": "select", "question": question, "angles": payload["angles"],
-                  "signposts": payload["signposts"]})
+    return _dump(
+        {"task": "select", "question": question, "angles": payload["angles"], "signposts": payload["signposts"]}
+    )
 
 
 def parse_angle_selection(text: str, angles: Sequence[str], signposts: Sequence[SignpostOffer]) -> list[list[Choice]]:

@@ -26,10 +26,10 @@ from pydantic import BaseModel, Field
 from okf.readers.base import Choice, Document, Judgement, SignpostOffer, Usage
 
 # Where an angle comes from. The planner gives the first five; orchestration adds the others.
-AngleOrigin = Literal["question", "subquestion", "rephrasing", "viewpoint", "granularity", "vocabulary",
-                      "second_hop", "escalation"]
-PLANNED_ORIGINS: tuple[str, ...] = ("question", "subquestion", "rephrasing", "viewpoint", "granularity",
-                                    "vocabulary")
+AngleOrigin = Literal[
+    "question", "subquestion", "rephrasing", "viewpoint", "granularity", "vocabulary", "second_hop", "escalation"
+]
+PLANNED_ORIGINS: tuple[str, ...] = ("question", "subquestion", "rephrasing", "viewpoint", "granularity", "vocabulary")
 # Angles per part at most, and parts per question at most (seed 003, Block 2: 3 to 5 angles).
 MAX_ANGLES = 5
 MAX_PARTS = 4
@@ -87,13 +87,13 @@ class Planner(Protocol):
 class AngleJudge(Protocol):
     """A reader that judges a body once for several angles (the offline reader and LLMReader can)."""
 
-    async def judge_angles(self, question: str, angles: Sequence[str],
-                           documents: Sequence[Document]) -> Judgement: ...
+    async def judge_angles(self, question: str, angles: Sequence[str], documents: Sequence[Document]) -> Judgement: ...
 
 
 @runtime_checkable
 class AngleSelector(Protocol):
     """A reader that reads a listing once for several angles (the offline reader and LLMReader can)."""
 
-    async def select_angles(self, question: str, angles: Sequence[str],
-                            signposts: Sequence[SignpostOffer]) -> AngleSelection: ...
+    async def select_angles(
+        self, question: str, angles: Sequence[str], signposts: Sequence[SignpostOffer]
+    ) -> AngleSelection: ...

@@ -224,8 +224,9 @@ def parse_verdicts(text: str, documents: Sequence[Document]) -> list[Verdict]:
         else:
             problems.append(f'index {index}: "grade" must be "relevant", "partial" or "no"')
             continue
-        found[index] = Verdict(id=documents[index].id, relevant=relevant, grade=grade,
-                               reason=_reason(item.get("reason")))
+        found[index] = Verdict(
+            id=documents[index].id, relevant=relevant, grade=grade, reason=_reason(item.get("reason"))
+        )
     missing = [str(i) for i in range(len(documents)) if i not in found]
     if missing and not problems:
         problems.append(f"no verdict for index {', '.join(missing)}")
@@ -259,15 +260,12 @@ def parse_answer(text: str, evidence: Sequence[Evidence]) -> DraftAnswer:
         unknown = [c for c in cited if c not in ids]
         if unknown:
             problems.append(
-                f"cited ids not in the evidence: {', '.join(unknown)} "
-                f"(valid ids: {', '.join(sorted(ids)) or 'none'})"
+                f"cited ids not in the evidence: {', '.join(unknown)} (valid ids: {', '.join(sorted(ids)) or 'none'})"
             )
     if problems:
         raise ModelOutputError("; ".join(problems), raw=text, role="answerer")
     assert isinstance(answer, str) and isinstance(missing, str)  # the checks above raised otherwise
-    return DraftAnswer(
-        text=answer.strip(), cited=list(dict.fromkeys(cited)), partial=partial, missing=missing.strip()
-    )
+    return DraftAnswer(text=answer.strip(), cited=list(dict.fromkeys(cited)), partial=partial, missing=missing.strip())
 
 
 # --- the synthesis roles (okf.readers.synthesis) ---------------------------------------------------------
@@ -286,8 +284,13 @@ def decompose_payload(question: str, parts: Sequence[Part], budget_tokens: int) 
             "budget_tokens": budget_tokens,
             "max_groups": MAX_GROUPS,
             "items": [
-                {"index": p.index, "id": p.id, "title": p.title[:TITLE_CHARS], "path": p.path[-PATH_CHARS:],
-                 "tokens": p.tokens}
+                {
+                    "index": p.index,
+                    "id": p.id,
+                    "title": p.title[:TITLE_CHARS],
+                    "path": p.path[-PATH_CHARS:],
+                    "tokens": p.tokens,
+                }
                 for p in parts
             ],
         }
@@ -300,16 +303,22 @@ def parse_split(text: str) -> list[tuple[int, int]]:
     obj = extract_json(text, "decomposer")
     groups = obj.get("groups")
     if not isinstance(groups, list) or not groups:
-        raise ModelOutputError('the JSON object must have a non-empty "groups" list of [first, last] index '
-                               "pairs", raw=text, role="decomposer")
+        raise ModelOutputError(
+            'the JSON object must have a non-empty "groups" list of [first, last] index pairs',
+            raw=text,
+            role="decomposer",
+        )
     out: list[tuple[int, int]] = []
     for group in groups:
         pair = [group.get("first"), group.get("last")] if isinstance(group, dict) else group
         ends = [_bound(v) for v in pair] if isinstance(pair, list) and len(pair) == 2 else []
         first, last = (ends + [None, None])[:2]
         if first is None or last is None:
-            raise ModelOutputError(f"a group is not a [first, last] pair of item indices: {json.dumps(group)[:60]}",
-                                   raw=text, role="decomposer")
+            raise ModelOutputError(
+                f"a group is not a [first, last] pair of item indices: {json.dumps(group)[:60]}",
+                raw=text,
+                role="decomposer",
+            )
         out.append((first, last))
     return out
 
@@ -324,8 +333,10 @@ def _bound(value: Any) -> int | None:
 def leaf_payload(question: str, evidence: Sequence[Evidence]) -> str:
     """The leaf worker's user message: the slice's evidence items, on one line (a slice is up to a whole
     answer budget of text, and the C JSON encoder writes one line ten times faster than an indented one)."""
-    items = [{"id": e.id, "title": e.title, "text": e.text, "status": e.status, "stale": e.stale,
-              "truncated": e.truncated} for e in evidence]
+    items = [
+        {"id": e.id, "title": e.title, "text": e.text, "status": e.status, "stale": e.stale, "truncated": e.truncated}
+        for e in evidence
+    ]
     return json.dumps({"task": "leaf", "question": question, "evidence": items}, ensure_ascii=False)
 
 

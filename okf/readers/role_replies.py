@@ -35,8 +35,13 @@ def numbered(lines: Sequence[str], first: int) -> str:
 
 
 def _section(section: Section) -> dict[str, Any]:
-    return {"id": section.id, "title": section.title, "first_line": section.first_line,
-            "last_line": section.last_line, "text": numbered(section.lines, section.first_line)}
+    return {
+        "id": section.id,
+        "title": section.title,
+        "first_line": section.first_line,
+        "last_line": section.last_line,
+        "text": numbered(section.lines, section.first_line),
+    }
 
 
 def extract_payload(section: Section, task: str) -> str:
@@ -46,8 +51,9 @@ def extract_payload(section: Section, task: str) -> str:
 
 def fill_payload(section: Section, stubs: Sequence[RuleStub]) -> str:
     """The extractor's user message for ``fill``."""
-    rules = [{"index": s.index, "requirement_text": s.requirement_text, "lines": [s.start_line, s.end_line]}
-             for s in stubs]
+    rules = [
+        {"index": s.index, "requirement_text": s.requirement_text, "lines": [s.start_line, s.end_line]} for s in stubs
+    ]
     return _dump({"task": "fill", "section": _section(section), "rules": rules})
 
 
@@ -57,8 +63,14 @@ def _subject(subject: SubjectText) -> dict[str, Any]:
 
 def applies_payload(subject: SubjectText, question: str, offers: Sequence[RequirementOffer]) -> str:
     """The assessor's user message for ``applies``."""
-    return _dump({"task": "applies", "question": question, "subject": _subject(subject),
-                  "requirements": [o.model_dump() for o in offers]})
+    return _dump(
+        {
+            "task": "applies",
+            "question": question,
+            "subject": _subject(subject),
+            "requirements": [o.model_dump() for o in offers],
+        }
+    )
 
 
 def assess_payload(subject: SubjectText, offer: RequirementOffer) -> str:
@@ -78,8 +90,11 @@ def _lines(value: Any, first: int, last: int, where: str) -> tuple[int, int]:
     """``[a, b]`` (or a single line) within ``first..last``; a ModelOutputError message otherwise."""
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value, value]
-    if (not isinstance(value, list) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
         raise ValueError(f'{where}: "lines" must be [first, last] line numbers')
     start, end = value
     if not first <= start <= end <= last:
@@ -98,9 +113,12 @@ def _strings(value: Any, where: str) -> list[str]:
 
 
 def _fields(item: dict[str, Any], where: str) -> dict[str, Any]:
-    return {"deontic_type": _text(item.get("deontic_type") or ""), "actor": _text(item.get("actor") or ""),
-            "applicability": _strings(item.get("applicability"), where),
-            "evidence_standard": _text(item.get("evidence_standard") or "")}
+    return {
+        "deontic_type": _text(item.get("deontic_type") or ""),
+        "actor": _text(item.get("actor") or ""),
+        "applicability": _strings(item.get("applicability"), where),
+        "evidence_standard": _text(item.get("evidence_standard") or ""),
+    }
 
 
 def _items(text: str, key: str, role: str) -> list[Any]:
@@ -167,8 +185,7 @@ def _index(value: Any) -> int | None:
     return None
 
 
-def _one_per_index(items: list[Any], indices: Sequence[int], what: str) -> tuple[dict[int, dict[str, Any]],
-                                                                                   list[str]]:
+def _one_per_index(items: list[Any], indices: Sequence[int], what: str) -> tuple[dict[int, dict[str, Any]], list[str]]:
     offered = set(indices)
     found: dict[int, dict[str, Any]] = {}
     problems: list[str] = []
@@ -196,8 +213,14 @@ def parse_fill(text: str, section: Section, stubs: Sequence[RuleStub]) -> list[R
         if item is None:
             continue
         try:
-            out.append(RuleDraft(requirement_text=stub.requirement_text, start_line=stub.start_line,
-                                 end_line=stub.end_line, **_fields(item, f"index {stub.index}")))
+            out.append(
+                RuleDraft(
+                    requirement_text=stub.requirement_text,
+                    start_line=stub.start_line,
+                    end_line=stub.end_line,
+                    **_fields(item, f"index {stub.index}"),
+                )
+            )
         except ValueError as exc:
             problems.append(str(exc))
     _problems(problems, text, "extractor", f"give exactly one entry for each of the {len(stubs)} rules")
@@ -215,8 +238,9 @@ def parse_decisions(text: str, offers: Sequence[RequirementOffer]) -> list[Appli
         if not isinstance(item.get("applies"), bool):
             problems.append(f'index {offer.index}: "applies" must be true or false')
             continue
-        out.append(ApplicabilityDecision(id=offer.id, applies=item["applies"],
-                                         reason=_text(item.get("reason"), REASON_CHARS)))
+        out.append(
+            ApplicabilityDecision(id=offer.id, applies=item["applies"], reason=_text(item.get("reason"), REASON_CHARS))
+        )
     _problems(problems, text, "assessor", f"give exactly one decision for each of the {len(offers)} requirements")
     return out
 
@@ -232,8 +256,9 @@ def parse_assessment(text: str, subject: SubjectText) -> Assessment:
         except ValueError as exc:
             problems.append(str(exc))
     confidence = obj.get("confidence")
-    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
-                                   or not math.isfinite(confidence)):
+    if confidence is not None and (
+        isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence)
+    ):
         problems.append('"confidence" must be a number between 0 and 1')
         confidence = None
     _problems(problems, text, "assessor", "follow the reply format of the instructions")

@@ -23,24 +23,69 @@ _CONDITION = re.compile(
     r"pursuant\s+to|in\s+accordance\s+with)\b",
     re.IGNORECASE,
 )
-_DIMENSION = {"unless": "exception", "except": "exception", "other than": "exception", "excluding": "exception",
-              "subject to": "subject to", "notwithstanding": "subject to", "pursuant to": "subject to",
-              "in accordance with": "subject to", "for the purpose of": "purpose",
-              "for the purposes of": "purpose", "for this purpose": "purpose", "prior to": "timing",
-              "before": "timing", "after": "timing", "within": "timing", "until": "timing"}
+_DIMENSION = {
+    "unless": "exception",
+    "except": "exception",
+    "other than": "exception",
+    "excluding": "exception",
+    "subject to": "subject to",
+    "notwithstanding": "subject to",
+    "pursuant to": "subject to",
+    "in accordance with": "subject to",
+    "for the purpose of": "purpose",
+    "for the purposes of": "purpose",
+    "for this purpose": "purpose",
+    "prior to": "timing",
+    "before": "timing",
+    "after": "timing",
+    "within": "timing",
+    "until": "timing",
+}
 # Trailing conditions after the act: ", unless ...", " if ...", " where ...".
-_TRAILING = re.compile(r"(?:,\s*|\s+)(?P<word>unless|if|where|whenever|provided\s+that|in\s+the\s+case\s+of|"
-                       r"to\s+the\s+extent\s+that)\b", re.IGNORECASE)
-_ASIDE = re.compile(r"^\s*(?:and|or|but|then|therefore|thus|also|in\s+particular|however|further|"
-                    r"accordingly|including|such\s+as|e\.g\.|i\.e\.|as|with|without|by|in|on|at|for|from|to|under)\b",
-                    re.IGNORECASE)
-_DETERMINER = re.compile(r"^(?:(?:a|an|the|each|every|any|all|such|its|their|this|that|these|those|"
-                         r"every\s+other|any\s+other)\s+)+", re.IGNORECASE)
+_TRAILING = re.compile(
+    r"(?:,\s*|\s+)(?P<word>unless|if|where|whenever|provided\s+that|in\s+the\s+case\s+of|"
+    r"to\s+the\s+extent\s+that)\b",
+    re.IGNORECASE,
+)
+_ASIDE = re.compile(
+    r"^\s*(?:and|or|but|then|therefore|thus|also|in\s+particular|however|further|"
+    r"accordingly|including|such\s+as|e\.g\.|i\.e\.|as|with|without|by|in|on|at|for|from|to|under)\b",
+    re.IGNORECASE,
+)
+_DETERMINER = re.compile(
+    r"^(?:(?:a|an|the|each|every|any|all|such|its|their|this|that|these|those|"
+    r"every\s+other|any\s+other)\s+)+",
+    re.IGNORECASE,
+)
 _RELATIVE_TAIL = re.compile(r"\s+(?:that|which|who|whom|whose|where|when)\b.*$", re.IGNORECASE)
 _PRONOUNS = frozenset({"it", "he", "she", "they", "its", "him", "them"})
-_AGENT = re.compile(r"\bby\s+(?:the\s+|a\s+|an\s+|its\s+|each\s+|any\s+)?(?P<agent>[A-Z][\w’'&-]*(?:\s+(?:of\s+|and\s+)?"
-                    r"[A-Z][\w’'&-]*){0,5})")
-_AUXILIARIES = frozenset(["is", "are", "was", "were", "has", "have", "had", "does", "do", "did", "can", "could", "will", "would", "may", "must", "shall", "should", "becomes"])
+_AGENT = re.compile(
+    r"\bby\s+(?:the\s+|a\s+|an\s+|its\s+|each\s+|any\s+)?(?P<agent>[A-Z][\w’'&-]*(?:\s+(?:of\s+|and\s+)?"
+    r"[A-Z][\w’'&-]*){0,5})"
+)
+_AUXILIARIES = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "may",
+        "must",
+        "shall",
+        "should",
+        "becomes",
+    ]
+)
 _EVIDENCE = re.compile(
     r"\b(?:(?:by\s+notice\s+)?in\s+writing|written\s+(?:approval|consent|notice|justification|confirmation|"
     r"record|agreement|warning|policy|procedures?|report)s?|(?:verified|evidenced|supported|substantiated|certified|"
@@ -60,8 +105,11 @@ def _dimension(word: str) -> str:
     return _DIMENSION.get(" ".join(word.lower().split()), "condition")
 
 
-_VAGUE = re.compile(r"^(?:if|where|when)\s+(?:any|so|applicable|appropriate|necessary|relevant|possible|"
-                    r"practicable|required)\b", re.IGNORECASE)
+_VAGUE = re.compile(
+    r"^(?:if|where|when)\s+(?:any|so|applicable|appropriate|necessary|relevant|possible|"
+    r"practicable|required)\b",
+    re.IGNORECASE,
+)
 
 
 def _pair(word: str, text: str) -> str | None:
@@ -77,7 +125,7 @@ def _pair(word: str, text: str) -> str | None:
 def subject_pieces(text: str, clause: Clause) -> tuple[str, list[str]]:
     """The subject of a clause, and the leading or inserted conditions met on the way to it (raw text)."""
     masked = mask(text)
-    before = masked[clause.subject_start:clause.modal.start]
+    before = masked[clause.subject_start : clause.modal.start]
     pieces = re.split(r"[,;:—–]", before)
     offsets, at = [], clause.subject_start
     for piece in pieces:
@@ -85,7 +133,7 @@ def subject_pieces(text: str, clause: Clause) -> tuple[str, list[str]]:
         at += len(piece) + 1
     subject, conditions = "", []
     for piece, offset in zip(pieces, offsets):
-        original = text[offset:offset + len(piece)]
+        original = text[offset : offset + len(piece)]
         if _CONDITION.match(piece):
             conditions.append(original)
         elif piece.strip() and not _ASIDE.match(piece):
@@ -100,7 +148,7 @@ def actor(text: str, clause: Clause, conditions: list[str], subject_of: Clause |
     read before ``subject_of``'s modal (the first clause's, for a clause sharing its subject)."""
     if clause.modal.word == "do not":
         return ""
-    rest = text[clause.modal.end:]
+    rest = text[clause.modal.end :]
     if clause.modal.word.startswith("it is the"):
         named = re.match(r"\s*(.+?)\s+to\s+\w", rest)
         return _tidy(named.group(1)) if named else ""
@@ -121,7 +169,7 @@ def actor(text: str, clause: Clause, conditions: list[str], subject_of: Clause |
 def _condition_subject(condition: str) -> str:
     """The subject of a conditional clause ("where a firm holds ..." -> "firm"), or ""."""
     found = _CONDITION.match(condition)
-    words = condition[found.end():].split() if found else []
+    words = condition[found.end() :].split() if found else []
     if not words or words[0].lower() not in ("a", "an", "the", "any", "each", "every"):
         return ""
     taken: list[str] = []
@@ -146,19 +194,19 @@ def applicability(text: str, clause: Clause, conditions: list[str]) -> list[str]
     for condition in conditions:
         found = _CONDITION.match(mask(condition))
         if found:
-            pairs.append(_pair(found.group("word"), condition[found.end("word"):]))
-    act = text[clause.modal.end:clause.end]
+            pairs.append(_pair(found.group("word"), condition[found.end("word") :]))
+    act = text[clause.modal.end : clause.end]
     masked = mask(act)
     insertion = re.match(r"\s*,([^,]+),", masked)
     if insertion and _CONDITION.match(insertion.group(1)):
         found = _CONDITION.match(insertion.group(1))
         assert found is not None
-        pairs.append(_pair(found.group("word"), act[insertion.start(1) + found.end("word"):insertion.end(1)]))
+        pairs.append(_pair(found.group("word"), act[insertion.start(1) + found.end("word") : insertion.end(1)]))
     trailing = _TRAILING.search(masked)
     if trailing:
-        tail = act[trailing.end("word"):]
+        tail = act[trailing.end("word") :]
         stop = re.search(r"[;]", tail)
-        pairs.append(_pair(trailing.group("word"), tail[:stop.start()] if stop else tail))
+        pairs.append(_pair(trailing.group("word"), tail[: stop.start()] if stop else tail))
     return [p for p in dict.fromkeys(pairs) if p and not p.endswith(": ")]
 
 

@@ -23,12 +23,15 @@ GRAMMAR_VERSION = "modal.1"
 LIST_TEXT_CHARS = 700
 _LEAD_END = re.compile(r"[:—–]\s*$|\s-\s*$")
 _LIST_CONDITION = re.compile(r"\b(?:if|unless|where|provided\s+that|when|whenever|except)\b", re.IGNORECASE)
-_LIST_EXAMPLES = re.compile(r"\b(?:such\s+as|including|include|includes|for\s+example|e\.g\.)\s*[:—–-]?\s*$",
-                            re.IGNORECASE)
-_VERB = re.compile(r"\b(?:be|is|are|was|were|been|being|has|have|had|must|shall|may|will|do|does)\b",
-                   re.IGNORECASE)
-_QUALIFIER = re.compile(r"^\s*(?:for|in|with|by|on|at|from|under|whether|where|if|when|so\s+as|so|as|to\s+the\s+"
-                        r"extent|without|within|unless|during|after|before|subject\s+to)\b", re.IGNORECASE)
+_LIST_EXAMPLES = re.compile(
+    r"\b(?:such\s+as|including|include|includes|for\s+example|e\.g\.)\s*[:—–-]?\s*$", re.IGNORECASE
+)
+_VERB = re.compile(r"\b(?:be|is|are|was|were|been|being|has|have|had|must|shall|may|will|do|does)\b", re.IGNORECASE)
+_QUALIFIER = re.compile(
+    r"^\s*(?:for|in|with|by|on|at|from|under|whether|where|if|when|so\s+as|so|as|to\s+the\s+"
+    r"extent|without|within|unless|during|after|before|subject\s+to)\b",
+    re.IGNORECASE,
+)
 _TRAILING_JOIN = re.compile(r"(?:[;,]\s*|\s+)(?:and|or)\s*$|[;,:.]\s*$", re.IGNORECASE)
 
 
@@ -54,8 +57,15 @@ class _Builder:
             who = self.last_actor
         elif who:
             self.last_actor = who
-        draft = RuleDraft(requirement_text=_tidy(text), deontic_type=kind, actor=who, applicability=where,
-                          evidence_standard=evidence, start_line=start, end_line=end)
+        draft = RuleDraft(
+            requirement_text=_tidy(text),
+            deontic_type=kind,
+            actor=who,
+            applicability=where,
+            evidence_standard=evidence,
+            start_line=start,
+            end_line=end,
+        )
         if draft.requirement_text and all(
             (r.requirement_text, r.start_line) != (draft.requirement_text, draft.start_line) for r in self.rules
         ):
@@ -69,12 +79,19 @@ class _Builder:
             head = found[0]
             lead = head if clause.shared_subject else clause
             _, conditions = subject_pieces(text, lead)
-            own = text[clause.start:clause.end]
+            own = text[clause.start : clause.end]
             if clause.shared_subject:
-                own = text[head.start:head.modal.start] + text[clause.modal.start:clause.end]
+                own = text[head.start : head.modal.start] + text[clause.modal.start : clause.end]
             who = actor(text, clause, conditions, subject_of=lead)
-            self.add(own, clause.modal.kind, who, applicability(text, clause, conditions),
-                     evidence_standard(text[clause.start:clause.end]), sentence.start_line, sentence.end_line)
+            self.add(
+                own,
+                clause.modal.kind,
+                who,
+                applicability(text, clause, conditions),
+                evidence_standard(text[clause.start : clause.end]),
+                sentence.start_line,
+                sentence.end_line,
+            )
 
     def listing(self, lead: Sentence, found: Sequence[Clause], items: list[list[Unit]]) -> None:
         """The rules of a list led by a deontic sentence."""
@@ -82,15 +99,15 @@ class _Builder:
         governing = found[-1]
         text = lead.text
         head = found[0]
-        stem = text[governing.start:]
+        stem = text[governing.start :]
         if governing.shared_subject:
-            stem = text[head.start:head.modal.start] + text[governing.modal.start:]
+            stem = text[head.start : head.modal.start] + text[governing.modal.start :]
         stem = re.sub(r"[:—–]\s*$|\s-\s*$", "", stem.rstrip())
         lead_clause = head if governing.shared_subject else governing
         _, conditions = subject_pieces(text, lead_clause)
         who = actor(text, governing, conditions, subject_of=lead_clause)
         where = applicability(text, governing, conditions)
-        tail = mask(text[governing.modal.end:])
+        tail = mask(text[governing.modal.end :])
         tops = [group[0] for group in items]
         endings = [t.text.rstrip(" .;,").lower() for t in tops[:-1]]
         single = (
@@ -104,8 +121,15 @@ class _Builder:
             joined = f"{stem} {body}"
             if len(joined) > LIST_TEXT_CHARS:
                 joined = joined[:LIST_TEXT_CHARS].rsplit(" ", 1)[0] + " …"
-            self.add(joined, governing.modal.kind, who, where, evidence_standard(f"{stem} {body}"),
-                     lead.start_line, items[-1][-1].last_line)
+            self.add(
+                joined,
+                governing.modal.kind,
+                who,
+                where,
+                evidence_standard(f"{stem} {body}"),
+                lead.start_line,
+                items[-1][-1].last_line,
+            )
             return
         for group in items:
             item = group[0]
@@ -116,8 +140,15 @@ class _Builder:
                 self.sentence(first, own)
             else:
                 end = group[-1].last_line if len(sentences) == 1 else first.end_line
-                self.add(f"{stem} {first.text}", governing.modal.kind, who, where,
-                         evidence_standard(f"{stem} {first.text}"), item.first_line, end)
+                self.add(
+                    f"{stem} {first.text}",
+                    governing.modal.kind,
+                    who,
+                    where,
+                    evidence_standard(f"{stem} {first.text}"),
+                    item.first_line,
+                    end,
+                )
             for later in sentences[1:]:
                 self.sentence(later)
 
@@ -128,7 +159,7 @@ def _conditions_list(tail: str) -> bool:
     found = list(_LIST_CONDITION.finditer(tail))
     if not found:
         return False
-    after = tail[found[-1].end():]
+    after = tail[found[-1].end() :]
     if "," not in after.strip(" ,"):
         return True
     return not _VERB.search(after.rstrip(" ,").rsplit(",", 1)[-1])
@@ -140,7 +171,7 @@ def _list_items(layout: list[Unit], start: int) -> list[list[Unit]]:
     groups: list[list[Unit]] = []
     top_style = ""
     top_indent = 0
-    for unit in layout[start + 1:]:
+    for unit in layout[start + 1 :]:
         if unit.kind != "item":
             break
         style = marker_style(unit.marker, top_style)
@@ -179,8 +210,10 @@ def read_rules(section: Section) -> list[RuleDraft]:
 
 def outline_rules(rules: Sequence[RuleDraft]) -> list[RuleStub]:
     """The skeleton of a section's rules (from :func:`read_rules`): sentences and lines, fields left out."""
-    return [RuleStub(index=i, requirement_text=r.requirement_text, start_line=r.start_line, end_line=r.end_line)
-            for i, r in enumerate(rules)]
+    return [
+        RuleStub(index=i, requirement_text=r.requirement_text, start_line=r.start_line, end_line=r.end_line)
+        for i, r in enumerate(rules)
+    ]
 
 
 def fill_rules(section: Section, stubs: Sequence[RuleStub], rules: Sequence[RuleDraft]) -> list[RuleDraft]:
@@ -191,14 +224,24 @@ def fill_rules(section: Section, stubs: Sequence[RuleStub], rules: Sequence[Rule
     for stub in stubs:
         draft = known.get((stub.requirement_text, stub.start_line, stub.end_line))
         if draft is None:
-            own = read_rules(Section(id=section.id, title=section.title, text=stub.requirement_text,
-                                     first_line=stub.start_line, sha256=""))
+            own = read_rules(
+                Section(
+                    id=section.id,
+                    title=section.title,
+                    text=stub.requirement_text,
+                    first_line=stub.start_line,
+                    sha256="",
+                )
+            )
             fields = own[0] if own else None
-            draft = RuleDraft(requirement_text=stub.requirement_text,
-                              deontic_type=fields.deontic_type if fields else "",
-                              actor=fields.actor if fields else "",
-                              applicability=fields.applicability if fields else [],
-                              evidence_standard=fields.evidence_standard if fields else "",
-                              start_line=stub.start_line, end_line=stub.end_line)
+            draft = RuleDraft(
+                requirement_text=stub.requirement_text,
+                deontic_type=fields.deontic_type if fields else "",
+                actor=fields.actor if fields else "",
+                applicability=fields.applicability if fields else [],
+                evidence_standard=fields.evidence_standard if fields else "",
+                start_line=stub.start_line,
+                end_line=stub.end_line,
+            )
         out.append(draft)
     return out

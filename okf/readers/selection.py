@@ -37,8 +37,9 @@ WEAK_SHARE = 0.15
 # A listing this short is read on in every part when none of its entries says enough to the question.
 BROWSE_LISTING = 6
 # Words that make a title the name of an organisation (a small general table).
-COMPANY_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "incorporated", "company", "limited", "plc",
-                           "gmbh", "lp", "llp"])
+COMPANY_FORMS = frozenset(
+    ["inc", "ltd", "llc", "corp", "corporation", "incorporated", "company", "limited", "plc", "gmbh", "lp", "llp"]
+)
 # A range group: "Documents 1 to 24", "Sections 1.1.1 to 2", "Part 3", "Pages 10-19" (optionally ": topic").
 _RANGE_TITLE = re.compile(r"^\s*[^\W\d_]+\s+[\w.()]+\s*(?:to|-|–)\s*[\w.()]+\s*(?::.*)?$")
 
@@ -105,8 +106,9 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
     named = [any(heads[i].has(r) or tails[i].has(r) for r in runs) for i in range(n)]
     if any(named) and not all(named):
         # The listing has an entry for the thing the question names: that entry, not the others.
-        return [Choice(index=o.index, reason=f"names {question.named(set(runs))}") for i, o in enumerate(offers)
-                if named[i]]
+        return [
+            Choice(index=o.index, reason=f"names {question.named(set(runs))}") for i, o in enumerate(offers) if named[i]
+        ]
     choices: list[Choice] = []
     for i, offer in enumerate(offers):
         said = [u for u in units if i in anywhere[u.key]]
@@ -116,25 +118,45 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
         leads = [u for u in said if telling(u) >= LEAD_TELLING and u.weight >= heavy]
         where = "title/name" if any(i in in_head[u.key] for u in said) else "description"
         if weight / informative >= KEEP_SHARE and plain_share >= MIN_SHARE:
-            choices.append(Choice(index=offer.index,
-                                  reason=f"{where} mentions {question.named({u.key for u in said})}"))
+            choices.append(
+                Choice(index=offer.index, reason=f"{where} mentions {question.named({u.key for u in said})}")
+            )
         elif len(leads) >= LEADS or plain_share >= WEAK_SHARE or (said and n <= BROWSE_LISTING):
             # In a short listing, an entry saying anything of the question is read on after the sure ones:
             # a two-way choice the reader cannot settle keeps both sides.
-            choices.append(Choice(index=offer.index, grade="weak",
-                                  reason=f"{where} mentions {question.named({u.key for u in said})}"))
+            choices.append(
+                Choice(
+                    index=offer.index, grade="weak", reason=f"{where} mentions {question.named({u.key for u in said})}"
+                )
+            )
     if choices:
         return choices
     if any(u.name for u in question.units if u.key in explained) or any(r in explained for r in question.runs):
         # This folder is what the question names (one contract, one product): its parts are all in scope.
-        return [Choice(index=o.index, reason=f"part of {question.named(explained)}, which the question names")
-                for o in offers if o.is_dir]
+        return [
+            Choice(index=o.index, reason=f"part of {question.named(explained)}, which the question names")
+            for o in offers
+            if o.is_dir
+        ]
     if n <= BROWSE_LISTING:
         # A short listing that says nothing to the question is a table of contents too broad to name it:
         # read on in every part rather than abandon it (each part's listing is decided again).
-        return [Choice(index=o.index, grade="weak", reason="a short listing none of whose entries can be told "
-                       "apart by the question's words: every part is read on") for o in offers if o.is_dir]
+        return [
+            Choice(
+                index=o.index,
+                grade="weak",
+                reason="a short listing none of whose entries can be told "
+                "apart by the question's words: every part is read on",
+            )
+            for o in offers
+            if o.is_dir
+        ]
     # Nothing here says enough: the only places the answer may still hide unannounced are groups named
     # only by their range and described by nothing more.
-    return [Choice(index=o.index, grade="weak", reason="a group named by its range and nothing else; it may hold "
-                   "the answer") for o in offers if _is_range(o) and not o.description.strip()]
+    return [
+        Choice(
+            index=o.index, grade="weak", reason="a group named by its range and nothing else; it may hold the answer"
+        )
+        for o in offers
+        if _is_range(o) and not o.description.strip()
+    ]

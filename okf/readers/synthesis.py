@@ -113,8 +113,11 @@ def split_offline(parts: Sequence[Part], budget_tokens: int) -> list[tuple[int, 
         if after > n - 1:
             break
         ideal = min(range(after, n), key=lambda i: (abs(running[i] - target), i))
-        near = [i for i in range(max(after, ideal - window), min(n - 1, ideal + window) + 1)
-                if _folder(parts[i - 1]) != _folder(parts[i])]
+        near = [
+            i
+            for i in range(max(after, ideal - window), min(n - 1, ideal + window) + 1)
+            if _folder(parts[i - 1]) != _folder(parts[i])
+        ]
         cuts.append(min(near, key=lambda i: (abs(running[i] - target), i)) if near else ideal)
     bounds = [0, *sorted(set(cuts)), n]
     return [(a, b - 1) for a, b in pairwise(bounds) if b > a]
@@ -148,5 +151,4 @@ def extract_offline(question: str, evidence: Sequence[Evidence]) -> LeafExtract:
     return LeafExtract(facts=facts, checked=[e.id for e in evidence])
 
 
-__all__ = ["MAX_GROUPS", "Fact", "LeafExtract", "Part", "Split", "Synthesizer", "extract_offline",
-           "split_offline"]
+__all__ = ["MAX_GROUPS", "Fact", "LeafExtract", "Part", "Split", "Synthesizer", "extract_offline", "split_offline"]

@@ -61,8 +61,10 @@ def make_chart(title: str, x_label: str, points: list[Point]) -> Chart:
     top = max((p.x for p in points), default=1.0) or 1.0
     step = nice_step(top)
     x_max = step * math.ceil(top / step)
-    chart.x_ticks = [(chart.left + chart.plot_width * (k * step) / x_max, _tick_label(k * step))
-                     for k in range(round(x_max / step) + 1)]
+    chart.x_ticks = [
+        (chart.left + chart.plot_width * (k * step) / x_max, _tick_label(k * step))
+        for k in range(round(x_max / step) + 1)
+    ]
     chart.y_ticks = [(chart.top + chart.plot_height * (1 - k / 5), f"{k * 20}%") for k in range(6)]
     for number, point in enumerate(points, start=1):
         point.number = number

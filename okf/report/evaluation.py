@@ -63,14 +63,24 @@ def load_baselines(path: str | Path) -> list[Baseline]:
         raise BundleError("baselines must be a JSON list", path=str(path), fix=fix)
     points: list[Baseline] = []
     for n, row in enumerate(data):
-        ok = isinstance(row, dict) and isinstance(row.get("name"), str) and _number(row.get("recall_any")) \
+        ok = (
+            isinstance(row, dict)
+            and isinstance(row.get("name"), str)
+            and _number(row.get("recall_any"))
             and (_number(row.get("bodies_mean")) or _number(row.get("words_mean")))
+        )
         if not ok:
-            raise BundleError(f"baseline [{n}] needs a name, recall_any and bodies_mean or words_mean",
-                              path=str(path), fix=fix)
-        points.append(Baseline(row["name"], float(row["recall_any"]),
-                               float(row["bodies_mean"]) if _number(row.get("bodies_mean")) else None,
-                               float(row["words_mean"]) if _number(row.get("words_mean")) else None))
+            raise BundleError(
+                f"baseline [{n}] needs a name, recall_any and bodies_mean or words_mean", path=str(path), fix=fix
+            )
+        points.append(
+            Baseline(
+                row["name"],
+                float(row["recall_any"]),
+                float(row["bodies_mean"]) if _number(row.get("bodies_mean")) else None,
+                float(row["words_mean"]) if _number(row.get("words_mean")) else None,
+            )
+        )
     return points
 
 
@@ -94,12 +104,22 @@ def _label(report: dict[str, Any]) -> str:
 def charts(reports: list[dict[str, Any]], baselines: list[Baseline]) -> list[Chart]:
     """Recall (any) against bodies read per question, and against words read when any point records them."""
     out: list[Chart] = []
-    by_bodies = [Point(_label(r), float(r["summary"].get("bodies_judged_mean") or 0),
-                       float(r["summary"].get("recall_any") or 0), "okf") for r in reports]
+    by_bodies = [
+        Point(
+            _label(r),
+            float(r["summary"].get("bodies_judged_mean") or 0),
+            float(r["summary"].get("recall_any") or 0),
+            "okf",
+        )
+        for r in reports
+    ]
     by_bodies += [Point(b.name, b.bodies, b.recall_any, "baseline") for b in baselines if b.bodies is not None]
     out.append(make_chart("Recall against bodies read", "bodies read per question", by_bodies))
-    by_words = [Point(_label(r), w, float(r["summary"].get("recall_any") or 0), "okf")
-                for r in reports if (w := _words(r["summary"])) is not None]
+    by_words = [
+        Point(_label(r), w, float(r["summary"].get("recall_any") or 0), "okf")
+        for r in reports
+        if (w := _words(r["summary"])) is not None
+    ]
     by_words += [Point(b.name, b.words, b.recall_any, "baseline") for b in baselines if b.words is not None]
     if by_words:
         out.append(make_chart("Recall against words read", "words read per question", by_words))
@@ -111,8 +131,10 @@ def losses(summary: dict[str, Any]) -> list[dict[str, Any]]:
     counts = summary.get("losses") or {}
     missed = sum(v for v in counts.values() if _number(v)) or 0
     stages = list(STAGES) + sorted(k for k in counts if k not in STAGES)
-    return [{"stage": stage, "count": counts.get(stage, 0), "share": counts.get(stage, 0) / missed if missed else 0.0}
-            for stage in stages]
+    return [
+        {"stage": stage, "count": counts.get(stage, 0), "share": counts.get(stage, 0) / missed if missed else 0.0}
+        for stage in stages
+    ]
 
 
 def missed_questions(report: dict[str, Any], walks: dict[str, str]) -> list[dict[str, Any]]:
@@ -124,28 +146,52 @@ def missed_questions(report: dict[str, Any], walks: dict[str, str]) -> list[dict
         if not missed:
             continue
         lost = Counter(str(s.get("lost_at") or "?") for s in missed)
-        out.append({"id": result.get("id", ""), "question": result.get("question", ""),
-                    "hit": len(spans) - len(missed), "spans": len(spans),
-                    "lost": ", ".join(f"{stage} {n}" if n > 1 else stage for stage, n in lost.items()),
-                    "shortlist": len(result.get("shortlist") or []), "bodies": result.get("bodies_judged", 0),
-                    "stopped_by": result.get("stopped_by"), "error": result.get("error"),
-                    "walk": walks.get(str(result.get("id", "")))})
+        out.append(
+            {
+                "id": result.get("id", ""),
+                "question": result.get("question", ""),
+                "hit": len(spans) - len(missed),
+                "spans": len(spans),
+                "lost": ", ".join(f"{stage} {n}" if n > 1 else stage for stage, n in lost.items()),
+                "shortlist": len(result.get("shortlist") or []),
+                "bodies": result.get("bodies_judged", 0),
+                "stopped_by": result.get("stopped_by"),
+                "error": result.get("error"),
+                "walk": walks.get(str(result.get("id", ""))),
+            }
+        )
     return out
 
 
-def eval_page(reports: list[dict[str, Any]], *, baselines: list[Baseline] | None = None,
-              walks: dict[str, str] | None = None) -> str:
+def eval_page(
+    reports: list[dict[str, Any]], *, baselines: list[Baseline] | None = None, walks: dict[str, str] | None = None
+) -> str:
     """The page of ``reports[0]``; further reports (other budgets) and ``baselines`` join its charts.
     ``walks`` maps question ids to the relative links of their walk pages."""
     report = reports[0]
     summary = report["summary"]
-    return render("eval.html.j2", scripts=("page.js",), page_title="Evaluation", report=report, summary=summary,
-                  words=_words(summary), charts=charts(reports, baselines or []), losses=losses(summary),
-                  missed=missed_questions(report, walks or {}), others=reports[1:])
+    return render(
+        "eval.html.j2",
+        scripts=("page.js",),
+        page_title="Evaluation",
+        report=report,
+        summary=summary,
+        words=_words(summary),
+        charts=charts(reports, baselines or []),
+        losses=losses(summary),
+        missed=missed_questions(report, walks or {}),
+        others=reports[1:],
+    )
 
 
-def write_eval_report(paths: list[str | Path], out: str | Path, *, baselines: str | Path | None = None,
-                      walks_dir: str | Path | None = None, bundle: str | None = None) -> dict[str, Any]:
+def write_eval_report(
+    paths: list[str | Path],
+    out: str | Path,
+    *,
+    baselines: str | Path | None = None,
+    walks_dir: str | Path | None = None,
+    bundle: str | None = None,
+) -> dict[str, Any]:
     """Write the evaluation page to ``out`` and, with ``walks_dir``, one page per missed question's walk into
     ``<out stem>-walks/``. Returns what was written: ``{"report": path, "walks": [paths], "bytes": n}``."""
     from okf.report.files import write_html
@@ -165,12 +211,16 @@ def write_eval_report(paths: list[str | Path], out: str | Path, *, baselines: st
             source = Path(walks_dir) / f"{name}.json"
             if not source.is_file():
                 continue
-            record = WalkRecord.from_result(_read_json(source, "re-run okf eval with --walks DIR"),
-                                            str(source))
+            record = WalkRecord.from_result(_read_json(source, "re-run okf eval with --walks DIR"), str(source))
             record.question = record.question or str(question["question"])
             result = next(r for r in report["results"] if r.get("id") == question["id"])
-            html = walk_page(record, bundle=bundle or record.bundle or report.get("bundle"), title="Walk",
-                             gold=result.get("spans") or [], back=f"../{out.name}")
+            html = walk_page(
+                record,
+                bundle=bundle or record.bundle or report.get("bundle"),
+                title="Walk",
+                gold=result.get("spans") or [],
+                back=f"../{out.name}",
+            )
             folder.mkdir(parents=True, exist_ok=True)
             total += write_html(folder / f"{name}.html", html)
             written.append(str(folder / f"{name}.html"))

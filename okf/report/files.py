@@ -13,6 +13,7 @@ def write_html(path: str | Path, html: str) -> int:
     try:
         Path(path).write_bytes(data)
     except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}",
-                          fix="pass a writable file path whose folder exists") from None
+        raise ConfigError(
+            f"cannot write {path}: {exc.strerror or exc}", fix="pass a writable file path whose folder exists"
+        ) from None
     return len(data)

@@ -55,9 +55,14 @@ class ReceiptReader:
     def view(self, receipt: dict[str, Any]) -> ReceiptView:
         """A :class:`ReceiptView` of a receipt given as a dict (``Receipt.model_dump()``)."""
         start, end = _int(receipt.get("start_line")), _int(receipt.get("end_line"))
-        view = ReceiptView(evidence_id=str(receipt.get("evidence_id") or ""), path=str(receipt.get("path") or ""),
-                           start_line=start, end_line=end, sha256=str(receipt.get("sha256") or ""),
-                           truncated=bool(receipt.get("truncated")))
+        view = ReceiptView(
+            evidence_id=str(receipt.get("evidence_id") or ""),
+            path=str(receipt.get("path") or ""),
+            start_line=start,
+            end_line=end,
+            sha256=str(receipt.get("sha256") or ""),
+            truncated=bool(receipt.get("truncated")),
+        )
         if self.bundle is None:
             view.note = f"Lines not shown: {self.why_not}."
             return view
@@ -72,9 +77,11 @@ class ReceiptReader:
         every = text.split("\n")
         view.verified = span_sha256(text, start, end) == view.sha256
         if not view.verified:
-            view.note = ("The file's lines no longer match the receipt's sha256: the bundle changed since the "
-                         "walk (or a line longer than the judge's limit was cut).")
-        shown = every[start - 1: min(end, start - 1 + MAX_LINES)]
+            view.note = (
+                "The file's lines no longer match the receipt's sha256: the bundle changed since the "
+                "walk (or a line longer than the judge's limit was cut)."
+            )
+        shown = every[start - 1 : min(end, start - 1 + MAX_LINES)]
         view.lines = [(start + n, line) for n, line in enumerate(shown)]
         view.more_lines = max(0, min(end, len(every)) - start + 1 - len(shown))
         return view

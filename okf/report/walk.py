@@ -15,8 +15,18 @@ from okf.trace.text import GRADE_LABELS, STOP_BUDGETS, orchestration_line
 from okf.trace.tree import WalkTree, fold
 
 _CITE = re.compile(r"\[(\d{1,3})\]")
-_ANSWER_KEYS = {"status", "answer", "reason", "citations", "supporting", "caveats", "sources", "usage", "failed",
-                "orchestration"}
+_ANSWER_KEYS = {
+    "status",
+    "answer",
+    "reason",
+    "citations",
+    "supporting",
+    "caveats",
+    "sources",
+    "usage",
+    "failed",
+    "orchestration",
+}
 _USAGE_FIELDS = ("calls", "retries", "failures", "cache_hits", "prompt_tokens", "completion_tokens", "seconds")
 
 
@@ -55,7 +65,7 @@ def answer_paragraphs(text: str, cited: int) -> list[list[tuple[str, str]]]:
         for match in _CITE.finditer(line):
             n = int(match.group(1))
             if 1 <= n <= cited:
-                segments.append(("text", line[last:match.start()]))
+                segments.append(("text", line[last : match.start()]))
                 segments.append(("cite", str(n)))
                 last = match.end()
         segments.append(("text", line[last:]))
@@ -96,11 +106,18 @@ def gauges(record: WalkRecord, tree: WalkTree) -> list[Gauge]:
 
     rows = [
         Gauge("bodies judged", "max_bodies", stats.get("bodies_judged", tree.totals.judged), limit("max_bodies")),
-        Gauge("shortlist", "max_shortlist",
-              len(shortlist) if shortlist is not None else tree.totals.relevant + tree.totals.partial,
-              limit("max_shortlist")),
-        Gauge("model calls", "max_calls", total["calls"] if usage else tree.selector_calls + tree.totals.judged,
-              limit("max_calls")),
+        Gauge(
+            "shortlist",
+            "max_shortlist",
+            len(shortlist) if shortlist is not None else tree.totals.relevant + tree.totals.partial,
+            limit("max_shortlist"),
+        ),
+        Gauge(
+            "model calls",
+            "max_calls",
+            total["calls"] if usage else tree.selector_calls + tree.totals.judged,
+            limit("max_calls"),
+        ),
         Gauge("tokens", "max_tokens", total["prompt_tokens"] + total["completion_tokens"], limit("max_tokens")),
         Gauge("time", "deadline_s", seconds, limit("deadline_s"), unit="s"),
     ]
@@ -137,31 +154,52 @@ def walk_context(record: WalkRecord, reader: ReceiptReader) -> dict[str, Any]:
     tree = fold(record.events)
     nav = record.navigation or {}
     answer = record.answer
-    context: dict[str, Any] = {"record": record, "tree": tree, "grade_labels": GRADE_LABELS,
-                               "gauges": gauges(record, tree), "usage": usage_rows(record), "answer": None,
-                               "shortlist": [], "orchestration": None, "other_fields": {},
-                               "orchestration_line": orchestration_line}
+    context: dict[str, Any] = {
+        "record": record,
+        "tree": tree,
+        "grade_labels": GRADE_LABELS,
+        "gauges": gauges(record, tree),
+        "usage": usage_rows(record),
+        "answer": None,
+        "shortlist": [],
+        "orchestration": None,
+        "other_fields": {},
+        "orchestration_line": orchestration_line,
+    }
     for n, entry in enumerate(_entries(nav.get("shortlist")), start=1):
         context["shortlist"].append({"n": n, "entry": entry, "receipt": _receipt(reader, entry.get("receipt"))})
     if answer is not None:
         citations = _entries(answer.get("citations"))
         sources = {s.get("number"): s for s in _entries(answer.get("sources"))}
-        cited = [{"n": n, "citation": c, "source": sources.get(n, {}), "receipt": _receipt(reader, c.get("receipt"))}
-                 for n, c in enumerate(citations, start=1)]
+        cited = [
+            {"n": n, "citation": c, "source": sources.get(n, {}), "receipt": _receipt(reader, c.get("receipt"))}
+            for n, c in enumerate(citations, start=1)
+        ]
         context["answer"] = {
-            "status": str(answer.get("status") or ""), "failed": bool(answer.get("failed")),
-            "reason": answer.get("reason"), "paragraphs": answer_paragraphs(str(answer.get("answer") or ""),
-                                                                           len(citations)),
-            "cited": cited, "supporting": _entries(answer.get("supporting")),
-            "caveats": [str(c) for c in answer.get("caveats") or []]}
+            "status": str(answer.get("status") or ""),
+            "failed": bool(answer.get("failed")),
+            "reason": answer.get("reason"),
+            "paragraphs": answer_paragraphs(str(answer.get("answer") or ""), len(citations)),
+            "cited": cited,
+            "supporting": _entries(answer.get("supporting")),
+            "caveats": [str(c) for c in answer.get("caveats") or []],
+        }
     orchestration = (answer or {}).get("orchestration") or nav.get("orchestration") or record.extra.get("orchestration")
     context["orchestration"] = orchestration if orchestration else None
-    context["other_fields"] = {k: v for k, v in record.extra.items() if k not in _ANSWER_KEYS and v not in (None, [], {})}
+    context["other_fields"] = {
+        k: v for k, v in record.extra.items() if k not in _ANSWER_KEYS and v not in (None, [], {})
+    }
     return context
 
 
-def walk_page(record: WalkRecord, *, bundle: Bundle | str | None = None, title: str | None = None,
-              gold: list[dict[str, Any]] | None = None, back: str | None = None) -> str:
+def walk_page(
+    record: WalkRecord,
+    *,
+    bundle: Bundle | str | None = None,
+    title: str | None = None,
+    gold: list[dict[str, Any]] | None = None,
+    back: str | None = None,
+) -> str:
     """The HTML page of one walk. Receipt lines are read from ``bundle`` (default: the one the record names).
 
     ``gold`` (an evaluation's span outcomes) and ``back`` (a link to the evaluation page) are for walk pages
@@ -174,5 +212,4 @@ def walk_page(record: WalkRecord, *, bundle: Bundle | str | None = None, title: 
         reader = ReceiptReader(opened, why)
     context = walk_context(record, reader)
     heading = title or ("Answer" if record.answer is not None else "Walk")
-    return render("walk.html.j2", scripts=("page.js",), page_title=heading, gold=gold or [], back=back,
-                  **context)
+    return render("walk.html.j2", scripts=("page.js",), page_title=heading, gold=gold or [], back=back, **context)

@@ -51,8 +51,9 @@ def adapt(draft: RuleDraft, section: Section, path: str, extractor: str) -> Requ
     end = min(max(draft.end_line, start), section.last_line)
     digest = hashlib.sha256(section.span(start, end).encode("utf-8")).hexdigest()
     kind = deontic(draft.deontic_type)
-    citation = RequirementCitation(concept_id=section.id, path=path, title=section.title, start_line=start,
-                                   end_line=end, sha256=digest)
+    citation = RequirementCitation(
+        concept_id=section.id, path=path, title=section.title, start_line=start, end_line=end, sha256=digest
+    )
     return Requirement(
         requirement_id=requirement_id(section.id, digest, kind, text),
         requirement_text=text,

@@ -50,18 +50,25 @@ class ExtractionCache:
             rules = [RuleDraft.model_validate(r) for r in data["rules"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        return [r.model_copy(update={"start_line": r.start_line + first_line,
-                                     "end_line": r.end_line + first_line}) for r in rules]
+        return [
+            r.model_copy(update={"start_line": r.start_line + first_line, "end_line": r.end_line + first_line})
+            for r in rules
+        ]
 
     def put(self, key: str, rules: list[RuleDraft], first_line: int) -> None:
         """Store a section's rules (lines relative to ``first_line``); a write failure is ignored."""
-        relative = [r.model_copy(update={"start_line": r.start_line - first_line,
-                                         "end_line": r.end_line - first_line}).model_dump() for r in rules]
+        relative = [
+            r.model_copy(
+                update={"start_line": r.start_line - first_line, "end_line": r.end_line - first_line}
+            ).model_dump()
+            for r in rules
+        ]
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
-                                             suffix=".tmp") as handle:
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
+            ) as handle:
                 json.dump({"rules": relative}, handle, ensure_ascii=False)
             os.replace(handle.name, path)
         except OSError:

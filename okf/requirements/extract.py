@@ -49,16 +49,22 @@ def section_paths(bundle: Bundle, under: str | None = None) -> list[str]:
             prefix = rel + "/"
             paths = [p for p in bundle.iter_concepts() if p.startswith(prefix)]
         else:
-            raise ConfigError(f"--under {under!r} names no directory or concept of {bundle.root}",
-                              fix="pass a directory from the bundle's listings, e.g. 'policies/'")
+            raise ConfigError(
+                f"--under {under!r} names no directory or concept of {bundle.root}",
+                fix="pass a directory from the bundle's listings, e.g. 'policies/'",
+            )
     if not paths:
-        raise BundleError("no concept to extract requirements from", path=str(bundle.root / (under or "")),
-                          fix="pass a bundle (or --under directory) that holds concept files")
+        raise BundleError(
+            "no concept to extract requirements from",
+            path=str(bundle.root / (under or "")),
+            fix="pass a bundle (or --under directory) that holds concept files",
+        )
     return paths
 
 
-def _result(bundle: Bundle, under: str | None, reader: RuleReader, outcomes: list[SectionOutcome],
-            seconds: float) -> RequirementsResult:
+def _result(
+    bundle: Bundle, under: str | None, reader: RuleReader, outcomes: list[SectionOutcome], seconds: float
+) -> RequirementsResult:
     requirements = [r for o in outcomes for r in o.requirements]
     failures = [f for o in outcomes for f in o.failures]
     by_type: dict[str, int] = {}
@@ -68,12 +74,24 @@ def _result(bundle: Bundle, under: str | None, reader: RuleReader, outcomes: lis
     for outcome in outcomes:
         usage += outcome.usage
     stats = ExtractionStats(
-        sections=len(outcomes), sections_with_rules=sum(1 for o in outcomes if o.requirements),
-        rules=len(requirements), by_type=by_type, cached=sum(o.cached for o in outcomes),
-        dense=sum(o.dense for o in outcomes), failed=len({f.concept_id for f in failures}), usage=usage,
-        seconds=round(seconds, 3))
-    return RequirementsResult(bundle=str(bundle.root), under=under or "", reader=reader.name,
-                              requirements=requirements, failures=failures, stats=stats)
+        sections=len(outcomes),
+        sections_with_rules=sum(1 for o in outcomes if o.requirements),
+        rules=len(requirements),
+        by_type=by_type,
+        cached=sum(o.cached for o in outcomes),
+        dense=sum(o.dense for o in outcomes),
+        failed=len({f.concept_id for f in failures}),
+        usage=usage,
+        seconds=round(seconds, 3),
+    )
+    return RequirementsResult(
+        bundle=str(bundle.root),
+        under=under or "",
+        reader=reader.name,
+        requirements=requirements,
+        failures=failures,
+        stats=stats,
+    )
 
 
 async def extract_requirements_async(
@@ -96,12 +114,25 @@ async def extract_requirements_async(
         from okf.readers import make_reader  # lazy: a configured model pulls in its client
 
         own: Any = make_reader()  # made here, so closed here; checked as a RuleReader by the call below
-        return await closing(own, extract_requirements_async(
-            opened, under=under, concepts=concepts, reader=own, cache=cache,
-            mode=mode, dense_chars=dense_chars, fill_batch=fill_batch, progress=progress))
+        return await closing(
+            own,
+            extract_requirements_async(
+                opened,
+                under=under,
+                concepts=concepts,
+                reader=own,
+                cache=cache,
+                mode=mode,
+                dense_chars=dense_chars,
+                fill_batch=fill_batch,
+                progress=progress,
+            ),
+        )
     if not isinstance(reader, RuleReader):
-        raise ConfigError(f"reader {getattr(reader, 'name', reader)!r} cannot extract requirements",
-                          fix="pass an OfflineReader, an LLMReader or another okf.readers.extraction.RuleReader")
+        raise ConfigError(
+            f"reader {getattr(reader, 'name', reader)!r} cannot extract requirements",
+            fix="pass an OfflineReader, an LLMReader or another okf.readers.extraction.RuleReader",
+        )
     paths = section_paths(opened, under) if concepts is None else [opened.concept(c).path for c in concepts]
     start = time.perf_counter()
     from okf.requirements import pool  # the process pool: only for the offline reader on big bundles
@@ -140,8 +171,10 @@ def extract_requirements(bundle: Bundle | str | Path, **options: Any) -> Require
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(closing(options.get("reader"), extract_requirements_async(bundle, **options)))
-    raise ConfigError("extract_requirements() was called inside a running event loop",
-                      fix="use `await okf.extract_requirements_async(...)` there")
+    raise ConfigError(
+        "extract_requirements() was called inside a running event loop",
+        fix="use `await okf.extract_requirements_async(...)` there",
+    )
 
 
 __all__ = ["extract_requirements", "extract_requirements_async"]

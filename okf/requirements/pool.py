@@ -53,12 +53,15 @@ def _slice(paths: list[str]) -> list[Any]:
 
 def extract_offline(bundle: Bundle, paths: list[str], mode: str, dense_chars: int, progress: Any) -> list[Any]:
     """The per-section outcomes of ``paths``, in order, computed by worker processes."""
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
-        else "spawn"
-    slices = [paths[i:i + _SLICE] for i in range(0, len(paths), _SLICE)]
+    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    slices = [paths[i : i + _SLICE] for i in range(0, len(paths), _SLICE)]
     outcomes: list[Any] = []
-    with ProcessPoolExecutor(max_workers=workers(), mp_context=multiprocessing.get_context(method),
-                             initializer=_start, initargs=(str(bundle.root), mode, dense_chars)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers(),
+        mp_context=multiprocessing.get_context(method),
+        initializer=_start,
+        initargs=(str(bundle.root), mode, dense_chars),
+    ) as pool:
         for part in pool.map(_slice, slices):
             outcomes.extend(part)
             if progress is not None:

@@ -25,5 +25,7 @@ def render_summary(result: RequirementsResult) -> str:
     failed = f", {s.failed} sections FAILED" if s.failed else ""
     extra = f", {s.dense} skeleton-then-fill" if s.dense else ""
     cached = f", {s.cached} from cache" if s.cached else ""
-    return (f"{s.rules} requirements ({kinds}) from {s.sections_with_rules} of {s.sections} sections"
-            f"{extra}{cached}{failed} in {s.seconds:.2f}s; reader: {result.reader}")
+    return (
+        f"{s.rules} requirements ({kinds}) from {s.sections_with_rules} of {s.sections} sections"
+        f"{extra}{cached}{failed} in {s.seconds:.2f}s; reader: {result.reader}"
+    )

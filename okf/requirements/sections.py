@@ -30,8 +30,13 @@ FILL_BATCH = 4
 def section_of(concept: Concept) -> Section:
     """The section the extractor is shown: the concept's body, numbered from its first file line."""
     text = concept.body.rstrip("\n")
-    return Section(id=concept.id, title=concept.title, text=text, first_line=concept.body_start_line,
-                   sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
+    return Section(
+        id=concept.id,
+        title=concept.title,
+        text=text,
+        first_line=concept.body_start_line,
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
 
 
 def extractor_identity(reader: RuleReader) -> str:
@@ -54,8 +59,15 @@ class SectionOutcome:
 class SectionRun:
     """One extraction over a list of section paths."""
 
-    def __init__(self, bundle: Bundle, reader: RuleReader, cache: ExtractionCache | None, mode: Mode,
-                 dense_chars: int, fill_batch: int) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        reader: RuleReader,
+        cache: ExtractionCache | None,
+        mode: Mode,
+        dense_chars: int,
+        fill_batch: int,
+    ) -> None:
         self.bundle = bundle
         self.reader = reader
         self.cache = cache
@@ -97,8 +109,9 @@ class SectionRun:
         extraction = await self.reader.extract(section)
         outcome.usage += extraction.usage
         if extraction.failed:
-            outcome.failures.append(SectionFailure(concept_id=section.id, stage="extract",
-                                                   error=extraction.error or "extraction failed"))
+            outcome.failures.append(
+                SectionFailure(concept_id=section.id, stage="extract", error=extraction.error or "extraction failed")
+            )
             return None
         return extraction.rules
 
@@ -106,21 +119,28 @@ class SectionRun:
         outline = await self.reader.outline(section)
         outcome.usage += outline.usage
         if outline.failed:
-            outcome.failures.append(SectionFailure(concept_id=section.id, stage="outline",
-                                                   error=outline.error or "outline failed"))
+            outcome.failures.append(
+                SectionFailure(concept_id=section.id, stage="outline", error=outline.error or "outline failed")
+            )
             return None
-        batches = [outline.stubs[i:i + self.fill_batch] for i in range(0, len(outline.stubs), self.fill_batch)]
+        batches = [outline.stubs[i : i + self.fill_batch] for i in range(0, len(outline.stubs), self.fill_batch)]
         filled = await asyncio.gather(*(self.reader.fill(section, batch) for batch in batches))
         drafts: list[RuleDraft] = []
         for batch, extraction in zip(batches, filled):
             outcome.usage += extraction.usage
             if extraction.failed or len(extraction.rules) != len(batch):
-                outcome.failures.append(SectionFailure(
-                    concept_id=section.id, stage="fill",
-                    error=extraction.error or f"{len(extraction.rules)} rules filled for {len(batch)} asked"))
+                outcome.failures.append(
+                    SectionFailure(
+                        concept_id=section.id,
+                        stage="fill",
+                        error=extraction.error or f"{len(extraction.rules)} rules filled for {len(batch)} asked",
+                    )
+                )
                 # The rules are known, their fields are not: kept, with no deontic type (ambiguous).
-                drafts += [RuleDraft(requirement_text=s.requirement_text, start_line=s.start_line,
-                                     end_line=s.end_line) for s in batch]
+                drafts += [
+                    RuleDraft(requirement_text=s.requirement_text, start_line=s.start_line, end_line=s.end_line)
+                    for s in batch
+                ]
             else:
                 drafts += extraction.rules
         return drafts

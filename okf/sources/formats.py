@@ -36,8 +36,14 @@ TEXT = Format("text")
 HTML = Format("html", convert=html_to_markdown)
 PDF = Format("pdf", extract=_pdf_to_text, max_bytes=MAX_PDF_BYTES)
 
-FORMATS: dict[str, Format] = {".md": MARKDOWN, ".markdown": MARKDOWN, ".txt": TEXT, ".html": HTML,
-                              ".htm": HTML, ".pdf": PDF}
+FORMATS: dict[str, Format] = {
+    ".md": MARKDOWN,
+    ".markdown": MARKDOWN,
+    ".txt": TEXT,
+    ".html": HTML,
+    ".htm": HTML,
+    ".pdf": PDF,
+}
 KINDS: dict[str, str] = {suffix: source_format.kind for suffix, source_format in FORMATS.items()}
 
 

@@ -5,8 +5,28 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-_BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "blockquote",
-           "figure", "figcaption", "dl", "dt", "dd", "address", "form", "fieldset", "body", "html"}
+_BLOCKS = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "aside",
+    "nav",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "dl",
+    "dt",
+    "dd",
+    "address",
+    "form",
+    "fieldset",
+    "body",
+    "html",
+}
 _SKIP = {"script", "style", "head", "template", "noscript", "svg"}
 _VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
 # Text that reads as an HTML tag once written to markdown ("&lt;script&gt;" in the page is the text "<script>"):

@@ -11,7 +11,7 @@ import hashlib
 
 def span_text(text: str, start_line: int, end_line: int) -> str:
     """Lines ``start_line..end_line`` (1-based, inclusive) of ``text``, joined with ``\\n``."""
-    return "\n".join(text.split("\n")[start_line - 1:end_line])
+    return "\n".join(text.split("\n")[start_line - 1 : end_line])
 
 
 def line_starts(text: str) -> list[int]:
@@ -32,7 +32,7 @@ def span_text_at(text: str, starts: list[int], start_line: int, end_line: int) -
     if start_line > len(starts):
         return ""
     end = starts[end_line] - 1 if end_line < len(starts) else len(text)
-    return text[starts[start_line - 1]:end]
+    return text[starts[start_line - 1] : end]
 
 
 def span_sha256(text: str, start_line: int, end_line: int) -> str:

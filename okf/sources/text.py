@@ -52,8 +52,9 @@ def read_source_text(path: Path, *, keep_bytes: bool = False) -> SourceText:
     if keep_bytes:
         read.data = data
     if len(read.text) > MAX_SOURCE_BYTES and len(read.text.encode("utf-8")) > MAX_SOURCE_BYTES:
-        raise SourceRefused(f"its text is over the {mb(MAX_SOURCE_BYTES)} MB limit for one source: split it "
-                            "into smaller files", path)
+        raise SourceRefused(
+            f"its text is over the {mb(MAX_SOURCE_BYTES)} MB limit for one source: split it into smaller files", path
+        )
     return read
 
 

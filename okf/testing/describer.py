@@ -20,8 +20,13 @@ def describe_reply(payload: dict[str, Any]) -> dict[str, Any]:
     for concept in payload.get("concepts", []):
         lead = " ".join([w.strip("#*_`|>-") for w in str(concept.get("text", "")).split() if w.strip("#*_`|>-")][:12])
         first = (str(concept.get("title", "")).split() or ["untitled"])[0]
-        out.append({"index": concept["index"], "description": f"Model: {lead or 'a concept with no text'}.",
-                    "tags": ["model tag", first]})
+        out.append(
+            {
+                "index": concept["index"],
+                "description": f"Model: {lead or 'a concept with no text'}.",
+                "tags": ["model tag", first],
+            }
+        )
     return {"concepts": out}
 
 

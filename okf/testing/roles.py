@@ -37,8 +37,16 @@ ROLE_OPERATIONS = ("extract", "outline", "fill", "applies", "assess")
 class ScriptedRoleReader(ScriptedReader):
     """A scripted reader for navigation, answering, extraction and compliance judgment."""
 
-    def __init__(self, *, extract: Script = None, outline: Script = None, fill: Script = None,
-                 applies: Script = None, assess: Script = None, **scripts: Any) -> None:
+    def __init__(
+        self,
+        *,
+        extract: Script = None,
+        outline: Script = None,
+        fill: Script = None,
+        applies: Script = None,
+        assess: Script = None,
+        **scripts: Any,
+    ) -> None:
         super().__init__(**scripts)
         self._roles = {"extract": extract, "outline": outline, "fill": fill, "applies": applies, "assess": assess}
         self.calls.update(dict.fromkeys(ROLE_OPERATIONS, 0))
@@ -76,8 +84,9 @@ class ScriptedRoleReader(ScriptedReader):
         reply = await self._role("fill", section, list(stubs))
         return reply if isinstance(reply, Extraction) else Extraction(rules=list(reply), usage=Usage(calls=1))
 
-    async def applies(self, subject: SubjectText, question: str,
-                      requirements: Sequence[RequirementOffer]) -> Applicability:
+    async def applies(
+        self, subject: SubjectText, question: str, requirements: Sequence[RequirementOffer]
+    ) -> Applicability:
         """The scripted applicability decisions (offline when unscripted)."""
         if self._roles["applies"] is None:
             self.calls["applies"] += 1
@@ -86,7 +95,8 @@ class ScriptedRoleReader(ScriptedReader):
         if isinstance(reply, Applicability):
             return reply
         decisions = [
-            ApplicabilityDecision(id=r.id, applies=None, failed=True, error="scripted failure") if a is None
+            ApplicabilityDecision(id=r.id, applies=None, failed=True, error="scripted failure")
+            if a is None
             else ApplicabilityDecision(id=r.id, applies=bool(a), reason="scripted")
             for r, a in zip(requirements, reply, strict=True)
         ]
@@ -108,8 +118,7 @@ class ScriptedRoleReader(ScriptedReader):
 def _section(payload: dict[str, Any]) -> Section:
     data = payload["section"]
     lines = [line.split(" | ", 1)[1] if " | " in line else "" for line in data["text"].split("\n")]
-    return Section(id=data["id"], title=data["title"], text="\n".join(lines), first_line=data["first_line"],
-                   sha256="")
+    return Section(id=data["id"], title=data["title"], text="\n".join(lines), first_line=data["first_line"], sha256="")
 
 
 def _subject(payload: dict[str, Any]) -> SubjectText:
@@ -133,15 +142,30 @@ def roles_rule(base: Rule | None = None) -> Rule:
             section = _section(payload)
             rules = read_rules(section)
             if task == "outline":
-                return {"rules": [{"requirement_text": s.requirement_text, "lines": [s.start_line, s.end_line]}
-                                  for s in outline_rules(rules)]}
+                return {
+                    "rules": [
+                        {"requirement_text": s.requirement_text, "lines": [s.start_line, s.end_line]}
+                        for s in outline_rules(rules)
+                    ]
+                }
             if task == "fill":
-                stubs = [RuleStub(index=r["index"], requirement_text=r["requirement_text"], start_line=r["lines"][0],
-                                  end_line=r["lines"][1]) for r in payload["rules"]]
+                stubs = [
+                    RuleStub(
+                        index=r["index"],
+                        requirement_text=r["requirement_text"],
+                        start_line=r["lines"][0],
+                        end_line=r["lines"][1],
+                    )
+                    for r in payload["rules"]
+                ]
                 filled = fill_rules(section, stubs, rules)
                 return {"requirements": [dict(_fields(d), index=s.index) for s, d in zip(stubs, filled)]}
-            return {"requirements": [dict(_fields(d), requirement_text=d.requirement_text,
-                                          lines=[d.start_line, d.end_line]) for d in rules]}
+            return {
+                "requirements": [
+                    dict(_fields(d), requirement_text=d.requirement_text, lines=[d.start_line, d.end_line])
+                    for d in rules
+                ]
+            }
         if task == "applies":
             sentences = offline_assess.subject_sentences(_subject(payload))
             context = offline_assess.context_terms(sentences)
@@ -154,16 +178,24 @@ def roles_rule(base: Rule | None = None) -> Rule:
             sentences = offline_assess.subject_sentences(_subject(payload))
             offer = RequirementOffer(index=0, **payload["requirement"])
             verdict, rationale, where = offline_assess.assess(sentences, offer)
-            return {"verdict": verdict, "rationale": rationale, "confidence": 0.5,
-                    "lines": [where.start_line, where.end_line] if where else None}
+            return {
+                "verdict": verdict,
+                "rationale": rationale,
+                "confidence": 0.5,
+                "lines": [where.start_line, where.end_line] if where else None,
+            }
         return inner(request)
 
     return rule
 
 
 def _fields(draft: RuleDraft) -> dict[str, Any]:
-    return {"deontic_type": draft.deontic_type, "actor": draft.actor, "applicability": draft.applicability,
-            "evidence_standard": draft.evidence_standard}
+    return {
+        "deontic_type": draft.deontic_type,
+        "actor": draft.actor,
+        "applicability": draft.applicability,
+        "evidence_standard": draft.evidence_standard,
+    }
 
 
 __all__ = ["ROLE_OPERATIONS", "ScriptedRoleReader", "roles_rule"]

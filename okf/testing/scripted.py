@@ -191,8 +191,9 @@ def _verdict(document: Document, relevant: bool | str | None) -> Verdict:
     if relevant is None:
         return Verdict(id=document.id, relevant=None, failed=True, error="scripted failure")
     if isinstance(relevant, str):  # a grade: "relevant", "partial" or "no"
-        return Verdict.model_validate({"id": document.id, "relevant": relevant != "no", "grade": relevant,
-                                       "reason": "scripted"})
+        return Verdict.model_validate(
+            {"id": document.id, "relevant": relevant != "no", "grade": relevant, "reason": "scripted"}
+        )
     return Verdict(id=document.id, relevant=bool(relevant), reason="scripted")
 
 

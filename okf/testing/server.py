@@ -77,8 +77,10 @@ class Reply:
     @classmethod
     def html(cls, status: int = 200) -> Reply:
         """An HTML error page, as a proxy or captive portal sends it (status 200 unless given)."""
-        page = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
-                "<p>The upstream server did not respond.</p></body></html>")
+        page = (
+            "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
+            "<p>The upstream server did not respond.</p></body></html>"
+        )
         return cls(status=status, body=page, content_type="text/html; charset=utf-8")
 
     @classmethod
@@ -208,9 +210,7 @@ class LoopbackServer:
             queued = self._script.popleft() if self._script else None
         if queued is None:
             if self.rule is None:
-                return Reply(
-                    status=500, body=_error_body("loopback script exhausted and no rule", "server_error")
-                )
+                return Reply(status=500, body=_error_body("loopback script exhausted and no rule", "server_error"))
             queued = self.rule(body)
         if isinstance(queued, Reply):
             return queued
@@ -261,8 +261,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.server_ref.requests.append(record)
         return record.body
 
-    def _send(self, status: int, body: str, headers: dict[str, str] | None = None, *,
-              content_type: str = "application/json", drip: float = 0.0) -> None:
+    def _send(
+        self,
+        status: int,
+        body: str,
+        headers: dict[str, str] | None = None,
+        *,
+        content_type: str = "application/json",
+        drip: float = 0.0,
+    ) -> None:
         data = body.encode("utf-8")
         try:
             self.send_response(status)
@@ -273,7 +280,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             if drip > 0:
                 for k in range(len(data)):
-                    self.wfile.write(data[k:k + 1])
+                    self.wfile.write(data[k : k + 1])
                     self.wfile.flush()
                     if self.server_ref._stopping.wait(drip):
                         return
@@ -315,15 +322,21 @@ class _Handler(BaseHTTPRequestHandler):
             if wait and server._stopping.wait(wait):
                 return  # stopping: drop the connection
             if reply.body is not None:
-                self._send(reply.status, reply.body, reply.headers, content_type=reply.content_type,
-                           drip=reply.drip_interval)
+                self._send(
+                    reply.status, reply.body, reply.headers, content_type=reply.content_type, drip=reply.drip_interval
+                )
             else:
                 content = reply.content or ""
                 if reply.echoes_key:
                     token = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
                     content = content.replace("{api_key}", token)
-                self._send(reply.status, _completion(body, content, server.model), reply.headers,
-                           content_type=reply.content_type, drip=reply.drip_interval)
+                self._send(
+                    reply.status,
+                    _completion(body, content, server.model),
+                    reply.headers,
+                    content_type=reply.content_type,
+                    drip=reply.drip_interval,
+                )
         finally:
             server._leave()
 
@@ -337,9 +350,7 @@ def _completion(request: dict[str, Any], content: str, model: str) -> str:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": request.get("model") or model,
-            "choices": [
-                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-            ],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
@@ -391,8 +402,9 @@ def offline_rule(vocabulary: Any = None) -> Rule:
                 for angle in payload["angles"]:
                     parsed = offline.Question.parse(str(angle["text"]), vocabulary)
                     for c in offline.select_offer(parsed, offers) if parsed.units else []:
-                        item = keep.setdefault(c.index, {"index": c.index, "grade": c.grade, "reason": c.reason,
-                                                         "angles": []})
+                        item = keep.setdefault(
+                            c.index, {"index": c.index, "grade": c.grade, "reason": c.reason, "angles": []}
+                        )
                         item["angles"].append(angle["index"])
                         item["grade"] = "strong" if "strong" in (item["grade"], c.grade) else "weak"
                 return {"keep": [keep[i] for i in sorted(keep)]}
@@ -402,8 +414,12 @@ def offline_rule(vocabulary: Any = None) -> Rule:
             from okf.readers.angles import plan_offline
 
             parts = plan_offline(str(payload.get("question", "")), vocabulary, payload.get("angles_per_part"))
-            return {"parts": [{"question": p.question, "angles": [{"text": a.text, "origin": a.origin}
-                                                                   for a in p.angles]} for p in parts]}
+            return {
+                "parts": [
+                    {"question": p.question, "angles": [{"text": a.text, "origin": a.origin} for a in p.angles]}
+                    for p in parts
+                ]
+            }
         if task == "judge":
             documents = [
                 Document(id=d["id"], title=d["title"], text=d["text"], sha256="", headings=d["headings"])
@@ -411,16 +427,22 @@ def offline_rule(vocabulary: Any = None) -> Rule:
             ]
             if isinstance(payload.get("angles"), list):  # judge-angles: the best grade and the angles answered
                 rank = {"relevant": 2, "partial": 1, "no": 0}
-                per = [offline.judge_all(offline.Question.parse(str(a["text"]), vocabulary), documents)
-                       for a in payload["angles"]]
+                per = [
+                    offline.judge_all(offline.Question.parse(str(a["text"]), vocabulary), documents)
+                    for a in payload["angles"]
+                ]
                 verdicts = []
                 for n, d in enumerate(payload["documents"]):
                     mine = [angle_verdicts[n] for angle_verdicts in per]
                     best = max(mine, key=lambda v: rank[v.grade or "no"], default=None)
-                    verdicts.append({"index": d["index"], "grade": best.grade if best else "no",
-                                     "reason": best.reason if best else "",
-                                     "answers": [a["index"] for a, v in zip(payload["angles"], mine)
-                                                 if v.grade == "relevant"]})
+                    verdicts.append(
+                        {
+                            "index": d["index"],
+                            "grade": best.grade if best else "no",
+                            "reason": best.reason if best else "",
+                            "answers": [a["index"] for a, v in zip(payload["angles"], mine) if v.grade == "relevant"],
+                        }
+                    )
                 return {"verdicts": verdicts}
             decided = offline.judge_all(question, documents)
             return {
@@ -441,8 +463,9 @@ def offline_rule(vocabulary: Any = None) -> Rule:
             parts = [synthesis.Part(**p) for p in payload["items"]]
             return {"groups": [list(g) for g in synthesis.split_offline(parts, int(payload["budget_tokens"]))]}
         if task == "leaf":
-            extract = synthesis.extract_offline(str(payload.get("question", "")),
-                                                [Evidence(**e) for e in payload["evidence"]])
+            extract = synthesis.extract_offline(
+                str(payload.get("question", "")), [Evidence(**e) for e in payload["evidence"]]
+            )
             return {"facts": [{"fact": f.text, "cited": f.cited} for f in extract.facts], "checked": extract.checked}
         return {"error": "not an okf request"}
 
@@ -501,8 +524,12 @@ def echo_key_rule(base: Rule | None = None) -> Rule:
 
     def spoil(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: (f"{v} (seen with key {{api_key}})" if k in ("reason", "answer") and isinstance(v, str)
-                        else spoil(v)) for k, v in value.items()}
+            return {
+                k: (
+                    f"{v} (seen with key {{api_key}})" if k in ("reason", "answer") and isinstance(v, str) else spoil(v)
+                )
+                for k, v in value.items()
+            }
         if isinstance(value, list):
             return [spoil(v) for v in value]
         return value

@@ -27,8 +27,10 @@ from okf.text.words import _TOKEN, STOP_WORDS, _raw_terms, stem, terms
 # after a look-ahead for its lower-case letter (two greedy runs around [a-z] backtrack quadratically over a
 # long capitalised word that no second word follows: 3 to 4% of the whole compile's CPU on CUAD).
 _W = r"(?:[\w'’&-]|\.(?=\w))"
-_NAME = re.compile(r"[A-Z](?<!\w[A-Z])(?=" + _W + r"*?[a-z])" + _W + r"*+"
-                   r"(?:[ \t]+(?:(?:of|and|for|the|de|la|du|von|van|der)[ \t]+)?[A-Z]" + _W + r"*){1,4}")
+_NAME = re.compile(
+    r"[A-Z](?<!\w[A-Z])(?=" + _W + r"*?[a-z])" + _W + r"*+"
+    r"(?:[ \t]+(?:(?:of|and|for|the|de|la|du|von|van|der)[ \t]+)?[A-Z]" + _W + r"*){1,4}"
+)
 # An acronym defined in place: "Private Financing Platform (“PFP”)", "application programming interfaces (APIs)";
 # the words before the parenthesis are read separately (a regex reaching back over them backtracks badly).
 _DEFINED_ACRONYM = re.compile(r"\(\s*(?:the\s+)?[\"“”']?([A-Z][A-Za-z0-9&]{1,9}?)s?[\"“”']?\s*\)")
@@ -36,12 +38,69 @@ _BEFORE = re.compile(r"[\w'’-]+")
 _ACRONYM = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9&]{1,7}s?\b")  # "\b[A-Z]...": the capital first, for speed
 _ROMAN = re.compile(r"^[IVXLCDM]+$")
 # Words a name starting a sentence often carries in front of it.
-_LEADING = frozenset({"The", "This", "That", "These", "Those", "A", "An", "Any", "Each", "Every", "Such", "In",
-                      "On", "If", "For", "Where", "When", "Under", "By", "To", "All", "No", "As", "At", "Its", "During",
-                      "Upon", "After", "Before", "Following", "Unless", "Subject", "Notwithstanding", "Except",
-                      "Pursuant", "Within", "Without", "Prior", "Either", "Neither", "Both", "Other", "From", "With",
-                      "Between", "Until", "Since", "While", "Although", "However", "Our", "Your", "Their", "His",
-                      "Her", "Please", "See", "Note", "Also"})
+_LEADING = frozenset(
+    {
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "A",
+        "An",
+        "Any",
+        "Each",
+        "Every",
+        "Such",
+        "In",
+        "On",
+        "If",
+        "For",
+        "Where",
+        "When",
+        "Under",
+        "By",
+        "To",
+        "All",
+        "No",
+        "As",
+        "At",
+        "Its",
+        "During",
+        "Upon",
+        "After",
+        "Before",
+        "Following",
+        "Unless",
+        "Subject",
+        "Notwithstanding",
+        "Except",
+        "Pursuant",
+        "Within",
+        "Without",
+        "Prior",
+        "Either",
+        "Neither",
+        "Both",
+        "Other",
+        "From",
+        "With",
+        "Between",
+        "Until",
+        "Since",
+        "While",
+        "Although",
+        "However",
+        "Our",
+        "Your",
+        "Their",
+        "His",
+        "Her",
+        "Please",
+        "See",
+        "Note",
+        "Also",
+    }
+)
 # Link targets and bare URLs: words of addresses are not words of the text.
 _ADDRESS = re.compile(LINK_ADDRESS.pattern + r"|https?://\S+")
 
@@ -175,7 +234,7 @@ def acronyms(text: str) -> dict[str, str]:
         letters = [ch for ch in short.upper() if ch.isalpha()]
         if len(letters) < 2 or short in out:
             continue
-        words = _BEFORE.findall(text[max(0, match.start() - 160):match.start()])[-2 * len(letters):]
+        words = _BEFORE.findall(text[max(0, match.start() - 160) : match.start()])[-2 * len(letters) :]
         expansion = _expansion(words, letters)
         if expansion:
             out[short] = expansion
@@ -203,8 +262,7 @@ def caps_words(text: str) -> Counter[str]:
             continue
         for match in _ACRONYM.finditer(line):
             word = match.group().rstrip("s") if match.group().endswith("s") else match.group()
-            if len(word) >= 2 and not _ROMAN.match(word) and word.casefold() not in STOP_WORDS \
-                    and not word.isdigit():
+            if len(word) >= 2 and not _ROMAN.match(word) and word.casefold() not in STOP_WORDS and not word.isdigit():
                 found[word] += 1
     return found
 
@@ -222,8 +280,14 @@ def idf_table(df: Mapping[str, int], total: int) -> dict[str, float]:
     return dict(zip(keys, map(by_count.__getitem__, map(df.__getitem__, keys))))
 
 
-def distinctive(counts: Mapping[str, int], weights: Mapping[str, float], *, limit: int,
-                exclude: Iterable[str] = (), unseen: float = 0.0) -> list[str]:
+def distinctive(
+    counts: Mapping[str, int],
+    weights: Mapping[str, float],
+    *,
+    limit: int,
+    exclude: Iterable[str] = (),
+    unseen: float = 0.0,
+) -> list[str]:
     """The ``limit`` terms of ``counts`` with the highest tf-idf (``weights`` from :func:`idf_table`; a term
     it lacks weighs ``unseen``).
 
@@ -233,11 +297,17 @@ def distinctive(counts: Mapping[str, int], weights: Mapping[str, float], *, limi
     skip = set(exclude)
     log = math.log
     if unseen:
-        scored = [(-(1.0 + log(n)) * weights.get(term, unseen), term) for term, n in counts.items()
-                  if term not in skip and len(term) >= 3 and _wordlike(term)]
+        scored = [
+            (-(1.0 + log(n)) * weights.get(term, unseen), term)
+            for term, n in counts.items()
+            if term not in skip and len(term) >= 3 and _wordlike(term)
+        ]
     else:  # weights hold only eligible terms: a lookup is the whole test
-        scored = [(-(1.0 + log(n)) * w, term) for term, n in counts.items()
-                  if (w := weights.get(term)) is not None and term not in skip]
+        scored = [
+            (-(1.0 + log(n)) * w, term)
+            for term, n in counts.items()
+            if (w := weights.get(term)) is not None and term not in skip
+        ]
     return [term for _, term in heapq.nsmallest(limit, scored)]
 
 

@@ -10,16 +10,29 @@ from __future__ import annotations
 from okf.trace.load import WalkRecord, load_walk, parse_walk
 from okf.trace.text import render_tree
 from okf.trace.tree import (
-           GRADES,
-           Choice,
-           ConceptNode,
-           Counts,
-           DirectoryNode,
-           Judged,
-           LinkStep,
-           WalkTree,
-           fold,
+    GRADES,
+    Choice,
+    ConceptNode,
+    Counts,
+    DirectoryNode,
+    Judged,
+    LinkStep,
+    WalkTree,
+    fold,
 )
 
-__all__ = ["GRADES", "Choice", "ConceptNode", "Counts", "DirectoryNode", "Judged", "LinkStep", "WalkRecord",
-           "WalkTree", "fold", "load_walk", "parse_walk", "render_tree"]
+__all__ = [
+    "GRADES",
+    "Choice",
+    "ConceptNode",
+    "Counts",
+    "DirectoryNode",
+    "Judged",
+    "LinkStep",
+    "WalkRecord",
+    "WalkTree",
+    "fold",
+    "load_walk",
+    "parse_walk",
+    "render_tree",
+]

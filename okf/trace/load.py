@@ -59,14 +59,32 @@ class WalkRecord:
         events = [_event(raw, n, source, line=None) for n, raw in enumerate(nav.get("trace") or [], start=1)]
         if answer is not None:
             events += _answer_event(answer, events)
-        known = {"trace", "question", "bundle", "reader", "corpus_id", "budgets", "shortlist", "stopped_by",
-                 "stats", "warnings", "navigation"}
+        known = {
+            "trace",
+            "question",
+            "bundle",
+            "reader",
+            "corpus_id",
+            "budgets",
+            "shortlist",
+            "stopped_by",
+            "stats",
+            "warnings",
+            "navigation",
+        }
         extra = {k: v for k, v in {**nav, **(answer or {})}.items() if k not in known}
-        return cls(events=events, source=source, question=_text(data.get("question") or nav.get("question")),
-                   bundle=_text(nav.get("bundle")), reader=_text(data.get("reader") or nav.get("reader")),
-                   corpus_id=_text(data.get("corpus_id") or nav.get("corpus_id")), navigation=navigation,
-                   answer=answer, budgets=nav.get("budgets") if isinstance(nav.get("budgets"), dict) else None,
-                   extra=extra)
+        return cls(
+            events=events,
+            source=source,
+            question=_text(data.get("question") or nav.get("question")),
+            bundle=_text(nav.get("bundle")),
+            reader=_text(data.get("reader") or nav.get("reader")),
+            corpus_id=_text(data.get("corpus_id") or nav.get("corpus_id")),
+            navigation=navigation,
+            answer=answer,
+            budgets=nav.get("budgets") if isinstance(nav.get("budgets"), dict) else None,
+            extra=extra,
+        )
 
 
 def _text(value: Any) -> str | None:
@@ -79,33 +97,48 @@ def _answer_event(answer: dict[str, Any], events: list[TraceEvent]) -> list[Trac
         return []
     cited = [c.get("concept_id") for c in answer.get("citations") or [] if isinstance(c, dict)]
     t = max((e.t for e in events), default=0.0)
-    return [TraceEvent(seq=len(events), t=t, kind="answer",
-                       data={"status": answer.get("status"), "cited": cited, "failed": bool(answer.get("failed"))})]
+    return [
+        TraceEvent(
+            seq=len(events),
+            t=t,
+            kind="answer",
+            data={"status": answer.get("status"), "cited": cited, "failed": bool(answer.get("failed"))},
+        )
+    ]
 
 
 def _event(raw: Any, number: int, source: str, *, line: int | None) -> TraceEvent:
     """Trace event ``number`` (from 1); ``line`` is its file line when it has one of its own."""
     if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str) or not raw["kind"]:
         what = "" if line else f"trace[{number - 1}] is "
-        raise BundleError(what + "not a trace event (a JSON object with a \"kind\")", path=source or None,
-                          line=line,
-                          fix="pass a file written by `okf navigate --trace FILE` or `okf navigate|ask --json`")
+        raise BundleError(
+            what + 'not a trace event (a JSON object with a "kind")',
+            path=source or None,
+            line=line,
+            fix="pass a file written by `okf navigate --trace FILE` or `okf navigate|ask --json`",
+        )
     seq = raw.get("seq")
     t = raw.get("t")
     data = raw.get("data")
     path = raw.get("path")
-    return TraceEvent(seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else number - 1,
-                      t=float(t) if isinstance(t, int | float) and not isinstance(t, bool) else 0.0,
-                      kind=raw["kind"], path=path if isinstance(path, str) else None,
-                      data=data if isinstance(data, dict) else ({} if data is None else {"value": data}))
+    return TraceEvent(
+        seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else number - 1,
+        t=float(t) if isinstance(t, int | float) and not isinstance(t, bool) else 0.0,
+        kind=raw["kind"],
+        path=path if isinstance(path, str) else None,
+        data=data if isinstance(data, dict) else ({} if data is None else {"value": data}),
+    )
 
 
 def parse_walk(text: str, source: str = "") -> WalkRecord:
     """A walk from file text: one JSON result object, or JSON lines of trace events."""
     stripped = text.strip()
     if not stripped:
-        raise BundleError("the file is empty", path=source or None,
-                          fix="write a trace with `okf navigate BUNDLE QUESTION --trace FILE`")
+        raise BundleError(
+            "the file is empty",
+            path=source or None,
+            fix="write a trace with `okf navigate BUNDLE QUESTION --trace FILE`",
+        )
     if stripped.startswith("{"):
         try:
             whole = json.loads(stripped)
@@ -113,8 +146,11 @@ def parse_walk(text: str, source: str = "") -> WalkRecord:
             whole = None
         if isinstance(whole, dict):
             if "summary" in whole and "results" in whole:
-                raise BundleError("this is an evaluation report, not a walk", path=source or None,
-                                  fix="render it with `okf report FILE --html OUT.html`")
+                raise BundleError(
+                    "this is an evaluation report, not a walk",
+                    path=source or None,
+                    fix="render it with `okf report FILE --html OUT.html`",
+                )
             if "trace" in whole or "navigation" in whole or "answer" in whole:
                 return WalkRecord.from_result(whole, source)
     events: list[TraceEvent] = []
@@ -124,8 +160,12 @@ def parse_walk(text: str, source: str = "") -> WalkRecord:
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise BundleError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=source or None,
-                              line=number, fix="each line of a trace file is one JSON event") from None
+            raise BundleError(
+                f"not valid JSON ({exc.msg} at column {exc.colno})",
+                path=source or None,
+                line=number,
+                fix="each line of a trace file is one JSON event",
+            ) from None
         events.append(_event(raw, len(events) + 1, source, line=number))
     return WalkRecord(events=events, source=source)
 

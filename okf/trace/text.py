@@ -17,13 +17,34 @@ from okf.trace.tree import Choice, ConceptNode, Counts, DirectoryNode, WalkTree,
 Only = Literal["relevant", "failures"]
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x1f\x7f-\x9f]")
-_STYLES = {"relevant": "32", "partial": "33", "no": "2", "failed": "31;1", "kept": "36", "passed": "2",
-           "unanswered": "31", "dir": "1", "dim": "2", "warn": "33", "head": "1"}
-GRADE_LABELS = {"relevant": "relevant", "partial": "partial", "no": "not relevant", "failed": "FAILED",
-                "not judged": "not judged"}
-STOP_BUDGETS = {"bodies": ("max_bodies", "the bodies budget"), "shortlist": ("max_shortlist", "a full shortlist"),
-                "depth": ("max_depth", "the depth bound"), "calls": ("max_calls", "the calls budget"),
-                "tokens": ("max_tokens", "the tokens budget"), "deadline": ("deadline_s", "the deadline")}
+_STYLES = {
+    "relevant": "32",
+    "partial": "33",
+    "no": "2",
+    "failed": "31;1",
+    "kept": "36",
+    "passed": "2",
+    "unanswered": "31",
+    "dir": "1",
+    "dim": "2",
+    "warn": "33",
+    "head": "1",
+}
+GRADE_LABELS = {
+    "relevant": "relevant",
+    "partial": "partial",
+    "no": "not relevant",
+    "failed": "FAILED",
+    "not judged": "not judged",
+}
+STOP_BUDGETS = {
+    "bodies": ("max_bodies", "the bodies budget"),
+    "shortlist": ("max_shortlist", "a full shortlist"),
+    "depth": ("max_depth", "the depth bound"),
+    "calls": ("max_calls", "the calls budget"),
+    "tokens": ("max_tokens", "the tokens budget"),
+    "deadline": ("deadline_s", "the deadline"),
+}
 REASON_CHARS = 160
 
 
@@ -49,8 +70,16 @@ def counts_text(counts: Counts) -> str:
     """``judged 8: 4 relevant, 1 partial, 3 not relevant, 0 failed`` (zero grades left out)."""
     if not counts.judged:
         return f"{counts.collected} collected, none judged" if counts.collected else ""
-    parts = [f"{n} {label}" for n, label in ((counts.relevant, "relevant"), (counts.partial, "partial"),
-                                             (counts.no, "not relevant"), (counts.failed, "failed")) if n]
+    parts = [
+        f"{n} {label}"
+        for n, label in (
+            (counts.relevant, "relevant"),
+            (counts.partial, "partial"),
+            (counts.no, "not relevant"),
+            (counts.failed, "failed"),
+        )
+        if n
+    ]
     return f"judged {counts.judged}: " + ", ".join(parts)
 
 
@@ -120,8 +149,10 @@ class _Renderer:
                 flags.append("cached")
             if len(node.verdicts) > 1:
                 flags.append(f"{len(node.verdicts)} verdicts")
-            flags += [f"{clean(k, 40)}={clean(json.dumps(v, ensure_ascii=False), 60)}"
-                      for k, v in sorted(verdict.extra.items())]
+            flags += [
+                f"{clean(k, 40)}={clean(json.dumps(v, ensure_ascii=False), 60)}"
+                for k, v in sorted(verdict.extra.items())
+            ]
             if flags:
                 head += self.paint(f"  [{'; '.join(flags)}]", "dim")
         elif node.linked_from:
@@ -164,8 +195,14 @@ class _Renderer:
 
 
 def _stop_line(tree: WalkTree, record: WalkRecord | None) -> str:
-    stop = next((e["data"] for e in reversed(tree.orchestration) if e["kind"] == "stop"
-                 and isinstance(e.get("data"), dict) and e["data"].get("stop")), None)
+    stop = next(
+        (
+            e["data"]
+            for e in reversed(tree.orchestration)
+            if e["kind"] == "stop" and isinstance(e.get("data"), dict) and e["data"].get("stop")
+        ),
+        None,
+    )
     if stop is not None:
         # Walks of an orchestration stop at their round's share of the bodies; what ended it is the stop.
         return f"Orchestration stopped: {clean(stop['stop'])} ({clean(stop.get('reason', ''), 200)})."
@@ -178,8 +215,9 @@ def _stop_line(tree: WalkTree, record: WalkRecord | None) -> str:
     return f"Stopped by {what}{limit}{when}."
 
 
-def render_tree(walk: WalkRecord | WalkTree, *, depth: int | None = None, only: Only | None = None,
-                color: bool = False) -> str:
+def render_tree(
+    walk: WalkRecord | WalkTree, *, depth: int | None = None, only: Only | None = None, color: bool = False
+) -> str:
     """The walk as text lines (no trailing newline); ``depth`` and ``only`` filter, ``color`` adds ANSI."""
     record = walk if isinstance(walk, WalkRecord) else None
     tree = fold(walk.events) if isinstance(walk, WalkRecord) else walk
@@ -187,9 +225,11 @@ def render_tree(walk: WalkRecord | WalkTree, *, depth: int | None = None, only: 
     paint = r.paint
     if record is not None and record.question:
         r.lines.append(paint(f"Walk for: {clean(record.question, 300)}", "head"))
-    about = [f"bundle {clean(record.bundle)}" if record is not None and record.bundle else "",
-             f"reader {clean(record.reader)}" if record is not None and record.reader else "",
-             f"{tree.events} events over {tree.t_end:.3f} s"]
+    about = [
+        f"bundle {clean(record.bundle)}" if record is not None and record.bundle else "",
+        f"reader {clean(record.reader)}" if record is not None and record.reader else "",
+        f"{tree.events} events over {tree.t_end:.3f} s",
+    ]
     r.lines.append(" · ".join(a for a in about if a))
     r.lines.append(r.directory_line(tree.root, None))
     r.walk(tree.root, "")
@@ -197,16 +237,20 @@ def render_tree(walk: WalkRecord | WalkTree, *, depth: int | None = None, only: 
     r.lines.append("")
     r.lines.append(_stop_line(tree, record))
     skipped = sum(tree.links_skipped.values())
-    r.lines.append(f"{t.directories} directories opened · {tree.selector_calls} selector call(s) offered "
-                   f"{tree.signposts_offered} signposts, {tree.signposts_kept} kept · "
-                   f"{counts_text(t) or 'no body judged'} · {tree.links_followed} links followed, {skipped} not")
+    r.lines.append(
+        f"{t.directories} directories opened · {tree.selector_calls} selector call(s) offered "
+        f"{tree.signposts_offered} signposts, {tree.signposts_kept} kept · "
+        f"{counts_text(t) or 'no body judged'} · {tree.links_followed} links followed, {skipped} not"
+    )
     if tree.answer is not None:
         cited = ", ".join(clean(c) for c in tree.answer.get("cited") or []) or "nothing"
         r.lines.append(f"Answer: {clean(tree.answer.get('status', '?'))}, citing {cited}")
     if tree.failures:
         r.lines.append(paint(f"Failures ({len(tree.failures)}):", "failed"))
-        r.lines += [f"  - {clean(f.get('path') or '(walk)')} {clean(f.get('role', 'model'))}: "
-                    f"{clean(f.get('error', ''), 300)}" for f in tree.failures]
+        r.lines += [
+            f"  - {clean(f.get('path') or '(walk)')} {clean(f.get('role', 'model'))}: {clean(f.get('error', ''), 300)}"
+            for f in tree.failures
+        ]
     if tree.warnings and only != "relevant":
         r.lines.append(paint(f"Warnings ({len(tree.warnings)}):", "warn"))
         r.lines += [f"  - {clean(w['message'], 300)}" for w in tree.warnings]
@@ -215,9 +259,11 @@ def render_tree(walk: WalkRecord | WalkTree, *, depth: int | None = None, only: 
         r.lines += [f"  - {e['t']:.3f} s {orchestration_line(e)}" for e in tree.orchestration]
     if tree.other and only is None:
         r.lines.append(f"Other events ({len(tree.other)}):")
-        r.lines += [f"  - {e['t']:.3f} s {clean(e['kind'], 40)} {clean(e['path'] or '')} "
-                    f"{clean(json.dumps(e['data'], ensure_ascii=False, sort_keys=True), 200)}".rstrip()
-                    for e in tree.other]
+        r.lines += [
+            f"  - {e['t']:.3f} s {clean(e['kind'], 40)} {clean(e['path'] or '')} "
+            f"{clean(json.dumps(e['data'], ensure_ascii=False, sort_keys=True), 200)}".rstrip()
+            for e in tree.other
+        ]
     return "\n".join(r.lines)
 
 
@@ -228,13 +274,19 @@ def orchestration_line(event: dict[str, Any]) -> str:
     text = None
     if kind == "plan" and isinstance(data.get("parts"), list):
         fallback = f" (fallback: {clean(data['fallback'], 160)})" if data.get("fallback") else ""
-        text = f"plan by {clean(data.get('planner', '?'))}: {len(data['parts'])} part(s), {data.get('angles', '?')} " \
-               f"angle(s){fallback}"
+        text = (
+            f"plan by {clean(data.get('planner', '?'))}: {len(data['parts'])} part(s), {data.get('angles', '?')} "
+            f"angle(s){fallback}"
+        )
     elif kind == "angle" and "text" in data:
         where = f" in {clean(data['family'])}" if data.get("family") and data["family"] != "bundle" else ""
-        state = f"dropped: {clean(data['dropped'])}" if data.get("dropped") else f"round {data.get('round', '?')}{where}"
-        text = f"angle {clean(data.get('id', '?'))} ({clean(data.get('origin', '?'))}, part {data.get('part', '?')}) " \
-               f"{clean(data['text'], 120)!r}: {state}"
+        state = (
+            f"dropped: {clean(data['dropped'])}" if data.get("dropped") else f"round {data.get('round', '?')}{where}"
+        )
+        text = (
+            f"angle {clean(data.get('id', '?'))} ({clean(data.get('origin', '?'))}, part {data.get('part', '?')}) "
+            f"{clean(data['text'], 120)!r}: {state}"
+        )
     elif kind == "round" and "state" in data:
         why = "; ".join(clean(w, 120) for w in data.get("why") or [] if isinstance(w, str))
         text = f"round {data.get('round', '?')}: {clean(data['state'])}" + (f" ({why})" if why else "")

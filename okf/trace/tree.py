@@ -180,8 +180,11 @@ class WalkTree:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, DirectoryNode):
-        out = {k: _plain(getattr(value, k)) for k in value.__dataclass_fields__
-               if k not in ("children", "concepts", "counts")}
+        out = {
+            k: _plain(getattr(value, k))
+            for k in value.__dataclass_fields__
+            if k not in ("children", "concepts", "counts")
+        }
         out["counts"] = asdict(value.counts)
         out["concepts"] = [_plain(c) for c in value.concepts.values()]
         out["children"] = [_plain(c) for c in value.ordered_children() if isinstance(c, DirectoryNode)]
@@ -307,9 +310,16 @@ class _Folder:
             self.tree.other.append({"seq": event.seq, "t": event.t, "kind": event.kind, "path": path, "data": data})
             return
         extra = {k: v for k, v in data.items() if k not in _VERDICT_FIELDS}
-        self.concept(path).verdicts.append(Judged(
-            grade=grade_of(data), reason=str(data.get("reason") or ""), via=str(data.get("via") or ""),
-            cached=bool(data.get("cached")), t=event.t, extra=extra))
+        self.concept(path).verdicts.append(
+            Judged(
+                grade=grade_of(data),
+                reason=str(data.get("reason") or ""),
+                via=str(data.get("via") or ""),
+                cached=bool(data.get("cached")),
+                t=event.t,
+                extra=extra,
+            )
+        )
         self.touch(path, event.t)
 
     def _on_link(self, event: TraceEvent, data: dict[str, Any], path: str | None) -> None:

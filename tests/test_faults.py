@@ -86,20 +86,44 @@ def _closed_port() -> int:
 
 # case | the server's replies | extra options | expected in the reason (stderr "Error:" line and JSON)
 MODEL_FAULTS: list[tuple[str, Callable[[], list[ReplySpec]], list[str], str]] = [
-    ("hang forever", lambda: [Reply.hang_forever()] * 4, ["--deadline", "1", "--timeout", "30"],
-     "before the deadline (1 attempt: no reply yet)"),
-    ("slow drip, a byte every 2 s", lambda: [Reply.drip('{"keep": []}', 2.0)] * 4,
-     ["--deadline", "1", "--timeout", "30"], "before the deadline"),
-    ("hang past each timeout", lambda: [Reply.hang(30)] * 4, ["--deadline", "10", "--timeout", "0.3"],
-     "no reply from 127.0.0.1"),
+    (
+        "hang forever",
+        lambda: [Reply.hang_forever()] * 4,
+        ["--deadline", "1", "--timeout", "30"],
+        "before the deadline (1 attempt: no reply yet)",
+    ),
+    (
+        "slow drip, a byte every 2 s",
+        lambda: [Reply.drip('{"keep": []}', 2.0)] * 4,
+        ["--deadline", "1", "--timeout", "30"],
+        "before the deadline",
+    ),
+    (
+        "hang past each timeout",
+        lambda: [Reply.hang(30)] * 4,
+        ["--deadline", "10", "--timeout", "0.3"],
+        "no reply from 127.0.0.1",
+    ),
     ("429 with a huge Retry-After", lambda: [Reply.rate_limited(3600)] * 4, [], "HTTP 429"),
-    ("429 with a Retry-After past the deadline", lambda: [Reply.rate_limited(25)] * 4, ["--deadline", "10"],
-     "wait 25 s before a retry, past the deadline"),
-    ("HTML error page with status 200", lambda: [Reply.html()] * 4, [],
-     "sent an HTML page instead of a chat completion, twice"),
+    (
+        "429 with a Retry-After past the deadline",
+        lambda: [Reply.rate_limited(25)] * 4,
+        ["--deadline", "10"],
+        "wait 25 s before a retry, past the deadline",
+    ),
+    (
+        "HTML error page with status 200",
+        lambda: [Reply.html()] * 4,
+        [],
+        "sent an HTML page instead of a chat completion, twice",
+    ),
     ("broken JSON body", lambda: [Reply.malformed()] * 4, [], "sent a body that is not JSON"),
-    ("401 bad key", lambda: [Reply(status=401, body='{"error": {"message": "Incorrect API key provided"}}')],
-     [], "HTTP 401 from the model server: Incorrect API key provided"),
+    (
+        "401 bad key",
+        lambda: [Reply(status=401, body='{"error": {"message": "Incorrect API key provided"}}')],
+        [],
+        "HTTP 401 from the model server: Incorrect API key provided",
+    ),
     ("500 every time", lambda: [Reply.server_error(retry_after=0.01)] * 4, [], "HTTP 500"),
 ]
 UNREACHABLE = "cannot reach 127.0.0.1"
@@ -122,9 +146,15 @@ def model_args(base_url: str, extra: list[str], angles: str = "off") -> list[str
 
 @pytest.mark.parametrize("command", ["navigate", "ask"])
 @pytest.mark.parametrize("case, replies, extra, reason", MODEL_FAULTS, ids=[row[0] for row in MODEL_FAULTS])
-def test_a_model_fault_is_a_failure_with_its_reason(bundle: Path, tmp_path: Path, command: str, case: str,
-                                                    replies: Callable[[], list[ReplySpec]], extra: list[str],
-                                                    reason: str) -> None:
+def test_a_model_fault_is_a_failure_with_its_reason(
+    bundle: Path,
+    tmp_path: Path,
+    command: str,
+    case: str,
+    replies: Callable[[], list[ReplySpec]],
+    extra: list[str],
+    reason: str,
+) -> None:
     config = tmp_path / "okf.toml"
     config.write_text(CONFIG)
     with LoopbackServer(replies()) as server:
@@ -138,14 +168,14 @@ def test_a_model_fault_is_a_failure_with_its_reason(bundle: Path, tmp_path: Path
 
 
 @pytest.mark.parametrize("command", ["navigate", "ask"])
-def test_an_orchestrated_navigation_reports_a_model_fault_and_stops(bundle: Path, tmp_path: Path,
-                                                                    command: str) -> None:
+def test_an_orchestrated_navigation_reports_a_model_fault_and_stops(bundle: Path, tmp_path: Path, command: str) -> None:
     config = tmp_path / "okf.toml"
     config.write_text(CONFIG)
     refused = Reply(status=401, body='{"error": {"message": "Incorrect API key provided"}}')
     with LoopbackServer(rule=lambda request: refused) as server:
-        result = okf(command, str(bundle), "vacation days", "--json", *model_args(server.base_url, [], "auto"),
-                     config=config)
+        result = okf(
+            command, str(bundle), "vacation days", "--json", *model_args(server.base_url, [], "auto"), config=config
+        )
     data = json.loads(result.stdout)
     nav = data["navigation"] if command == "ask" else data
     orchestration = nav["orchestration"]
@@ -158,15 +188,26 @@ def test_an_orchestrated_navigation_reports_a_model_fault_and_stops(bundle: Path
 def test_an_unreachable_server_is_a_failure_with_its_reason(bundle: Path, tmp_path: Path, command: str) -> None:
     config = tmp_path / "okf.toml"
     config.write_text(CONFIG)
-    result = okf(command, str(bundle), "vacation days", "--quiet",
-                 *model_args(f"http://127.0.0.1:{_closed_port()}/v1", ["--timeout", "1"]), config=config)
+    result = okf(
+        command,
+        str(bundle),
+        "vacation days",
+        "--quiet",
+        *model_args(f"http://127.0.0.1:{_closed_port()}/v1", ["--timeout", "1"]),
+        config=config,
+    )
     assert result.exit_code == 1 and UNREACHABLE in result.stderr and "connection failed" in result.stderr
 
 
 def test_ask_json_says_failed_and_counts_the_call_the_deadline_cut(bundle: Path, tmp_path: Path) -> None:
     with LoopbackServer([Reply.hang_forever()] * 4) as server:
-        result = okf("ask", str(bundle), "vacation days", "--json",
-                     *model_args(server.base_url, ["--deadline", "1", "--timeout", "30"]))
+        result = okf(
+            "ask",
+            str(bundle),
+            "vacation days",
+            "--json",
+            *model_args(server.base_url, ["--deadline", "1", "--timeout", "30"]),
+        )
     data = json.loads(result.stdout)
     assert result.exit_code == 1 and data["failed"] is True and data["status"] == "abstained"
     nav = data["navigation"]
@@ -180,8 +221,14 @@ def test_a_hung_server_is_reported_well_within_the_deadline(bundle: Path, tmp_pa
     config = tmp_path / "okf.toml"
     config.write_text(CONFIG)
     with LoopbackServer([Reply.hang_forever()] * 4) as server:
-        result = okf("navigate", str(bundle), "vacation days", "--json",
-                     *model_args(server.base_url, ["--deadline", "60", "--timeout", "0.3"]), config=config)
+        result = okf(
+            "navigate",
+            str(bundle),
+            "vacation days",
+            "--json",
+            *model_args(server.base_url, ["--deadline", "60", "--timeout", "0.3"]),
+            config=config,
+        )
     data = json.loads(result.stdout)
     assert result.exit_code == 1 and data["stopped_by"] is None and data["stats"]["failures"] == 1
     assert data["stats"]["seconds"] < 10  # far inside the 60 s deadline
@@ -191,22 +238,28 @@ def test_a_hung_server_is_reported_well_within_the_deadline(bundle: Path, tmp_pa
 def test_a_trace_is_written_for_an_html_reply(bundle: Path, tmp_path: Path) -> None:
     trace = tmp_path / "walk.jsonl"
     with LoopbackServer([Reply.html()] * 2) as server:
-        result = okf("navigate", str(bundle), "vacation days", "--trace", str(trace),
-                     *model_args(server.base_url, []))
+        result = okf("navigate", str(bundle), "vacation days", "--trace", str(trace), *model_args(server.base_url, []))
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     assert result.exit_code == 1 and any(e["kind"] == "failure" and "HTML" in e["data"]["error"] for e in events)
 
 
 def test_an_unwritable_trace_path_fails_before_any_model_call(bundle: Path, tmp_path: Path) -> None:
     with LoopbackServer([Reply.hang_forever()]) as server:
-        result = okf("navigate", str(bundle), "vacation days", "--trace", str(tmp_path / "no" / "such" / "t.jsonl"),
-                     *model_args(server.base_url, []))
+        result = okf(
+            "navigate",
+            str(bundle),
+            "vacation days",
+            "--trace",
+            str(tmp_path / "no" / "such" / "t.jsonl"),
+            *model_args(server.base_url, []),
+        )
     assert result.exit_code == 2 and "cannot write the trace file" in result.stderr
     assert server.completions == []
 
 
-def test_an_echoed_key_never_reaches_the_cache_the_trace_or_the_output(bundle: Path, tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_echoed_key_never_reaches_the_cache_the_trace_or_the_output(
+    bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from okf.testing import echo_key_rule
 
     secret = "sk-okffault-ECHOED-0123456789"
@@ -215,10 +268,32 @@ def test_an_echoed_key_never_reaches_the_cache_the_trace_or_the_output(bundle: P
     monkeypatch.setenv("OKF_CACHE_DIR", str(cache))
     trace = tmp_path / "walk.jsonl"
     with LoopbackServer(rule=echo_key_rule()) as server:
-        result = okf("ask", str(bundle), "How many vacation days do new hires get?", "--json", "-v",
-                     "--model", "m", "--base-url", server.base_url, "--api-key-env", "OKF_FAULT_KEY")
-        navigated = okf("navigate", str(bundle), "How many vacation days do new hires get?", "--trace",
-                        str(trace), "--model", "m", "--base-url", server.base_url, "--api-key-env", "OKF_FAULT_KEY")
+        result = okf(
+            "ask",
+            str(bundle),
+            "How many vacation days do new hires get?",
+            "--json",
+            "-v",
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "OKF_FAULT_KEY",
+        )
+        navigated = okf(
+            "navigate",
+            str(bundle),
+            "How many vacation days do new hires get?",
+            "--trace",
+            str(trace),
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "OKF_FAULT_KEY",
+        )
     assert server.completions[0].headers["authorization"] == f"Bearer {secret}"  # the key was really sent
     assert result.exit_code == 0 and navigated.exit_code == 0 and "seen with key ***" in result.stdout
     stored = "".join(p.read_text() for p in cache.rglob("*.json"))
@@ -245,6 +320,7 @@ def test_the_mcp_ask_tool_reports_a_hung_model_as_failed_and_closes_its_reader(b
         answer, reader = anyio.run(ask, server.base_url)
     assert answer["failed"] is True and "before the deadline" in answer["reason"]
     assert answer["status"] == "abstained" and answer["usage"]["selector"]["failures"] == 1
+    assert answer["usage"]["planner"]["failures"] == 1  # the plan, too, is bounded by the deadline
     assert not reader._loops  # the server's lifespan closed the reader's connections when it stopped
 
 
@@ -288,17 +364,30 @@ print(json.dumps(results))
 
 def okf_commands(commands: list[list[str]], prefix: list[str]) -> list[tuple[int, str, str]]:
     """Several ``okf`` commands run in one process under ``prefix``: (exit status, stdout, stderr) each."""
-    done = subprocess.run([*prefix, sys.executable, "-c", _COMMANDS, json.dumps(commands)], check=True,
-                          capture_output=True, text=True, timeout=300, cwd=REPO,
-                          env={**os.environ, "OKF_RAISE_ERRORS": "0"})
+    done = subprocess.run(
+        [*prefix, sys.executable, "-c", _COMMANDS, json.dumps(commands)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env={**os.environ, "OKF_RAISE_ERRORS": "0"},
+    )
     return [(code, out, err) for code, out, err in json.loads(done.stdout)]
 
 
 def okf_process(*args: str, prefix: list[str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``okf ARGS`` in its own process (optionally under ``prefix``), as a user would run it."""
     command = [*(prefix or []), sys.executable, "-m", "okf", *args]
-    return subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout, cwd=REPO,
-                          env={**os.environ, "OKF_RAISE_ERRORS": "0"})
+    return subprocess.run(
+        command,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+        env={**os.environ, "OKF_RAISE_ERRORS": "0"},
+    )
 
 
 # case | the bundle path made unreadable | expected in `okf check` (code and message)
@@ -311,19 +400,23 @@ UNREADABLE: list[tuple[str, str, str]] = [
 
 
 @pytest.mark.parametrize("case, rel, expected", UNREADABLE, ids=[row[0] for row in UNREADABLE])
-def test_an_unreadable_file_or_folder_is_a_diagnostic_never_a_crash(tmp_path: Path, case: str, rel: str,
-                                                                     expected: str) -> None:
+def test_an_unreadable_file_or_folder_is_a_diagnostic_never_a_crash(
+    tmp_path: Path, case: str, rel: str, expected: str
+) -> None:
     prefix = _drop_permission_bypass()
     if prefix is None:
-        pytest.skip("cannot make a file unreadable here: running as root without setpriv to drop "
-                    "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)")
+        pytest.skip(
+            "cannot make a file unreadable here: running as root without setpriv to drop "
+            "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)"
+        )
     # No compile manifest unless that is the case: the bundle's id then hashes every file, the unreadable too.
     root = write_files(tmp_path / "b", {**GOOD, **({".okf/manifest.json": "{}"} if ".okf" in rel else {})})
     (root / rel).chmod(0)
     question = "How many vacation days do new hires get?"
     try:
-        checked, *answered = okf_commands([["check", str(root)], ["navigate", str(root), question],
-                                          ["ask", str(root), question]], prefix)
+        checked, *answered = okf_commands(
+            [["check", str(root)], ["navigate", str(root), question], ["ask", str(root), question]], prefix
+        )
     finally:
         (root / rel).chmod(0o755)
     # check: the bad file is an error naming it (so the bundle is not "conformant"); the rest is still read.
@@ -337,15 +430,18 @@ def test_an_unreadable_file_or_folder_is_a_diagnostic_never_a_crash(tmp_path: Pa
 def test_an_unreadable_bundle_root_is_a_clear_error(tmp_path: Path) -> None:
     prefix = _drop_permission_bypass()
     if prefix is None:
-        pytest.skip("cannot make a folder unreadable here: running as root without setpriv to drop "
-                    "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)")
+        pytest.skip(
+            "cannot make a folder unreadable here: running as root without setpriv to drop "
+            "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)"
+        )
     root = write_files(tmp_path / "b", GOOD)
     root.chmod(0)
     try:
         results = okf_commands([["check", str(root)], ["navigate", str(root), "vacation days"]], prefix)
         opening = f"import okf\ntry:\n    okf.open_bundle({str(root)!r})\nexcept okf.OKFError as exc:\n    print(exc)"
-        api = subprocess.run([*prefix, sys.executable, "-c", opening], check=False, capture_output=True,
-                             text=True, timeout=120, cwd=REPO)
+        api = subprocess.run(
+            [*prefix, sys.executable, "-c", opening], check=False, capture_output=True, text=True, timeout=120, cwd=REPO
+        )
     finally:
         root.chmod(0o755)
     for code, _, err in results:  # the command line refuses it as an argument
@@ -377,8 +473,9 @@ def test_a_file_name_no_path_can_name_is_reported_and_left_out(tmp_path: Path, c
 def test_a_link_with_a_thousand_path_components_is_only_a_broken_link(tmp_path: Path) -> None:
     deep = "/".join(["a"] * 1000) + ".md"
     climbing = "/".join([".."] * 1000) + "/etc/passwd"
-    root = write_files(tmp_path / "b", {"c.md": concept("Vacation days", f"Vacation days: [x]({deep}) and "
-                                                                         f"[y]({climbing}).")})
+    root = write_files(
+        tmp_path / "b", {"c.md": concept("Vacation days", f"Vacation days: [x]({deep}) and [y]({climbing}).")}
+    )
     checked = okf("check", str(root))
     assert checked.exit_code == 0 and "c.md:7: W101" in checked.stdout and "c.md:7: W102" in checked.stdout
     assert okf("navigate", str(root), "vacation days").exit_code == 0
@@ -389,13 +486,13 @@ def test_a_link_with_a_thousand_path_components_is_only_a_broken_link(tmp_path: 
     assert [link.exists for link in view.links] == [False, False]
 
 
-def test_a_directory_deeper_than_the_recursion_limit_is_walked(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_directory_deeper_than_the_recursion_limit_is_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from okf.bundle import Bundle
 
     bottom = "/".join(["d"] * 300)
-    root = write_files(tmp_path / "b", {f"{bottom}/c.md": concept("Deep", "At the bottom."),
-                                        "top.md": concept("Top", "At the top.")})
+    root = write_files(
+        tmp_path / "b", {f"{bottom}/c.md": concept("Deep", "At the bottom."), "top.md": concept("Top", "At the top.")}
+    )
     monkeypatch.setattr(sys, "getrecursionlimit", sys.getrecursionlimit)  # restored after the test
     sys.setrecursionlimit(len(inspect.stack()) + 150)  # far less than the 300 levels below
     try:
@@ -421,6 +518,7 @@ def test_oversized_and_malformed_concepts_are_diagnostics(tmp_path: Path) -> Non
 
 
 # --- compile: bounded on any input --------------------------------------------------------------------------
+
 
 def _sources(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
     return write_files(tmp_path / "src", {"guide.md": "# Guide\n\nVacation days are 25 a year.\n", **(extra or {})})
@@ -448,7 +546,11 @@ def test_compile_refuses_a_source_whose_one_section_check_would_reject(tmp_path:
     (src / "edge.txt").write_bytes(b"vacation " * (MAX_SOURCE_BYTES // 9 - 200))  # one line, just under
     out = tmp_path / "out"
     compiled = okf("compile", str(src), "-o", str(out))
-    assert compiled.exit_code == 0 and "skipped huge.txt:" in compiled.stderr and "over the 9.9 MB limit" in compiled.stderr
+    assert (
+        compiled.exit_code == 0
+        and "skipped huge.txt:" in compiled.stderr
+        and "over the 9.9 MB limit" in compiled.stderr
+    )
     checked = okf("check", str(out))
     assert checked.exit_code == 0 and "E005" not in checked.stdout  # the edge case became a concept check accepts
 
@@ -468,8 +570,10 @@ def test_compile_bounds_titles_to_what_check_accepts(tmp_path: Path) -> None:
 
 
 def test_html_text_that_looks_like_a_tag_stays_text(tmp_path: Path) -> None:
-    page = ("<html><body><h1>Notes</h1><p>Never paste &lt;script&gt;alert(1)&lt;/script&gt; into the wiki; "
-            "write <code>&lt;b&gt;</code> for bold.</p></body></html>")
+    page = (
+        "<html><body><h1>Notes</h1><p>Never paste &lt;script&gt;alert(1)&lt;/script&gt; into the wiki; "
+        "write <code>&lt;b&gt;</code> for bold.</p></body></html>"
+    )
     src = _sources(tmp_path, {"notes.html": page})
     out = tmp_path / "out"
     assert okf("compile", str(src), "-o", str(out), "-q").exit_code == 0
@@ -486,8 +590,9 @@ def test_one_notice_per_unreadable_pdf(tmp_path: Path) -> None:
     assert "invalid pdf header" not in compiled.stderr  # pypdf's own log is not okf's output
 
 
-def test_an_output_inside_the_sources_is_refused_however_it_is_spelled(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_output_inside_the_sources_is_refused_however_it_is_spelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     src = _sources(tmp_path)
     monkeypatch.chdir(tmp_path)
     result = okf("compile", "src", "-o", f"../{tmp_path.name}/src/out")
@@ -500,12 +605,20 @@ def _small_tmpfs(path: Path, size: str) -> bool:
     path.mkdir()
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return False
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], check=False,
-                          capture_output=True, timeout=30).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+            check=False,
+            capture_output=True,
+            timeout=30,
+        ).returncode
+        == 0
+    )
 
 
-def test_a_full_disk_is_a_clear_error_and_the_partial_tree_is_removed(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_disk_is_a_clear_error_and_the_partial_tree_is_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = {f"doc{i}.md": f"# Doc {i}\n\n" + "Vacation days and leave rules. " * 300 + "\n" for i in range(10)}
     src = write_files(tmp_path / "src", first)
     disk = tmp_path / "disk"
@@ -519,6 +632,7 @@ def test_a_full_disk_is_a_clear_error_and_the_partial_tree_is_removed(tmp_path: 
             import errno
 
             from okf.compile import write
+
             real, count = write.write_file, [0]
 
             def filling(root: str, path: str, content: bytes) -> None:
@@ -541,8 +655,10 @@ def test_a_full_disk_is_a_clear_error_and_the_partial_tree_is_removed(tmp_path: 
 def test_a_read_only_output_is_a_clear_error(tmp_path: Path) -> None:
     prefix = _drop_permission_bypass()
     if prefix is None:
-        pytest.skip("cannot make a folder read-only here: running as root without setpriv to drop "
-                    "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)")
+        pytest.skip(
+            "cannot make a folder read-only here: running as root without setpriv to drop "
+            "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)"
+        )
     src = _sources(tmp_path)
     parent = tmp_path / "ro"
     parent.mkdir()
@@ -557,12 +673,17 @@ def test_a_read_only_output_is_a_clear_error(tmp_path: Path) -> None:
 
 # --- interruptions and concurrency -------------------------------------------------------------------------
 
+
 def test_ctrl_c_during_a_model_call_says_interrupted(bundle: Path) -> None:
     with LoopbackServer([Reply.hang_forever()] * 4) as server:
-        process = subprocess.Popen([sys.executable, "-m", "okf", "ask", str(bundle), "vacation days",
-                                    *model_args(server.base_url, [])], cwd=REPO, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env={**os.environ, "OKF_RAISE_ERRORS": "0"})
+        process = subprocess.Popen(
+            [sys.executable, "-m", "okf", "ask", str(bundle), "vacation days", *model_args(server.base_url, [])],
+            cwd=REPO,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "OKF_RAISE_ERRORS": "0"},
+        )
         try:
             for _ in range(600):  # up to a minute for the interpreter to start and send its first call
                 if server.completions or process.poll() is not None:
@@ -591,6 +712,7 @@ def test_a_second_compile_of_the_same_output_is_refused_while_the_first_runs(tmp
 
 
 # --- output for people: one line per notice, names that exist, logs on request --------------------------------
+
 
 def test_a_source_name_with_a_newline_stays_on_one_line_of_output(tmp_path: Path) -> None:
     src = _sources(tmp_path)
@@ -635,8 +757,10 @@ def test_retries_show_with_v_and_nothing_shows_with_quiet(bundle: Path) -> None:
 def test_unreadable_sources_are_skipped_with_a_notice(tmp_path: Path) -> None:
     prefix = _drop_permission_bypass()
     if prefix is None:
-        pytest.skip("cannot make a file unreadable here: running as root without setpriv to drop "
-                    "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)")
+        pytest.skip(
+            "cannot make a file unreadable here: running as root without setpriv to drop "
+            "CAP_DAC_OVERRIDE (manual reproduction: docs/reliability.md)"
+        )
     src = _sources(tmp_path, {"secret.md": "# Secret\n\nHidden.\n", "locked/inner.md": "# Inner\n\nHidden.\n"})
     (src / "secret.md").chmod(0)
     (src / "locked").chmod(0)

@@ -32,10 +32,10 @@ Q_TRAVEL = "Who approves international travel?"
 Q_LATER = "Which approval does international travel need?"  # a related question the synthesis answers
 SOURCES = {
     "handbook/leave.md": "# Annual leave\n\nNew employees receive 15 days of paid time off per year.\n\n"
-                         "## Carryover\n\nUp to 5 unused days carry over to the next year.\n",
+    "## Carryover\n\nUp to 5 unused days carry over to the next year.\n",
     "policies/travel.md": "# Travel policy\n\nInternational travel requires written approval from the department "
-                          "vice president.\n\nDomestic travel is approved by the traveller's manager.\n\n"
-                          "Receipts are kept for seven years.\n",
+    "vice president.\n\nDomestic travel is approved by the traveller's manager.\n\n"
+    "Receipts are kept for seven years.\n",
 }
 
 
@@ -82,7 +82,8 @@ def test_save_writes_a_synthesis_check_finds_clean_and_the_next_walk_shortlists_
     assert meta.description and "vice president" in meta.description and meta.tags[0] == "synthesis"
     assert meta.extra["answer_status"] == "answered"
     assert [(s.resource, s.lines, s.sha256) for s in meta.sources] == [
-        ("/" + cited.path, (cited.start_line, cited.end_line), cited.sha256)]
+        ("/" + cited.path, (cited.start_line, cited.end_line), cited.sha256)
+    ]
     assert meta.generated is not None and meta.generated.by.startswith("okf/")
     assert meta.generated.at is not None and meta.generated.at.year == 2026
     assert (meta.generated.model_extra or {}).get("reader") == "offline"
@@ -90,8 +91,10 @@ def test_save_writes_a_synthesis_check_finds_clean_and_the_next_walk_shortlists_
     assert {link.path for link in links} == {cited.path}  # it links the concept it cites
     assert "## Sources" in concept.body and "/references/sources/policies/travel.md.txt:1-" in concept.body
 
-    assert "[Who approves international travel?](who-approves-international-travel.md) - " in \
-        (bundle / "syntheses" / "index.md").read_text()
+    assert (
+        "[Who approves international travel?](who-approves-international-travel.md) - "
+        in (bundle / "syntheses" / "index.md").read_text()
+    )
     root_index = (bundle / "index.md").read_text()
     assert root_index.count("](syntheses/index.md)") == 1 and "Saved answers: Who approves" in root_index
     log = (bundle / "log.md").read_text()
@@ -108,8 +111,9 @@ def test_save_writes_a_synthesis_check_finds_clean_and_the_next_walk_shortlists_
     assert entry.generated_by and entry.generated_at and entry.generated_at.startswith("2026-01-02")
 
 
-def test_a_later_answer_citing_the_synthesis_traces_it_to_the_raw_sources(bundle: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_later_answer_citing_the_synthesis_traces_it_to_the_raw_sources(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result, saved = saved_answer(bundle)
     later = ask(bundle, Q_LATER, reader=citing_all())
     line = next(s for s in later.sources if s.concept_id == saved.concept_id)
@@ -144,8 +148,11 @@ def test_saving_the_same_question_again_updates_it_in_place(bundle: Path) -> Non
     # An answer whose evidence changed since it was given is never saved (it would be stale at birth).
     result = ask(bundle, "  who APPROVES international travel ", reader=citing_all())
     assert any(c.receipt.path == first.path for c in result.citations)  # it cited the synthesis
-    changed = ask(bundle, "  who APPROVES international travel ",
-                  reader=ScriptedReader(answer="The vice president of the department approves it."))
+    changed = ask(
+        bundle,
+        "  who APPROVES international travel ",
+        reader=ScriptedReader(answer="The vice president of the department approves it."),
+    )
     assert save_answer(bundle, changed).action == "updated"  # the synthesis changes under the answer
     before = tree(bundle)
     with pytest.raises(BundleError, match=r"changed since the answer cited lines .*nothing was saved"):
@@ -172,8 +179,7 @@ def test_a_partial_answer_is_a_draft_and_an_abstention_is_not_saved(bundle: Path
     assert "Not saved: the answer abstained" in cli.stderr and tree(bundle) == before
 
 
-def test_a_recompile_keeps_the_synthesis_and_a_changed_source_makes_it_stale(tmp_path: Path,
-                                                                               monkeypatch) -> None:
+def test_a_recompile_keeps_the_synthesis_and_a_changed_source_makes_it_stale(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767312000")
     src, bundle = compiled(tmp_path)
     _, saved = saved_answer(bundle)
@@ -199,8 +205,7 @@ def test_a_recompile_keeps_the_synthesis_and_a_changed_source_makes_it_stale(tmp
     assert any(d.code == "W151" and "no longer in the bundle" in d.message for d in gone)
 
 
-def test_a_save_that_fails_mid_write_leaves_the_bundle_as_it_was(bundle: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_save_that_fails_mid_write_leaves_the_bundle_as_it_was(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     result = ask(bundle, Q_TRAVEL)
     before = tree(bundle)
     real = write.write_file
@@ -268,17 +273,23 @@ def test_cli_save_reports_the_path_and_json_carries_it(bundle: Path) -> None:
     assert cli.exit_code == 0, cli.stderr
     assert "Saved: created syntheses/who-approves-international-travel.md" in cli.stderr
     again = CliRunner().invoke(main, ["ask", str(bundle), Q_TRAVEL, "--save", "--json", "--quiet"])
-    assert json.loads(again.stdout)["saved"] == {"action": "updated",
-                                                 "path": "syntheses/who-approves-international-travel.md",
-                                                 "concept_id": "syntheses/who-approves-international-travel",
-                                                 "reason": None}
+    assert json.loads(again.stdout)["saved"] == {
+        "action": "updated",
+        "path": "syntheses/who-approves-international-travel.md",
+        "concept_id": "syntheses/who-approves-international-travel",
+        "reason": None,
+    }
     assert again.stderr == ""
 
 
 def test_a_hand_written_bundle_without_a_root_index_gets_none(tmp_path: Path) -> None:
-    root = write_files(tmp_path / "notes", {
-        "travel.md": "---\ntype: Note\ntitle: Travel\ndescription: Travel approvals.\n---\n# Travel\n\n"
-                     "International travel requires written approval from the department vice president.\n"})
+    root = write_files(
+        tmp_path / "notes",
+        {
+            "travel.md": "---\ntype: Note\ntitle: Travel\ndescription: Travel approvals.\n---\n# Travel\n\n"
+            "International travel requires written approval from the department vice president.\n"
+        },
+    )
     saved = save_answer(root, ask(root, Q_TRAVEL))
     assert saved.action == "created" and not (root / "index.md").exists()
     assert (root / "log.md").read_text().startswith("# Update log\n\n## ")
@@ -304,7 +315,9 @@ def test_the_loop_in_docs_is_a_real_run_on_harborview(tmp_path: Path) -> None:
     assert f"`{summary}`" in re.sub(r"in \S+s:", "in Ns:", doc)
     after = CliRunner().invoke(main, ["navigate", str(copy), related])
     shown = doc.split("with its trust shown:")[1].split("```\n")[1].rstrip("\n")
-    day = re.compile(r"\d{4}-\d{2}-\d{2}|\d+\.\d+s")
+    # Dates, times and the call count vary: angles walk concurrently, so how judged bodies fall into batches
+    # depends on which walk reaches a directory first (the shortlist and verdicts do not).
+    day = re.compile(r"\d{4}-\d{2}-\d{2}|\d+\.\d+s|\d+ calls")
     assert day.sub("X", after.stdout.rstrip("\n")) == day.sub("X", shown)
     assert "syntheses/who-approves-international-travel" in after.stdout
 

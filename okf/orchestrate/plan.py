@@ -12,7 +12,9 @@ the offline one, with every fallback and every dropped angle said in the trace.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from dataclasses import dataclass, field
 
 from okf.bundle import Bundle
@@ -64,22 +66,41 @@ def hints(bundle: Bundle, question: str, vocabulary: Vocabulary | None) -> PlanH
     return PlanHints(acronyms=dict(sorted(acronyms.items())), terms=list(dict.fromkeys(terms))[:HINT_TERMS])
 
 
-async def make_plan(reader: Reader, question: str, count: int | None, bundle: Bundle,
-                    vocabulary: Vocabulary | None, trace: TraceRecorder, *, single: bool = False,
-                    first: AngleRecord | None = None) -> Planned:
+def _loop_instant(deadline: float) -> float:
+    """``deadline``, a ``time.monotonic()`` instant, on the running event loop's clock."""
+    return asyncio.get_running_loop().time() + (deadline - time.monotonic())
+
+
+async def make_plan(
+    reader: Reader,
+    question: str,
+    count: int | None,
+    bundle: Bundle,
+    vocabulary: Vocabulary | None,
+    trace: TraceRecorder,
+    *,
+    single: bool = False,
+    first: AngleRecord | None = None,
+    deadline: float | None = None,
+) -> Planned:
     """Plan ``question`` (``count`` angles per part; None: the planner's choice), falling back as the module
     docstring says, and record the ``plan`` and ``angle`` events. ``single``: the question alone, unplanned.
-    ``first`` is the question's angle record when its walk started before the plan came."""
+    ``first`` is the question's angle record when its walk started before the plan came. ``deadline`` (a
+    ``time.monotonic()`` instant) bounds the planner's call: a plan not come by then has failed."""
     usage = Usage()
     fallback: str | None = None
     planner = reader.name
     parts: list[PlannedPart] = []
     if single:
-        return _records(question, [PlannedPart(question=question, angles=[])], "none (angles off)", None, usage,
-                        trace, first)
+        return _records(
+            question, [PlannedPart(question=question, angles=[])], "none (angles off)", None, usage, trace, first
+        )
     if isinstance(reader, Planner):
         try:
-            plan = await reader.plan(question, count, hints(bundle, question, vocabulary))
+            async with asyncio.timeout_at(None if deadline is None else _loop_instant(deadline)):
+                plan = await reader.plan(question, count, hints(bundle, question, vocabulary))
+        except TimeoutError:
+            plan = Plan(failed=True, error="no plan came before the deadline", usage=Usage(calls=1, failures=1))
         except DeadlineExceeded as exc:
             plan = Plan(failed=True, error=str(exc), usage=getattr(exc, "usage", None) or Usage(calls=1, failures=1))
         except OKFError as exc:  # readers report failures in the result; tolerate one that raises anyway
@@ -100,8 +121,15 @@ async def make_plan(reader: Reader, question: str, count: int | None, bundle: Bu
     return _records(question, parts, planner, fallback, usage, trace, first)
 
 
-def _records(question: str, parts: list[PlannedPart], planner: str, fallback: str | None, usage: Usage,
-             trace: TraceRecorder, first: AngleRecord | None = None) -> Planned:
+def _records(
+    question: str,
+    parts: list[PlannedPart],
+    planner: str,
+    fallback: str | None,
+    usage: Usage,
+    trace: TraceRecorder,
+    first: AngleRecord | None = None,
+) -> Planned:
     """Part and angle records, the question itself first (``first``, when its walk already started; part 0 when
     the question has several parts), duplicates dropped (and said; the same text twice is one angle)."""
     records: list[PartRecord] = [PartRecord(index=n, question=p.question) for n, p in enumerate(parts, start=1)]
@@ -130,6 +158,12 @@ def _records(question: str, parts: list[PlannedPart], planner: str, fallback: st
         add(part.question, "subquestion" if several else "rephrasing", n)  # the part as asked
         for angle in part.angles:
             add(angle.text, angle.origin, n)
-    trace.add("plan", None, planner=planner, parts=[p.question for p in records], fallback=fallback,
-              angles=len([a for a in angles if a.note is None]))
+    trace.add(
+        "plan",
+        None,
+        planner=planner,
+        parts=[p.question for p in records],
+        fallback=fallback,
+        angles=len([a for a in angles if a.note is None]),
+    )
     return Planned(records, angles, planner, fallback, usage)

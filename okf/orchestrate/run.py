@@ -92,8 +92,17 @@ class State:
 class Orchestrator:
     """One orchestrated navigation of ``sources`` for ``question``; :meth:`run` returns the result."""
 
-    def __init__(self, sources: list[Source], question: str, reader: Reader, budgets: Budgets,
-                 count: int | None, progress: Progress | None = None, *, single: bool = False) -> None:
+    def __init__(
+        self,
+        sources: list[Source],
+        question: str,
+        reader: Reader,
+        budgets: Budgets,
+        count: int | None,
+        progress: Progress | None = None,
+        *,
+        single: bool = False,
+    ) -> None:
         self.single = single  # angles off: the question alone, one round (several bundles)
         self.sources = sources
         self.question = question
@@ -108,8 +117,9 @@ class Orchestrator:
         self.shared = Shared(slot_limit=limit if isinstance(limit, int) and limit > 0 else None)
         self.judgments = Judgments(question)
         self.state = State(opened=[set() for _ in sources])
-        self.report = Orchestration(angles_setting="off" if single else str(count) if count else "auto",
-                                    planner=reader.name)
+        self.report = Orchestration(
+            angles_setting="off" if single else str(count) if count else "auto", planner=reader.name
+        )
         self.usage: dict[str, Usage] = {}
 
     # -- the loop --------------------------------------------------------------------------------------
@@ -117,9 +127,19 @@ class Orchestrator:
     async def run(self) -> NavigationResult:
         primary = self.sources[0]
         question = AngleRecord(id="a1", text=self.question, origin="question", part=1, round=0)
-        planning = asyncio.ensure_future(make_plan(primary.reader, self.question, self.count, primary.bundle,
-                                                   primary.vocabulary, self.trace, single=self.single,
-                                                   first=question))
+        planning = asyncio.ensure_future(
+            make_plan(
+                primary.reader,
+                self.question,
+                self.count,
+                primary.bundle,
+                primary.vocabulary,
+                self.trace,
+                single=self.single,
+                first=question,
+                deadline=self.started + self.budgets.deadline_s,
+            )
+        )
         await asyncio.sleep(0)  # a planner that needs no model call (offline) has planned now
         if planning.done():
             jobs, later = self._planned(planning.result()), None
@@ -195,12 +215,24 @@ class Orchestrator:
         self.state.walks += len(jobs)
         for job, walk, result in zip(jobs, walks, results):
             self._collect(job, walk, result)
-        self.report.rounds.append(RoundRecord(round=number, angles=[j.angle.id for j in jobs], state="insufficient",
-                                              bodies=self.shared.bodies,
-                                              seconds=round(time.monotonic() - round_started, 6)))
+        self.report.rounds.append(
+            RoundRecord(
+                round=number,
+                angles=[j.angle.id for j in jobs],
+                state="insufficient",
+                bodies=self.shared.bodies,
+                seconds=round(time.monotonic() - round_started, 6),
+            )
+        )
 
-    def _start(self, jobs: list[Job], number: int, budgets: Budgets, walks: list[Walk],
-               tasks: list[asyncio.Task[NavigationResult]]) -> None:
+    def _start(
+        self,
+        jobs: list[Job],
+        number: int,
+        budgets: Budgets,
+        walks: list[Walk],
+        tasks: list[asyncio.Task[NavigationResult]],
+    ) -> None:
         """Start the walks of ``jobs`` in round ``number`` (their angles join what the judge and selector read)."""
         self.judgments.walking += [job.angle for job in jobs]
         for job in jobs:
@@ -212,17 +244,25 @@ class Orchestrator:
             root = self.sources[job.source].root
             if len(self.sources) > 1 and root not in job.angle.bundles:
                 job.angle.bundles.append(root)
-            self.trace.add("angle", None, id=job.angle.id, text=job.angle.text, origin=job.angle.origin,
-                           part=job.angle.part, round=number, family=job.angle.family,
-                           **({"bundle": root} if len(self.sources) > 1 else {}),
-                           **({"source": job.angle.source} if job.angle.source else {}))
+            self.trace.add(
+                "angle",
+                None,
+                id=job.angle.id,
+                text=job.angle.text,
+                origin=job.angle.origin,
+                part=job.angle.part,
+                round=number,
+                family=job.angle.family,
+                **({"bundle": root} if len(self.sources) > 1 else {}),
+                **({"source": job.angle.source} if job.angle.source else {}),
+            )
         for job in jobs:
             source = self.sources[job.source]
             view = AngleView(source.reader, self.judgments, job.angle, source.root)
-            recorder = TraceRecorder(self.progress, events=self.events, start=self.started,
-                                     tag={"angle": job.angle.id})
-            walk = Walk(source.bundle, job.angle.text, view, budgets, shared=self.shared, start=job.start,
-                        trace=recorder)
+            recorder = TraceRecorder(self.progress, events=self.events, start=self.started, tag={"angle": job.angle.id})
+            walk = Walk(
+                source.bundle, job.angle.text, view, budgets, shared=self.shared, start=job.start, trace=recorder
+            )
             walks.append(walk)
             tasks.append(asyncio.ensure_future(walk.run()))
             self.state.walked_in.setdefault(job.angle.text, set()).add(job.source)
@@ -241,8 +281,11 @@ class Orchestrator:
         source = self.sources[job.source]
         self.state.results.append(result)
         self.state.opened[job.source] |= walk.opened
-        self.state.judged |= {(source.root, e.path) for e in result.trace
-                              if e.kind == "verdict" and e.path and e.data.get("angle") == job.angle.id}
+        self.state.judged |= {
+            (source.root, e.path)
+            for e in result.trace
+            if e.kind == "verdict" and e.path and e.data.get("angle") == job.angle.id
+        }
         job.angle.bodies = result.stats.bodies_judged
         job.angle.stopped_by = result.stopped_by
         for role, usage in result.stats.usage.items():
@@ -260,8 +303,7 @@ class Orchestrator:
             found = self.state.found[key]
             if found.bundle == source.root:
                 found.answers = self.judgments.answers_of(found.bundle, found.entry.receipt.sha256)
-        job.angle.relevant = [k[1] for k in self.state.order
-                              if job.angle.id in self.state.found[k].answers]
+        job.angle.relevant = [k[1] for k in self.state.order if job.angle.id in self.state.found[k].answers]
 
     def _spend(self, role: str, usage: Usage, counted: bool = False) -> None:
         self.usage[role] = self.usage.get(role, Usage()) + usage
@@ -275,16 +317,30 @@ class Orchestrator:
         return [self.state.found[k] for k in self.state.order]
 
     def _check(self) -> Check:
-        check = cross_check(self.question, self.report.parts, self.report.angles, self._found(),
-                            self.sources[0].vocabulary, [s.vocabulary for s in self.sources[1:]])
+        check = cross_check(
+            self.question,
+            self.report.parts,
+            self.report.angles,
+            self._found(),
+            self.sources[0].vocabulary,
+            [s.vocabulary for s in self.sources[1:]],
+        )
         self.report.parts = check.parts
         last = self.report.rounds[-1]
         last.state, last.why, last.signals = check.state, check.why, check.signals
         last.relevant = sum(f.relevant for f in self._found())
         if self.report.escalations and self.report.escalations[-1].resolved is None:
             self.report.escalations[-1].resolved = check.state != "suspicious"
-        self.trace.add("round", None, round=last.round, state=check.state, why=check.why, signals=check.signals,
-                       relevant=last.relevant, bodies=self.shared.bodies)
+        self.trace.add(
+            "round",
+            None,
+            round=last.round,
+            state=check.state,
+            why=check.why,
+            signals=check.signals,
+            relevant=last.relevant,
+            bodies=self.shared.bodies,
+        )
         return check
 
     def _next(self, check: Check) -> list[Job] | None:
@@ -296,10 +352,12 @@ class Orchestrator:
         spent = self._spent_budget()
         if spent:
             return self._stop("budget", f"the {spent} budget ran out")
-        failed = sum(r.stats.failures for r in self.state.results[-len(self.report.rounds[-1].angles):])
+        failed = sum(r.stats.failures for r in self.state.results[-len(self.report.rounds[-1].angles) :])
         if failed and not any(f.relevant for f in self._found()):
-            return self._stop("failed", f"{failed} model call result(s) failed and nothing relevant was found: "
-                              "the bundle was not fully read")
+            return self._stop(
+                "failed",
+                f"{failed} model call result(s) failed and nothing relevant was found: the bundle was not fully read",
+            )
         if check.state == "suspicious":
             if self.state.escalated:
                 return self._stop("suspicious", "still suspicious after one composite escalation round")
@@ -310,8 +368,11 @@ class Orchestrator:
             return self._stop("suspicious", "suspicious, and no other source family nor angle left to try")
         nothing = not any(f.relevant for f in self._found())
         if nothing and self.state.alternate_tried:
-            return self._stop("boundary", "no angle found relevant evidence, in this family nor in another: the "
-                              "answer does not seem to be in the bundle")
+            return self._stop(
+                "boundary",
+                "no angle found relevant evidence, in this family nor in another: the "
+                "answer does not seem to be in the bundle",
+            )
         room = SOFT_CAP - self.state.walks
         jobs = self._insufficient(check, room)
         if nothing and room - len(jobs) > 0:
@@ -321,8 +382,9 @@ class Orchestrator:
         if room <= 0:
             return self._stop("cap", f"the soft cap of {SOFT_CAP} walks was reached")
         if nothing:
-            return self._stop("exhausted", "no angle found relevant evidence, and no other angle or source "
-                              "family was left to try")
+            return self._stop(
+                "exhausted", "no angle found relevant evidence, and no other angle or source family was left to try"
+            )
         return self._stop("exhausted", "no new angle was left to try")
 
     def _spent_budget(self) -> str | None:
@@ -352,8 +414,15 @@ class Orchestrator:
             if fresh and gap:
                 # Each concept yields its bridges once: a later round hops from what is left unread of it and
                 # from evidence found since.
-                hops, done = second_hops(part.question, fresh, gap, self.sources[0].vocabulary, self.state.tried,
-                                         self._resolves, only=self._resolves)
+                hops, done = second_hops(
+                    part.question,
+                    fresh,
+                    gap,
+                    self.sources[0].vocabulary,
+                    self.state.tried,
+                    self._resolves,
+                    only=self._resolves,
+                )
                 self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
                 for text, came_from in hops:
                     jobs += self._hop_jobs(self._angle(text, "second_hop", part.index, came_from), room - len(jobs))
@@ -388,10 +457,17 @@ class Orchestrator:
         for n, source in enumerate(self.sources):
             targets = resolve(source.bundle, angle.text)
             if targets:
-                jobs.append(Job(angle, n, Start(directories=(), concepts=tuple(
-                    (p, (k,), angle.source or "") for k, p in enumerate(targets)))))
+                jobs.append(
+                    Job(
+                        angle,
+                        n,
+                        Start(
+                            directories=(), concepts=tuple((p, (k,), angle.source or "") for k, p in enumerate(targets))
+                        ),
+                    )
+                )
         angle.family = "titles"
-        jobs = jobs[:max(0, room)]
+        jobs = jobs[: max(0, room)]
         if not jobs:
             angle.note = "not walked: the walk cap was reached"
         return jobs
@@ -399,53 +475,73 @@ class Orchestrator:
     def _jobs(self, angle: AngleRecord, room: int) -> list[Job]:
         if angle not in self.report.angles:
             self.report.angles.append(angle)
-        jobs = [Job(angle, n) for n in range(len(self.sources))][:max(0, room)]
+        jobs = [Job(angle, n) for n in range(len(self.sources))][: max(0, room)]
         if not jobs:
             angle.note = "not walked: the walk cap was reached"
         return jobs
 
     def _angle(self, text: str, origin: str, part: int, source: str | None, family: str = "") -> AngleRecord:
-        angle = AngleRecord(id=f"a{len(self.report.angles) + 1}", text=text, origin=origin, part=part, round=0,
-                            source=source, family=family)
+        angle = AngleRecord(
+            id=f"a{len(self.report.angles) + 1}",
+            text=text,
+            origin=origin,
+            part=part,
+            round=0,
+            source=source,
+            family=family,
+        )
         self.report.angles.append(angle)
         return angle
 
     def _families(self, axes: tuple[str, ...], text: str) -> list[Family]:
         walked_in = self.state.walked_in.get(text, set())
-        return families([s.bundle for s in self.sources], self._found(), self.state.judged, walked_in,
-                        self.state.opened, axes)
+        return families(
+            [s.bundle for s in self.sources], self._found(), self.state.judged, walked_in, self.state.opened, axes
+        )
 
     def _escalation(self, check: Check, cap: int) -> list[Job]:
         """One walk per source family available (composite), asking the whole question again there."""
         text = self.question
         jobs: list[Job] = []
-        for family in self._families(AXES, text)[:max(0, cap - self.state.walks)]:
-            angle = self._angle(text, "escalation", 0 if len(self.report.parts) > 1 else 1, family.came_from,
-                                family.axis)
+        for family in self._families(AXES, text)[: max(0, cap - self.state.walks)]:
+            angle = self._angle(
+                text, "escalation", 0 if len(self.report.parts) > 1 else 1, family.came_from, family.axis
+            )
             jobs.append(Job(angle, family.source, family.start))
         if jobs:
             self.state.escalated = True
-            record = EscalationRecord(round=len(self.report.rounds) + 1, axes=[j.angle.family for j in jobs],
-                                      why=list(check.why), angles=[j.angle.id for j in jobs])
+            record = EscalationRecord(
+                round=len(self.report.rounds) + 1,
+                axes=[j.angle.family for j in jobs],
+                why=list(check.why),
+                angles=[j.angle.id for j in jobs],
+            )
             self.report.escalations.append(record)
-            self.trace.add("escalation", None, round=record.round, axes=record.axes, why=record.why,
-                           angles=record.angles)
+            self.trace.add(
+                "escalation", None, round=record.round, axes=record.axes, why=record.why, angles=record.angles
+            )
         return jobs
 
     def _alternate(self, room: int) -> list[Job]:
         """Nothing found anywhere: the whole question in the other families (bundles, unopened groups)."""
         jobs: list[Job] = []
         for family in self._families(("bundle", "groups"), self.question)[:room]:
-            angle = self._angle(self.question, "escalation", 0 if len(self.report.parts) > 1 else 1,
-                                family.came_from, family.axis)
+            angle = self._angle(
+                self.question, "escalation", 0 if len(self.report.parts) > 1 else 1, family.came_from, family.axis
+            )
             jobs.append(Job(angle, family.source, family.start))
         if jobs:
             self.state.alternate_tried = True
-            record = EscalationRecord(round=len(self.report.rounds) + 1, axes=[j.angle.family for j in jobs],
-                                      why=["no angle found relevant evidence"], angles=[j.angle.id for j in jobs])
+            record = EscalationRecord(
+                round=len(self.report.rounds) + 1,
+                axes=[j.angle.family for j in jobs],
+                why=["no angle found relevant evidence"],
+                angles=[j.angle.id for j in jobs],
+            )
             self.report.escalations.append(record)
-            self.trace.add("escalation", None, round=record.round, axes=record.axes, why=record.why,
-                           angles=record.angles)
+            self.trace.add(
+                "escalation", None, round=record.round, axes=record.axes, why=record.why, angles=record.angles
+            )
         return jobs
 
     def _stop(self, stop: str, reason: str) -> None:

@@ -62,7 +62,7 @@ Angles = str | int | None
 
 def open_bundles(bundle: BundleInput | Sequence[BundleInput]) -> list[Bundle]:
     """One bundle, or several (a list or tuple), opened; ConfigError for an empty list or a bundle given twice."""
-    given = list(bundle) if isinstance(bundle, list | tuple) else [bundle]
+    given: list[BundleInput] = list(bundle) if isinstance(bundle, list | tuple) else [bundle]  # type: ignore[list-item]
     if not given:
         raise ConfigError("no bundle was given", fix="pass a bundle path, or a list of them")
     opened = [b if isinstance(b, Bundle) else Bundle.open(b) for b in given]

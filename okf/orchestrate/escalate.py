@@ -52,12 +52,12 @@ def families(
     out: list[Family] = []
     if "cited" in axes:
         for n, bundle in enumerate(bundles):
-            seeds = [
+            cited = [
                 (f"{c}.md", f.entry.path) for f in found if f.relevant and f.bundle == roots[n] for c in f.entry.cites
             ]
-            start = _concepts(bundle, seeds, judged, roots[n])
+            start = _concepts(bundle, cited, judged, roots[n])
             if start:
-                out.append(Family("cited", n, start, ", ".join(dict.fromkeys(s for _, s in seeds))))
+                out.append(Family("cited", n, start, ", ".join(dict.fromkeys(s for _, s in cited))))
     if "links" in axes:
         for n, bundle in enumerate(bundles):
             seeds: list[tuple[str, str]] = []

@@ -74,7 +74,7 @@ def second_hops(
     return out, done
 
 
-def _in_scope(f: Found, body, scope: list[Unit]) -> bool:  # type: ignore[no-untyped-def]
+def _in_scope(f: Found, body, scope: list[Unit]) -> bool:
     """The evidence says one of the question's telling names (in its title, path or body)."""
     head = Field.of(" ".join([f.concept.title, f.entry.path.replace("/", " ").replace("-", " ")]))
     return any(head.has_unit(u) or body.has_unit(u) for u in scope)
@@ -98,7 +98,7 @@ def _new_words(name: str, asked: set[str]) -> str:
     return " ".join(words)
 
 
-def _passage(body, units: list[Unit]) -> list[int]:  # type: ignore[no-untyped-def]
+def _passage(body, units: list[Unit]) -> list[int]:
     """Sentences of ``body`` saying a unit of the question, in order (all sentences when none does)."""
     places = sorted({n for u in units for n in body.sentences_with(u)})
     return places or list(range(len(body.sentences)))

@@ -138,7 +138,7 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
     )
 
 
-def _stopped_by(run: Orchestrator):  # type: ignore[no-untyped-def]
+def _stopped_by(run: Orchestrator):
     """The navigation budget that ended the orchestration, if one did (the walks' own stops otherwise)."""
     spent = run._spent_budget()
     if spent is not None:

@@ -148,14 +148,14 @@ class Orchestrator:
             self.report.angles = [question]
             jobs = [Job(question, n, self._named_start(question, n)) for n in range(len(self.sources))]
             later = self._join(planning, question)
-        check: Check | None = None
         while True:
             await self._round(jobs, later)
             later = None
             check = self._check()
-            jobs = self._next(check)
-            if jobs is None:
+            more = self._next(check)
+            if more is None:
                 break
+            jobs = more
         return assemble(self, check)
 
     def _planned(self, planned: Planned) -> list[Job]:
@@ -346,33 +346,40 @@ class Orchestrator:
     def _next(self, check: Check) -> list[Job] | None:
         """The next round's walks, or None after recording the stop."""
         if self.single:
-            return self._stop("off", "angles off: the question was walked once in each bundle")
+            self._stop("off", "angles off: the question was walked once in each bundle")
+            return None
         if check.state == "sufficient":
-            return self._stop("sufficient", "the angles converge: every part has relevant evidence")
+            self._stop("sufficient", "the angles converge: every part has relevant evidence")
+            return None
         spent = self._spent_budget()
         if spent:
-            return self._stop("budget", f"the {spent} budget ran out")
+            self._stop("budget", f"the {spent} budget ran out")
+            return None
         failed = sum(r.stats.failures for r in self.state.results[-len(self.report.rounds[-1].angles) :])
         if failed and not any(f.relevant for f in self._found()):
-            return self._stop(
+            self._stop(
                 "failed",
                 f"{failed} model call result(s) failed and nothing relevant was found: the bundle was not fully read",
             )
+            return None
         if check.state == "suspicious":
             if self.state.escalated:
-                return self._stop("suspicious", "still suspicious after one composite escalation round")
+                self._stop("suspicious", "still suspicious after one composite escalation round")
+                return None
             jobs = self._escalation(check, HARD_CAP)
             jobs += self._insufficient(check, min(SOFT_CAP, HARD_CAP - len(jobs)) - self.state.walks)
             if jobs:
                 return jobs
-            return self._stop("suspicious", "suspicious, and no other source family nor angle left to try")
+            self._stop("suspicious", "suspicious, and no other source family nor angle left to try")
+            return None
         nothing = not any(f.relevant for f in self._found())
         if nothing and self.state.alternate_tried:
-            return self._stop(
+            self._stop(
                 "boundary",
                 "no angle found relevant evidence, in this family nor in another: the "
                 "answer does not seem to be in the bundle",
             )
+            return None
         room = SOFT_CAP - self.state.walks
         jobs = self._insufficient(check, room)
         if nothing and room - len(jobs) > 0:
@@ -380,12 +387,15 @@ class Orchestrator:
         if jobs:
             return jobs
         if room <= 0:
-            return self._stop("cap", f"the soft cap of {SOFT_CAP} walks was reached")
+            self._stop("cap", f"the soft cap of {SOFT_CAP} walks was reached")
+            return None
         if nothing:
-            return self._stop(
+            self._stop(
                 "exhausted", "no angle found relevant evidence, and no other angle or source family was left to try"
             )
-        return self._stop("exhausted", "no new angle was left to try")
+            return None
+        self._stop("exhausted", "no new angle was left to try")
+        return None
 
     def _spent_budget(self) -> str | None:
         b = self.budgets
@@ -545,9 +555,9 @@ class Orchestrator:
         return jobs
 
     def _stop(self, stop: str, reason: str) -> None:
+        """Record why the orchestration stops; the caller returns None (no further round)."""
         self.report.stop = stop  # type: ignore[assignment]
         self.report.stop_reason = reason
-        return None
 
 
 def entry_of(found: Found) -> ShortlistEntry:

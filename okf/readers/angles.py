@@ -347,8 +347,8 @@ def granularity(text: str, vocabulary: Vocabulary | None) -> tuple[str, str]:
         heaviest = max(plain, key=lambda u: (u.weight, -known.index(u)), default=None)
         return " ".join([s.text for s in spans] + ([heaviest.word] if heaviest else [])), ""
     rare = [u.word for u in known if u.weight > median]
-    named = [s for s in name_spans(text) if s.text]
-    broad = " ".join(u.word for u in plain) if named and len(plain) >= 2 else ""
+    has_names = any(s.text for s in name_spans(text))
+    broad = " ".join(u.word for u in plain) if has_names and len(plain) >= 2 else ""
     return (" ".join(rare) if rare and len(rare) < len(parsed.units) else ""), broad
 
 

@@ -77,8 +77,10 @@ def parse_plan(text: str) -> list[PlannedPart]:
                 continue
             origin = str(item.get("origin", "")).strip().lower() if isinstance(item, dict) else ""
             read.append(
-                PlannedAngle(text=" ".join(angle.split()), origin=origin if origin in PLANNED_ORIGINS else "rephrasing")
-            )  # type: ignore[arg-type]
+                PlannedAngle.model_validate(
+                    {"text": " ".join(angle.split()), "origin": origin if origin in PLANNED_ORIGINS else "rephrasing"}
+                )
+            )
         question = " ".join(question.split())
         if not any(a.text == question for a in read):
             read.insert(0, PlannedAngle(text=question, origin="question" if len(parts) == 1 else "subquestion"))

@@ -460,8 +460,8 @@ def offline_rule(vocabulary: Any = None) -> Rule:
                 "missing": draft.missing,
             }
         if task == "decompose":
-            parts = [synthesis.Part(**p) for p in payload["items"]]
-            return {"groups": [list(g) for g in synthesis.split_offline(parts, int(payload["budget_tokens"]))]}
+            pieces = [synthesis.Part(**p) for p in payload["items"]]
+            return {"groups": [list(g) for g in synthesis.split_offline(pieces, int(payload["budget_tokens"]))]}
         if task == "leaf":
             extract = synthesis.extract_offline(
                 str(payload.get("question", "")), [Evidence(**e) for e in payload["evidence"]]

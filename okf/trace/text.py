@@ -269,7 +269,8 @@ def render_tree(
 
 def orchestration_line(event: dict[str, Any]) -> str:
     """One orchestration event in words; a shape this version does not know is shown as its JSON."""
-    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    raw = event.get("data")
+    data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     kind = event.get("kind")
     text = None
     if kind == "plan" and isinstance(data.get("parts"), list):

@@ -12,6 +12,10 @@ from okf.readers.base import Usage
 # (CompileOptions.max_chars): one setting, so a judge reads every concept okf compiles whole.
 JUDGE_WINDOW_CHARS = 6000
 
+# The angles setting of navigate, ask and eval when none is given (okf.settings.NavigationSettings: help, the
+# flags and MCP arguments; okf.orchestrate.parse_angles reads it).
+DEFAULT_ANGLES = "auto"
+
 StopReason = Literal["bodies", "shortlist", "depth", "calls", "tokens", "deadline"]
 
 

@@ -1,20 +1,135 @@
 """One source of truth per option: a setting is declared once, as a pydantic field with its default, bounds
-and help text (``Budgets``, ``ReaderConfig``, ``CompileOptions``), and every surface is generated from it.
+and help text, and every surface is generated from it. The budgets, reader options and compile options are
+fields of the models that use them (``Budgets``, ``ReaderConfig``, ``CompileOptions``); the options of one
+command or tool are fields of the models below (``NavigationSettings`` for ``angles``, ``AnswerSettings``,
+``ComplianceSettings``, ``ToolSettings``, ``CheckSettings``, ``EvalSettings``, ``TraceSettings``,
+``ExportSettings``), whose defaults are the library's own constants where a library function takes the option.
 
 ``Setting`` reads a field; ``okf.cli.options`` turns settings into click options, ``okf.mcp.server`` into
-tool argument types, and ``settings_table`` into the markdown tables of docs/ (a test keeps the docs, the CLI
+tool argument types, and ``settings_table`` into the markdown tables of docs/ (tests keep the docs, the CLI
 and the MCP schemas in step with the fields). No surface restates a default or a bound.
+
+Options that stay hand-written in okf/cli, and why: paths and names with no default (``--output``, ``--title``,
+``--model``, ``--base-url``, ``--contract`` ...: nothing to bound or restate), on/off flags, ``-v`` (a count of
+flags) and ``--json``/``--quiet`` (okf.cli.common, the same on every command).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from annotated_types import Ge, Gt
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
+
+from okf.answer.pipeline import DEFAULT_EVIDENCE_TOKENS, DEFAULT_SYNTHESIS, Synthesis
+from okf.compliance.pipeline import MAX_REQUIREMENTS
+from okf.eval.questions import DEFAULT_SEED
+from okf.limits import FANOUT
+from okf.models import DEFAULT_ANGLES
+from okf.orchestrate.run import HARD_CAP, SOFT_CAP
+from okf.readers.angles import AUTO_ANGLES
+from okf.readers.planning import MAX_ANGLES
+from okf.requirements.sections import Mode
+from okf.trace.text import Only
+
+
+class NavigationSettings(BaseModel):
+    """How navigate, ask and eval walk a bundle, beside the budgets (okf.models.Budgets)."""
+
+    angles: str = Field(
+        default=DEFAULT_ANGLES,
+        description=f"auto: plan {AUTO_ANGLES} to {MAX_ANGLES} angles (rephrasings, viewpoints, granularity, the "
+        "bundle's vocabulary; a question asking several things split into parts), walk them in parallel, "
+        f"cross-check, follow second hops and escalate, within {SOFT_CAP} walks ({HARD_CAP} at most); "
+        f"N (1 to {MAX_ANGLES}): N angles per part; off: one walk of the question as asked.",
+    )
+
+
+class AnswerSettings(BaseModel):
+    """How ask reads the evidence navigation found (okf.answer)."""
+
+    evidence_tokens: int = Field(
+        default=DEFAULT_EVIDENCE_TOKENS,
+        ge=1,
+        description="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
+        "not fit is read by recursive synthesis (see synthesis).",
+    )
+    synthesis: Synthesis = Field(
+        default=DEFAULT_SYNTHESIS,
+        description="auto: recursive synthesis only when the shortlist exceeds evidence_tokens; single: one "
+        "prompt, cutting what does not fit (said in the caveats); recursive: always through leaf workers.",
+    )
+
+
+class ComplianceSettings(BaseModel):
+    """okf requirements and okf comply (okf.requirements, okf.compliance) and their MCP tools."""
+
+    mode: Mode = Field(
+        default="auto",
+        description="auto: sections over 4,000 characters skeleton-then-fill, others one call; single: one call "
+        "per section; dense: skeleton-then-fill for all.",
+    )
+    max_requirements: int = Field(
+        default=MAX_REQUIREMENTS,
+        ge=1,
+        description="Applicable requirements judged at most; the rest are listed as not judged.",
+    )
+    max_results: int = Field(default=100, ge=1, description="Most requirements to return.")
+
+
+class ToolSettings(BaseModel):
+    """Limits on what the MCP tools read_concept and check return (okf.mcp.tools)."""
+
+    max_bytes: int = Field(default=20_000, ge=1, description="Most UTF-8 bytes of numbered body text to return.")
+    max_diagnostics: int = Field(default=50, ge=1, description="Most diagnostics to return (errors first).")
+
+
+class CheckSettings(BaseModel):
+    """okf check (okf.checker)."""
+
+    fanout: int = Field(default=FANOUT, ge=1, description="Warn (W120) when a directory lists more entries than this.")
+
+
+class EvalSettings(BaseModel):
+    """Which questions okf eval runs and how many at once (okf.eval)."""
+
+    limit: int | None = Field(default=None, ge=1, description="Evaluate only the first N questions (after sample).")
+    sample: int | None = Field(
+        default=None, ge=1, description="Evaluate a random sample of N questions, fixed by seed, kept in file order."
+    )
+    seed: int = Field(default=DEFAULT_SEED, description="Seed of sample.")
+    parallel: int = Field(
+        default=1,
+        ge=1,
+        description="Questions navigated at once (worth raising with a model endpoint; concurrency still caps "
+        "the model calls in flight over all of them).",
+    )
+
+
+class TraceSettings(BaseModel):
+    """What okf trace shows of a walk (okf.trace)."""
+
+    depth: int | None = Field(
+        default=None,
+        ge=0,
+        description="Show N directory levels below the root; deeper directories are summed up on one line.",
+    )
+    only: Only | None = Field(
+        default=None, description="Show only the paths to relevant (or partial) concepts, or only failures."
+    )
+
+
+class ExportSettings(BaseModel):
+    """okf export (okf.export)."""
+
+    max_bytes: int | None = Field(
+        default=None,
+        ge=1,
+        description="Cap llms-full.txt at N bytes: whole concepts in signpost order, the cut stated at its end.",
+    )
 
 
 @dataclass(frozen=True)
@@ -42,8 +157,20 @@ class Setting:
         return self.field.get_default(call_default_factory=True)
 
     @property
+    def choices(self) -> tuple[str, ...]:
+        """The values a ``Literal`` field allows (``X | None`` gives X's), else ()."""
+        annotation = self.field.annotation
+        for option in (annotation, *get_args(annotation)):
+            if get_origin(option) is Literal:
+                return tuple(str(value) for value in get_args(option))
+        return ()
+
+    @property
     def kind(self) -> type:
-        """``int``, ``float``, ``bool`` or ``str``: the type a flag parses (``X | None`` gives ``X``)."""
+        """``int``, ``float``, ``bool`` or ``str``: the type a flag parses (``X | None`` gives ``X``; a
+        ``Literal`` of words gives ``str``)."""
+        if self.choices:
+            return str
         annotation = self.field.annotation
         for kind in (bool, int, float, str):
             if annotation is kind or kind in getattr(annotation, "__args__", ()):
@@ -68,14 +195,18 @@ class Setting:
         return self.field.description
 
     def default_text(self) -> str:
-        """The default as people read it: ``120``, ``400000``, ``6000``, ``60``."""
+        """The default as people read it: ``120``, ``400000``, ``6000``, ``60``; ``none`` for none."""
         value = self.default
+        if value is None:
+            return "none"
         if isinstance(value, float) and value.is_integer():
             return str(int(value))
         return str(value)
 
     def bound_text(self) -> str:
-        """``at least 1``, ``above 0`` or ``-``."""
+        """``at least 1``, ``above 0``, ``auto, single or recursive`` (the words a choice allows) or ``-``."""
+        if self.choices:
+            return ", ".join(self.choices[:-1]) + " or " + self.choices[-1]
         bound, exclusive = self.minimum
         if bound is None:
             return "-"
@@ -84,7 +215,7 @@ class Setting:
 
     def help(self) -> str:
         """Help text with the default, as a flag and a tool argument show it."""
-        if self.kind is bool:
+        if self.kind is bool or self.default is None:
             return self.description
         return f"{self.description.rstrip('.')} (default {self.default_text()})."
 
@@ -116,7 +247,7 @@ def argument_type(setting: Setting) -> Any:
     """``setting`` as a tool argument type: ``Annotated[int, Field(ge=1, description=...)]`` (MCP schemas)."""
     bound, exclusive = setting.minimum
     bounds = {} if bound is None else {"gt": bound} if exclusive else {"ge": bound}
-    return Annotated[setting.kind, Field(description=setting.help(), **bounds)]  # type: ignore[call-overload]
+    return Annotated[setting.field.annotation, Field(description=setting.help(), **bounds)]  # type: ignore[call-overload]
 
 
 def _budgets() -> tuple[Setting, ...]:
@@ -150,6 +281,19 @@ READER_TABLE = (
 )
 READER_FLAGS = ("timeout", "concurrency")
 READER_SETTINGS: tuple[Setting, ...] = _reader_settings()
+ANGLES = Setting(NavigationSettings, "angles", metavar="auto|N|off")
+EVIDENCE_TOKENS = Setting(AnswerSettings, "evidence_tokens", metavar="TOKENS")
+SYNTHESIS = Setting(AnswerSettings, "synthesis")
+MODE = Setting(ComplianceSettings, "mode")
+MAX_REQUIREMENTS_SETTING = Setting(ComplianceSettings, "max_requirements")
+MAX_RESULTS = Setting(ComplianceSettings, "max_results")
+MAX_BYTES = Setting(ToolSettings, "max_bytes", metavar="BYTES")
+MAX_DIAGNOSTICS = Setting(ToolSettings, "max_diagnostics")
+CHECK_FANOUT = Setting(CheckSettings, "fanout")
+EVAL_SETTINGS: tuple[Setting, ...] = tuple(Setting(EvalSettings, name) for name in EvalSettings.model_fields)
+TRACE_DEPTH = Setting(TraceSettings, "depth")
+TRACE_ONLY = Setting(TraceSettings, "only", metavar="relevant|failures")
+EXPORT_MAX_BYTES = Setting(ExportSettings, "max_bytes", metavar="BYTES")
 # The okf.compile.CompileOptions fields okf compile takes as flags (imported only when asked: compile is heavy).
 COMPILE_FLAGS = ("max_words", "max_chars", "fanout")
 
@@ -163,4 +307,16 @@ def doc_tables() -> dict[str, str]:
         "settings:budgets": settings_table(BUDGETS, mcp=MCP_BUDGETS),
         "settings:reader": settings_table(READER_SETTINGS, cli=READER_FLAGS),
         "settings:compile": settings_table(compile_settings),
+        "settings:navigation": settings_table([ANGLES], mcp=["angles"]),
+        "settings:answer": settings_table([EVIDENCE_TOKENS, SYNTHESIS], mcp=["evidence_tokens", "synthesis"]),
+        "settings:compliance": settings_table(
+            [MODE, MAX_REQUIREMENTS_SETTING, MAX_RESULTS],
+            cli=["mode", "max_requirements"],
+            mcp=["max_requirements", "max_results"],
+        ),
+        "settings:mcp": settings_table([MAX_BYTES, MAX_DIAGNOSTICS], cli=(), mcp=["max_bytes", "max_diagnostics"]),
+        "settings:check": settings_table([CHECK_FANOUT]),
+        "settings:eval": settings_table(EVAL_SETTINGS),
+        "settings:trace": settings_table([TRACE_DEPTH, TRACE_ONLY]),
+        "settings:export": settings_table([EXPORT_MAX_BYTES]),
     }

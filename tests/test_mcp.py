@@ -226,9 +226,9 @@ async def bad_arguments_are_tool_errors(client: ClientSession) -> None:
     assert "start_line" in await call_error(
         client, "read_concept", bundle="harbor", concept="policies/leave", start_line=999
     )
-    assert "max_bytes must be positive" in await call_error(
-        client, "read_concept", bundle="harbor", concept="policies/leave", max_bytes=0
-    )
+    # The limits' bounds are the okf.settings fields': the SDK refuses before okf runs.
+    refused = await call_error(client, "read_concept", bundle="harbor", concept="policies/leave", max_bytes=0)
+    assert "max_bytes" in refused and "greater than or equal to 1" in refused
     for tool in ("navigate", "ask"):
         assert "question is empty" in await call_error(client, tool, bundle="harbor", question="  ")
         # The schema's bounds are the Budgets fields' (okf.settings): the SDK refuses before okf runs.
@@ -242,7 +242,10 @@ async def bad_arguments_are_tool_errors(client: ClientSession) -> None:
     assert "subject_text is empty" in await call_error(client, "comply", bundle="harbor", subject_text=" ")
     assert "names no directory" in await call_error(client, "requirements", bundle="harbor", under="nowhere/")
     assert "PathEscapeError" in await call_error(client, "requirements", bundle="harbor", under="../..")
-    assert "max_results must be positive" in await call_error(client, "requirements", bundle="harbor", max_results=0)
+    refused = await call_error(client, "requirements", bundle="harbor", max_results=0)
+    assert "max_results" in refused and "greater than or equal to 1" in refused
+    refused = await call_error(client, "comply", bundle="harbor", subject_text="x", max_requirements=0)
+    assert "max_requirements" in refused and "greater than or equal to 1" in refused
     assert "valid integer" in await call_error(
         client, "read_concept", bundle="harbor", concept="policies/leave", max_bytes="lots"
     )

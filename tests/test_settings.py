@@ -123,3 +123,64 @@ def test_a_budget_below_its_bound_names_the_bound() -> None:
     with pytest.raises(ConfigError, match="deadline_s must be positive, got 0"):
         make_budgets({"deadline_s": 0})
     assert ReaderConfig.model_fields["timeout"].default == Setting(ReaderConfig, "timeout").default
+
+
+def _all_settings() -> list[Setting]:
+    from okf import settings
+
+    found = [*BUDGETS, *READER_SETTINGS, *compile_settings(), *settings.EVAL_SETTINGS]
+    found += [value for value in vars(settings).values() if isinstance(value, Setting)]
+    return found
+
+
+def _options(group: click.Group, prefix: str = "") -> list[tuple[str, click.Option]]:
+    found: list[tuple[str, click.Option]] = []
+    for name, cmd in group.commands.items():
+        if isinstance(cmd, click.Group):
+            found += _options(cmd, f"{prefix}{name} ")
+        else:
+            found += [(prefix + name, p) for p in cmd.params if isinstance(p, click.Option)]
+    return found
+
+
+def test_every_option_with_a_default_a_bound_or_choices_is_a_setting() -> None:
+    """No flag restates a default, a bound or a list of choices by hand: each such option is made from a field.
+    Left out: on/off flags, and -v (a count of flags, the same on every command)."""
+    helps = {(s.name, s.help()) for s in _all_settings()}
+    handwritten = []
+    for command, option in _options(main):
+        if option.is_flag or option.count or option.name is None:
+            continue
+        kind = option.type
+        shaped = isinstance(kind, click.IntRange | click.FloatRange | click.Choice) or kind in (click.INT, click.FLOAT)
+        default = None if option.default is getattr(click.core, "UNSET", None) else option.default
+        if (shaped or default not in (None, False)) and (option.name, option.help) not in helps:
+            handwritten.append(f"okf {command} {option.opts[0]}")
+    assert not handwritten, f"options declared by hand, not from okf.settings: {handwritten}"
+
+
+def test_every_mcp_argument_with_a_default_is_a_setting() -> None:
+    """Each tool argument with a default (bar the empty string, False and None of optional ones) is a field of
+    okf.settings: its schema's description is the field's help text and its default the field's."""
+    fields = {(s.name, s.help(), s.default) for s in _all_settings()}
+    tools = asyncio.run(build_server(BundleSet({})).list_tools())
+    handwritten = []
+    for tool in tools:
+        for key, schema in tool.input_schema["properties"].items():
+            if schema.get("default") in (None, "", False, "subject"):
+                continue
+            if (key, schema.get("description"), schema["default"]) not in fields:
+                handwritten.append(f"{tool.name}.{key}")
+    assert not handwritten, f"MCP arguments declared by hand, not from okf.settings: {handwritten}"
+
+
+def test_a_choice_setting_is_a_click_choice_and_an_mcp_enum() -> None:
+    from okf.settings import SYNTHESIS
+
+    param = _params("ask")["synthesis"]
+    assert list(param.type.choices) == ["auto", "single", "recursive"] == list(SYNTHESIS.choices)  # type: ignore[attr-defined]
+    assert param.default == SYNTHESIS.default == "auto"
+    refused = CliRunner().invoke(main, ["ask", "bundles/harborview", "q", "--synthesis", "sometimes"])
+    assert refused.exit_code == 2 and "sometimes" in refused.output
+    tools = {tool.name: tool for tool in asyncio.run(build_server(BundleSet({})).list_tools())}
+    assert tools["ask"].input_schema["properties"]["synthesis"]["enum"] == ["auto", "single", "recursive"]

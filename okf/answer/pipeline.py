@@ -10,7 +10,7 @@ import asyncio
 import time
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from okf.answer.evidence import (
     BundleSet,
@@ -28,6 +28,7 @@ from okf.bundle import Bundle
 from okf.contract.load import ContractInput
 from okf.errors import ConfigError, OKFError
 from okf.models import (
+    DEFAULT_ANGLES,
     AnswerResult,
     Budgets,
     Citation,
@@ -44,10 +45,12 @@ from okf.readers.synthesis import Synthesizer
 from okf.text.words import clip
 
 DEFAULT_EVIDENCE_TOKENS = 12_000
-SYNTHESIS_MODES = ("auto", "single", "recursive")
+Synthesis = Literal["auto", "single", "recursive"]
+SYNTHESIS_MODES: tuple[str, ...] = get_args(Synthesis)
+DEFAULT_SYNTHESIS: Synthesis = "auto"
 
 
-def _check(question: str, evidence_tokens: int, synthesis: str = "auto") -> str:
+def _check(question: str, evidence_tokens: int, synthesis: str = DEFAULT_SYNTHESIS) -> str:
     if not isinstance(question, str) or not question.strip():
         raise ConfigError("the question is empty", fix='ask a question in words, e.g. "How are refunds handled?"')
     if isinstance(evidence_tokens, bool) or not isinstance(evidence_tokens, int) or evidence_tokens <= 0:
@@ -94,8 +97,8 @@ async def ask_async(
     evidence_tokens: int = DEFAULT_EVIDENCE_TOKENS,
     progress: Progress | None = None,
     contract: ContractInput | None = None,
-    synthesis: str = "auto",
-    angles: str | int | None = "auto",
+    synthesis: str = DEFAULT_SYNTHESIS,
+    angles: str | int | None = DEFAULT_ANGLES,
 ) -> AnswerResult:
     """A grounded, cited answer to ``question`` from ``bundle`` (or several bundles), or an abstention that
     says why.
@@ -313,8 +316,8 @@ def ask(
     evidence_tokens: int = DEFAULT_EVIDENCE_TOKENS,
     progress: Progress | None = None,
     contract: ContractInput | None = None,
-    synthesis: str = "auto",
-    angles: str | int | None = "auto",
+    synthesis: str = DEFAULT_SYNTHESIS,
+    angles: str | int | None = DEFAULT_ANGLES,
 ) -> AnswerResult:
     """Synchronous :func:`ask_async`; call that one instead from inside a running event loop."""
     try:

@@ -8,8 +8,7 @@ from typing import IO, Any
 
 import click
 
-from okf.answer import DEFAULT_EVIDENCE_TOKENS, ask
-from okf.answer.pipeline import SYNTHESIS_MODES
+from okf.answer import ask
 from okf.answer.render import (
     render_answer,
     render_facts,
@@ -38,14 +37,14 @@ from okf.cli.options import (
     budgets_from_options,
     reader_from_options,
     reader_options,
+    settings_options,
 )
 from okf.contract import load_contract
 from okf.errors import ConfigError, OKFError
 from okf.models import AnswerResult
 from okf.navigator import make_budgets
 from okf.navigator.api import open_bundles
-
-_POSITIVE = click.IntRange(min=1)
+from okf.settings import EVIDENCE_TOKENS, SYNTHESIS
 
 
 def _open_log(path: str) -> IO[str]:
@@ -110,23 +109,7 @@ def log_record(result: AnswerResult, corpus_id: str | None) -> dict[str, Any]:
     help="Append one JSON line per question to FILE (time, question, corpus_id, status, cited ids, "
     "usage totals). Without a compile manifest the corpus id costs a pass over the bundle's files.",
 )
-@click.option(
-    "--evidence-tokens",
-    type=_POSITIVE,
-    default=DEFAULT_EVIDENCE_TOKENS,
-    show_default=True,
-    help="Evidence given to the answerer at most, in tokens estimated as characters / 4; what does "
-    "not fit is read by recursive synthesis (see --synthesis).",
-)
-@click.option(
-    "--synthesis",
-    type=click.Choice(SYNTHESIS_MODES),
-    default="auto",
-    show_default=True,
-    help="auto: recursive synthesis only when the shortlist exceeds --evidence-tokens; single: one "
-    "prompt, cutting what does not fit (said in the caveats); recursive: always through leaf "
-    "workers.",
-)
+@settings_options(EVIDENCE_TOKENS, SYNTHESIS)
 @click.option(
     "--trace",
     "trace_file",

@@ -8,21 +8,16 @@ from okf.bundle import Bundle
 from okf.checker import check
 from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
 from okf.cli.contract import run_contract_check
+from okf.cli.options import settings_options
 from okf.cli.progress import StageProgress
-from okf.limits import FANOUT
+from okf.settings import CHECK_FANOUT
 
 
 @click.command("check")
 @click.argument("bundle", type=click.Path(path_type=str))
 @json_option
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too, not only on errors.")
-@click.option(
-    "--fanout",
-    type=click.IntRange(min=1),
-    default=FANOUT,
-    show_default=True,
-    help="Warn (W120) when a directory lists more entries than this.",
-)
+@settings_options(CHECK_FANOUT)
 @click.option(
     "--contract",
     "contract",

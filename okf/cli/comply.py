@@ -24,15 +24,16 @@ from okf.cli.options import (
     extract_model_option,
     reader_config_from_options,
     reader_options,
+    settings_options,
 )
 from okf.compliance import SubjectText, comply
-from okf.compliance.pipeline import MAX_REQUIREMENTS
 from okf.compliance.render import render_result
 from okf.errors import ConfigError
 from okf.navigator import make_budgets
 from okf.readers.factory import make_reader
 from okf.requirements.cache import ExtractionCache
 from okf.requirements.sections import extractor_identity
+from okf.settings import MAX_REQUIREMENTS_SETTING
 
 
 @click.command("comply")
@@ -60,13 +61,7 @@ from okf.requirements.sections import extractor_identity
     help="What to check (with --bundle it steers navigation; with --requirements the model's "
     "applicability decisions see it).",
 )
-@click.option(
-    "--max-requirements",
-    type=click.IntRange(min=1),
-    default=MAX_REQUIREMENTS,
-    show_default=True,
-    help="Applicable requirements judged at most; the rest are listed as not judged.",
-)
+@settings_options(MAX_REQUIREMENTS_SETTING)
 @json_option
 @budget_options
 @reader_options

@@ -24,12 +24,14 @@ from okf.cli.options import (
     budgets_from_options,
     reader_from_options,
     reader_options,
+    settings_options,
 )
 from okf.cli.progress import StageProgress
 from okf.errors import ConfigError
-from okf.eval import DEFAULT_SEED, EvalQuestion, QuestionResult, evaluate
+from okf.eval import EvalQuestion, QuestionResult, evaluate
 from okf.eval.render import render
 from okf.models import NavigationResult
+from okf.settings import EVAL_SETTINGS
 from okf.trace.load import walk_file_name
 
 
@@ -43,24 +45,7 @@ from okf.trace.load import walk_file_name
     is_flag=True,
     help="Also print one line per question, and model retries and failures on stderr as they happen.",
 )
-@click.option(
-    "--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N questions (after --sample)."
-)
-@click.option(
-    "--sample",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Evaluate a random sample of N questions, fixed by --seed, kept in file order.",
-)
-@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Seed of --sample.")
-@click.option(
-    "--parallel",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Questions navigated at once (worth raising with a model endpoint; --concurrency still "
-    "caps the model calls in flight over all of them).",
-)
+@settings_options(*EVAL_SETTINGS)
 @click.option(
     "--walks",
     "walks_dir",

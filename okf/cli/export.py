@@ -7,8 +7,10 @@ from datetime import date
 import click
 
 from okf.cli.common import emit_json, json_option, notice, printable, quiet_option
+from okf.cli.options import settings_options
 from okf.errors import ConfigError
 from okf.export import ExportReport, export_llms_txt, export_site
+from okf.settings import EXPORT_MAX_BYTES
 
 
 def _as_of(value: str | None) -> date | None:
@@ -79,13 +81,7 @@ def command() -> None:
     metavar="URL",
     help="Make links absolute under URL (where DIR will be served); default relative links.",
 )
-@click.option(
-    "--max-bytes",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="N",
-    help="Cap llms-full.txt at N bytes: whole concepts in signpost order, the cut stated at its end.",
-)
+@settings_options(EXPORT_MAX_BYTES)
 @_AS_OF
 @_TITLE
 @json_option

@@ -11,7 +11,7 @@ import click
 from okf.readers.base import Reader
 from okf.readers.config import ReaderConfig
 from okf.readers.factory import make_reader
-from okf.settings import BUDGETS, COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS, Setting
+from okf.settings import ANGLES, BUDGETS, COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS, Setting
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,13 +37,27 @@ def setting_option(setting: Setting, *, default: Any = None) -> Callable[[F], F]
     """
     bound, exclusive = setting.minimum
     kind: Any = setting.kind
-    if kind is int:
+    if setting.choices:
+        kind = click.Choice(setting.choices)
+    elif kind is int:
         kind = click.IntRange(min=None if bound is None else int(bound), min_open=exclusive)
     elif kind is float:
         kind = click.FloatRange(min=bound, min_open=exclusive)
+    metavar = "|".join(setting.choices) if setting.choices and setting.metavar == "N" else setting.metavar
     return click.option(
-        setting.cli_flag, setting.name, type=kind, default=default, metavar=setting.metavar, help=setting.help()
+        setting.cli_flag, setting.name, type=kind, default=default, metavar=metavar, help=setting.help()
     )
+
+
+def settings_options(*settings: Setting) -> Callable[[F], F]:
+    """The click options of ``settings`` (okf.settings), each defaulting to its field's default."""
+
+    def decorate(f: F) -> F:
+        for setting in reversed(settings):
+            f = setting_option(setting, default=setting.default)(f)
+        return f
+
+    return decorate
 
 
 _OPTIONS = [
@@ -219,27 +233,17 @@ def compile_settings() -> tuple[Setting, ...]:
 
 def compile_setting_options(f: F) -> F:
     """``--max-words``, ``--max-chars`` and ``--fanout`` of ``okf compile``, from okf.compile.CompileOptions."""
-    for setting in reversed(compile_settings()):
-        f = setting_option(setting, default=setting.default)(f)
-    return f
+    return settings_options(*compile_settings())(f)
 
 
 def angles_option(f: F) -> F:
-    """``--angles auto|N|off``: multi-angle orchestration of navigation (docs/navigate.md, "Angles")."""
-    return click.option(
-        "--angles",
-        default="auto",
-        show_default=True,
-        metavar="auto|N|off",
-        help="auto: plan 3 to 5 angles (rephrasings, viewpoints, granularity, the bundle's vocabulary; a "
-        "question asking several things split into parts), walk them in parallel, cross-check, follow second "
-        "hops and escalate, within 8 walks (12 at most); N: N angles per part; off: one walk of the question "
-        "as asked.",
-    )(f)
+    """``--angles auto|N|off``: multi-angle orchestration of navigation (okf.settings.NavigationSettings;
+    docs/navigate.md, "Angles")."""
+    return setting_option(ANGLES, default=ANGLES.default)(f)
 
 
 def angles_from_options(options: dict[str, Any]) -> str:
     """Pop ``--angles`` out of ``options`` and check it (a usage error naming the fix when bad)."""
     from okf.orchestrate import parse_angles
 
-    return str(parse_angles(options.pop("angles", "auto")))
+    return str(parse_angles(options.pop("angles", ANGLES.default)))

@@ -17,13 +17,14 @@ from okf.cli.common import (
     setup_logging,
     verbose_option,
 )
-from okf.cli.options import extract_model_option, reader_config_from_options, reader_options
+from okf.cli.options import extract_model_option, reader_config_from_options, reader_options, settings_options
 from okf.cli.progress import StageProgress
 from okf.readers.factory import make_reader
 from okf.requirements import extract_requirements, write_requirements
 from okf.requirements.cache import ExtractionCache
 from okf.requirements.render import render_requirement, render_summary
 from okf.requirements.sections import extractor_identity
+from okf.settings import MODE
 
 
 @click.command("requirements")
@@ -42,14 +43,7 @@ from okf.requirements.sections import extractor_identity
     default=None,
     help="Write one requirement per line to FILE (atomically); stdout then gets the summary.",
 )
-@click.option(
-    "--mode",
-    type=click.Choice(["auto", "single", "dense"]),
-    default="auto",
-    show_default=True,
-    help="auto: sections over 4,000 characters skeleton-then-fill, others one call; single: one call "
-    "per section; dense: skeleton-then-fill for all.",
-)
+@settings_options(MODE)
 @json_option
 @reader_options
 @extract_model_option

@@ -8,6 +8,8 @@ import sys
 import click
 
 from okf.cli.common import json_option, notice, quiet_option
+from okf.cli.options import settings_options
+from okf.settings import TRACE_DEPTH, TRACE_ONLY
 from okf.trace import load_walk, render_tree
 from okf.trace.tree import fold
 
@@ -36,18 +38,7 @@ def color_wanted(color: bool | None, stream: object) -> bool:
     default=None,
     help="Bundle to read receipt lines from for --html (default: the one the file names).",
 )
-@click.option(
-    "--depth",
-    type=click.IntRange(min=0),
-    default=None,
-    help="Show N directory levels below the root; deeper directories are summed up on one line.",
-)
-@click.option(
-    "--only",
-    type=click.Choice(["relevant", "failures"]),
-    default=None,
-    help="Show only the paths to relevant (or partial) concepts, or only failures.",
-)
+@settings_options(TRACE_DEPTH, TRACE_ONLY)
 @click.option("--color/--no-color", default=None, help="Colours (default: only when stdout is a terminal).")
 @json_option
 @quiet_option

@@ -12,7 +12,7 @@ from okf.errors import ConfigError, OKFError
 from okf.eval.gold import GoldIndex
 from okf.eval.questions import DEFAULT_SEED, EvalQuestion, load_questions, pick
 from okf.eval.report import EvalReport, IndexStats, QuestionResult, score, summarize
-from okf.models import Budgets, NavigationResult
+from okf.models import DEFAULT_ANGLES, Budgets, NavigationResult
 from okf.readers.base import Reader, aclose
 
 Progress = Callable[[int, int, QuestionResult], None]
@@ -43,7 +43,7 @@ async def evaluate_async(
     progress: Progress | None = None,
     gold_index: GoldIndex | None = None,
     on_walk: WalkSink | None = None,
-    angles: str | int | None = "auto",
+    angles: str | int | None = DEFAULT_ANGLES,
 ) -> EvalReport:
     """Evaluate ``bundle`` (a Bundle or a path) on ``questions`` (a list or a questions.jsonl path).
 
@@ -106,7 +106,7 @@ async def _evaluate(
     gold_index: GoldIndex | None,
     on_walk: WalkSink | None,
     started: float,
-    angles: str = "auto",
+    angles: str = DEFAULT_ANGLES,
 ) -> EvalReport:
     from okf.navigator import navigate_async
 
@@ -180,7 +180,7 @@ def evaluate(
     progress: Progress | None = None,
     gold_index: GoldIndex | None = None,
     on_walk: WalkSink | None = None,
-    angles: str | int | None = "auto",
+    angles: str | int | None = DEFAULT_ANGLES,
 ) -> EvalReport:
     """Synchronous :func:`evaluate_async` (same arguments); not for use inside a running event loop."""
 

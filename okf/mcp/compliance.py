@@ -10,8 +10,9 @@ from okf.errors import ConfigError
 from okf.mcp.tools import BundleSet, positive
 from okf.requirements import Requirement, extract_requirements_async
 from okf.requirements.model import ExtractionStats, SectionFailure
+from okf.settings import MAX_RESULTS
 
-DEFAULT_MAX_RESULTS = 100
+DEFAULT_MAX_RESULTS: int = MAX_RESULTS.default  # okf.settings.ComplianceSettings
 
 
 class RequirementList(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
@@ -22,10 +22,8 @@ from okf._version import __version__
 from okf.compliance import ComplianceResult
 from okf.errors import OKFError
 from okf.mcp import compliance
-from okf.mcp.compliance import DEFAULT_MAX_RESULTS, RequirementList
+from okf.mcp.compliance import RequirementList
 from okf.mcp.tools import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_DIAGNOSTICS,
     BundleList,
     BundleSet,
     CheckSummary,
@@ -34,14 +32,23 @@ from okf.mcp.tools import (
 )
 from okf.models import AnswerResult, NavigationResult
 from okf.readers.base import aclose
-from okf.settings import BUDGETS, argument_type
+from okf.settings import (
+    ANGLES,
+    BUDGETS,
+    EVIDENCE_TOKENS,
+    MAX_BYTES,
+    MAX_DIAGNOSTICS,
+    MAX_REQUIREMENTS_SETTING,
+    MAX_RESULTS,
+    SYNTHESIS,
+    argument_type,
+)
 
 # Argument types live at module level: the SDK resolves the (string) annotations in module globals.
 BundleName = Annotated[str, Field(description="A bundle name from list_bundles.")]
 Directory = Annotated[str, Field(description="Bundle-relative directory, e.g. 'contracts/msa/'; '' is the root.")]
 ConceptRef = Annotated[str, Field(description="A concept id ('policies/leave') or path ('policies/leave.md').")]
 Question = Annotated[str, Field(description="The question, in plain words.")]
-MaxBytes = Annotated[int, Field(description="Most UTF-8 bytes of numbered body text to return.")]
 StartLine = Annotated[
     int | None,
     Field(
@@ -49,40 +56,37 @@ StartLine = Annotated[
         "previous call); default: the body's first line."
     ),
 ]
-# The budget arguments are generated from okf.models.Budgets (okf.settings): one default, bound and help text.
+# The option arguments are generated from the pydantic fields of okf.settings (okf.models.Budgets and the
+# settings models): one default, bound and help text for the flags, these schemas and the docs tables.
 _BUDGET = {setting.name: setting for setting in BUDGETS}
 if TYPE_CHECKING:  # made at run time (schema: default, bound, help); to a type checker, the field's type
     MaxBodies = int
     MaxShortlist = int
     DeadlineS = float
+    Angles = str
+    EvidenceTokens = int
+    Synthesis = str
+    MaxBytes = int
+    MaxDiagnostics = int
+    MaxResults = int
+    MaxRequirements = int
 else:
     MaxBodies = argument_type(_BUDGET["max_bodies"])
     MaxShortlist = argument_type(_BUDGET["max_shortlist"])
     DeadlineS = argument_type(_BUDGET["deadline_s"])
+    Angles = argument_type(ANGLES)
+    EvidenceTokens = argument_type(EVIDENCE_TOKENS)
+    Synthesis = argument_type(SYNTHESIS)
+    MaxBytes = argument_type(MAX_BYTES)
+    MaxDiagnostics = argument_type(MAX_DIAGNOSTICS)
+    MaxResults = argument_type(MAX_RESULTS)
+    MaxRequirements = argument_type(MAX_REQUIREMENTS_SETTING)
 IncludeTrace = Annotated[bool, Field(description="Include every step of the walk (large).")]
-EvidenceTokens = Annotated[
-    int | None, Field(description="Token budget for the evidence shown to the answerer (default 12000).")
-]
-Synthesis = Annotated[
-    Literal["auto", "single", "recursive"],
-    Field(
-        description="How evidence larger than evidence_tokens is read: auto (recursive synthesis only then; default), "
-        "single (one prompt, what does not fit is cut), recursive (always through leaf workers)."
-    ),
-]
 Save = Annotated[
     bool,
     Field(
         description="File an answered or partial answer into the bundle as a Synthesis "
         "concept (syntheses/<slug>.md) that later questions can find."
-    ),
-]
-Angles = Annotated[
-    str,
-    Field(
-        description="auto (default): the question also asked in other ways (angles), walked in "
-        "parallel, cross-checked, with second hops and escalations, within 8 "
-        "walks; '1' to '5': that many angles per part; off: one walk as asked."
     ),
 ]
 OtherBundles = Annotated[
@@ -91,7 +95,6 @@ OtherBundles = Annotated[
         description="More bundle names to read beside `bundle`, each a source family; receipts then name the bundle."
     ),
 ]
-MaxDiagnostics = Annotated[int, Field(description="Most diagnostics to return (errors first).")]
 ContractData = Annotated[
     dict[str, Any] | None,
     Field(
@@ -107,11 +110,9 @@ Under = Annotated[
         "e.g. 'policies/'; '' is the whole bundle."
     ),
 ]
-MaxResults = Annotated[int, Field(description="Most requirements to return.")]
 SubjectBody = Annotated[str, Field(description="The text of the document to check (a contract, a policy, ...).")]
 SubjectName = Annotated[str, Field(description="A name for the subject, shown in the citations.")]
 CheckQuestion = Annotated[str, Field(description="What to check; steers navigation when under is empty.")]
-MaxRequirements = Annotated[int | None, Field(description="Applicable requirements judged at most (default 200).")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 # navigate and ask may call the configured model, whose replies can differ between calls.
@@ -178,7 +179,7 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
 
     @server.tool(annotations=READ_ONLY)
     async def read_concept(
-        bundle: BundleName, concept: ConceptRef, max_bytes: MaxBytes = DEFAULT_MAX_BYTES, start_line: StartLine = None
+        bundle: BundleName, concept: ConceptRef, max_bytes: MaxBytes = MAX_BYTES.default, start_line: StartLine = None
     ) -> ConceptView:
         """Read one concept: its frontmatter (type, title, sources, status, ...), its body with file line
         numbers ('  12 | text'), and its links. A long body is cut at max_bytes: truncated is true and
@@ -194,7 +195,7 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
         deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
         include_trace: IncludeTrace = False,
-        angles: Angles = "auto",
+        angles: Angles = ANGLES.default,
         other_bundles: OtherBundles = None,
     ) -> NavigationResult:
         """Find the concepts relevant to a question by walking the bundle's signposts and judging each
@@ -215,11 +216,11 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         max_bodies: MaxBodies = _BUDGET["max_bodies"].default,
         max_shortlist: MaxShortlist = _BUDGET["max_shortlist"].default,
         deadline_s: DeadlineS = _BUDGET["deadline_s"].default,
-        evidence_tokens: EvidenceTokens = None,
+        evidence_tokens: EvidenceTokens = EVIDENCE_TOKENS.default,
         contract: ContractData = None,
-        synthesis: Synthesis = "auto",
+        synthesis: Synthesis = SYNTHESIS.default,
         save: Save = False,
-        angles: Angles = "auto",
+        angles: Angles = ANGLES.default,
         other_bundles: OtherBundles = None,
     ) -> AnswerResult:
         """Answer a question from a bundle, citing the concepts it rests on. status is 'answered',
@@ -249,7 +250,7 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
 
     @server.tool(annotations=MODEL_BACKED)
     async def requirements(
-        bundle: BundleName, under: Under = "", max_results: MaxResults = DEFAULT_MAX_RESULTS
+        bundle: BundleName, under: Under = "", max_results: MaxResults = MAX_RESULTS.default
     ) -> RequirementList:
         """Extract the operative rules (obligations, prohibitions, permissions) of a bundle's sections: each
         with its sentence, deontic type, actor, applicability conditions, evidence standard, a citation
@@ -264,7 +265,7 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
         subject_name: SubjectName = "subject",
         question: CheckQuestion = "",
         under: Under = "",
-        max_requirements: MaxRequirements = None,
+        max_requirements: MaxRequirements = MAX_REQUIREMENTS_SETTING.default,
     ) -> ComplianceResult:
         """Judge a document against a bundle's requirements (those under `under`, else those navigation finds
         for `question`): each applicable requirement gets a verdict, violation (the text shows the breach),
@@ -275,7 +276,7 @@ def build_server(shelf: BundleSet) -> MCPServer[Any]:
 
     @server.tool(annotations=READ_ONLY)
     async def check(
-        bundle: BundleName, max_diagnostics: MaxDiagnostics = DEFAULT_MAX_DIAGNOSTICS, contract: ContractData = None
+        bundle: BundleName, max_diagnostics: MaxDiagnostics = MAX_DIAGNOSTICS.default, contract: ContractData = None
     ) -> CheckSummary:
         """Check a bundle against the OKF format: counts of errors and warnings and the first diagnostics,
         each with a code, file, line, message and fix. With a contract, also every fact of it: grounded

@@ -19,18 +19,21 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from okf.answer import ask_async
+from okf.answer.pipeline import DEFAULT_SYNTHESIS
 from okf.answer.save import save_answer
 from okf.bundle import Bundle
 from okf.bundle.model import Concept, Diagnostic, Link, Signpost
 from okf.checker import check
 from okf.contract import ContractReport, check_contract, load_contract
 from okf.errors import ConfigError
-from okf.models import AnswerResult, Budgets, NavigationResult
+from okf.models import DEFAULT_ANGLES, AnswerResult, Budgets, NavigationResult
 from okf.navigator import navigate_async
 from okf.readers.base import Reader
+from okf.settings import MAX_BYTES, MAX_DIAGNOSTICS
 
-DEFAULT_MAX_BYTES = 20_000
-DEFAULT_MAX_DIAGNOSTICS = 50
+# Defaults of the tools' limits: the fields of okf.settings.ToolSettings (bound and help text there too).
+DEFAULT_MAX_BYTES: int = MAX_BYTES.default
+DEFAULT_MAX_DIAGNOSTICS: int = MAX_DIAGNOSTICS.default
 # Line numbers are right-aligned to this width at least, so "  12 | text" lines up in short files too.
 MIN_NUMBER_WIDTH = 4
 
@@ -250,7 +253,7 @@ class BundleSet:
         budgets: Mapping[str, float | None],
         include_trace: bool = False,
         *,
-        angles: str = "auto",
+        angles: str = DEFAULT_ANGLES,
         others: Sequence[str] = (),
     ) -> NavigationResult:
         """Navigate one bundle (and ``others``) for ``question``: the shortlist with receipts (trace only when
@@ -268,10 +271,10 @@ class BundleSet:
         budgets: Mapping[str, float | None],
         evidence_tokens: int | None = None,
         contract: dict[str, Any] | None = None,
-        synthesis: str = "auto",
+        synthesis: str = DEFAULT_SYNTHESIS,
         save: bool = False,
         *,
-        angles: str = "auto",
+        angles: str = DEFAULT_ANGLES,
         others: Sequence[str] = (),
     ) -> AnswerResult:
         """Answer ``question`` from one bundle with citations (the navigation and synthesis trace left out);

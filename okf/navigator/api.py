@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from okf.bundle import Bundle
 from okf.errors import ConfigError
-from okf.models import Budgets, NavigationResult
+from okf.models import DEFAULT_ANGLES, Budgets, NavigationResult
 from okf.navigator.trace import Progress
 from okf.navigator.walk import Walk
 from okf.readers.base import Reader, aclose
@@ -97,7 +97,7 @@ async def navigate_async(
     reader: Reader | None = None,
     budgets: Budgets | Mapping[str, Any] | None = None,
     progress: Progress | None = None,
-    angles: Angles = "auto",
+    angles: Angles = DEFAULT_ANGLES,
 ) -> NavigationResult:
     """Find the concepts of ``bundle`` (or of several bundles) that answer ``question`` by progressive
     disclosure (no similarity). ``angles``: ``auto`` (the default), N angles per part, or ``off`` (one walk
@@ -125,7 +125,7 @@ def navigate(
     reader: Reader | None = None,
     budgets: Budgets | Mapping[str, Any] | None = None,
     progress: Progress | None = None,
-    angles: Angles = "auto",
+    angles: Angles = DEFAULT_ANGLES,
 ) -> NavigationResult:
     """Synchronous :func:`navigate_async`; call that one instead from inside a running event loop."""
     try:

@@ -351,3 +351,23 @@ def test_failed_step_removes_the_side_tree(corpus: Path, tmp_path: Path, monkeyp
         compile_bundle([corpus], out, options=CompileOptions(max_words=30, min_words=8))
     assert snapshot(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "out.okf-spare", "src"]
+
+
+def test_plain_text_dense_with_markup_characters_fits_the_judge_window(tmp_path: Path) -> None:
+    """A .txt body gains a backslash before each character markdown would read as markup (okf.compile.escape);
+    pieces are sized as written, so every concept still fits the judge's window (CompileOptions.max_chars)."""
+    from okf.bundle import Bundle
+    from okf.navigator.receipts import judged_text
+
+    src = tmp_path / "src"
+    src.mkdir()
+    row = " ".join(["*a*", "_b_", "[c]", "<d>"] * 5)  # half its characters need a backslash
+    paragraphs = ["\n".join([f"Line {n}: {row}"] * 6) for n in range(1, 120)]
+    (src / "schedule.txt").write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    options = CompileOptions(max_chars=2000)
+    compile_bundle([src], out, options=options)
+    bundle = Bundle.open(out)
+    bodies = [bundle.concept(p).body for p in bundle.iter_concepts()]
+    assert len(bodies) > 5 and all("\\*" in b for b in bodies)  # escaped as written, and split into many
+    assert not [b for b in bodies if judged_text(b, options.max_chars)[1]]

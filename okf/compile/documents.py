@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from okf.compile.assemble import render_plan
+from okf.compile.escape import escapes_per_line
 from okf.compile.links import index_document
 from okf.compile.manifest import manifest_files
 from okf.compile.mirror import cited_resource, write_mirror
@@ -79,7 +80,7 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
         sizer = Sizer(lines, starts)
     else:
         found = text_headings(lines)
-        sizer = Sizer(lines, None)
+        sizer = Sizer(lines, None, escapes_per_line(lines))
     named = note_title(source.resource, heading, note) if source.kind == "markdown" else None
     title = named or title
     root = build_tree(found, len(lines), title, first=skip + 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from itertools import accumulate
 
 # Characters that may start inline markup; each match is decided on its own (one C-level scan per body).
 # Written as one character class first and the alternatives after it (told apart by a look-behind): a pattern
@@ -118,6 +119,18 @@ def escapes(text: str) -> list[int]:
         else:
             marks.append(at)
     return sorted(set(marks))
+
+
+def escapes_per_line(lines: list[str]) -> list[int]:
+    """The backslashes :func:`escapes` adds to each of ``lines`` (joined by newlines), line by line."""
+    counts = [0] * len(lines)
+    marks = escapes("\n".join(lines))
+    if not marks:
+        return counts
+    ends = list(accumulate(len(line) + 1 for line in lines))
+    for at in marks:
+        counts[min(bisect.bisect_right(ends, at), len(lines) - 1)] += 1
+    return counts
 
 
 def escape_text(text: str) -> str:

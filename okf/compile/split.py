@@ -13,11 +13,14 @@ from okf.compile.structure import Section
 class Sizer:
     """Word counts of line ranges and the lines where a piece may start (never inside a block)."""
 
-    def __init__(self, lines: list[str], block_starts: list[int] | None) -> None:
+    def __init__(self, lines: list[str], block_starts: list[int] | None, added: list[int] | None = None) -> None:
+        """``added``: characters each line gains when written (the backslashes plain text needs, okf.compile.escape),
+        so a piece is sized as the judge will read it."""
         self.lines = lines
         # Running sums at C speed: words and characters (plus the newline) of lines 1..n.
         self.prefix = [0, *accumulate(map(len, map(str.split, lines)))]
-        self.char_prefix = [0, *accumulate(map((1).__add__, map(len, lines)))]
+        sizes = map((1).__add__, map(len, lines)) if added is None else (len(a) + 1 + b for a, b in zip(lines, added))
+        self.char_prefix = [0, *accumulate(sizes)]
         if block_starts is None:  # plain text: a paragraph starts after a blank line
             filled = [bool(line.strip()) for line in lines]
             starts = [n for n, (full, before) in enumerate(zip(filled, [False, *filled]), 1) if full and not before]

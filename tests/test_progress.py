@@ -42,6 +42,10 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
         + "\n",
         encoding="utf-8",
     )
+    (root / "contract.md").write_text(
+        "# Travel agreement\n\nThe agency books international travel for employees without approval.\n",
+        encoding="utf-8",
+    )
     return out
 
 
@@ -53,10 +57,18 @@ def _commands(bundle: Path, tmp: Path) -> dict[str, list[str]]:
         "ask": ["ask", str(bundle), "Who approves international travel?"],
         "eval": ["eval", str(bundle), str(bundle.parent / "questions.jsonl")],
         "requirements": ["requirements", str(bundle)],
+        "comply": [
+            "comply",
+            str(bundle.parent / "contract.md"),
+            "--bundle",
+            str(bundle),
+            "--question",
+            "What must employees do about travel?",
+        ],
     }
 
 
-@pytest.mark.parametrize("name", ["compile", "check", "navigate", "ask", "eval", "requirements"])
+@pytest.mark.parametrize("name", ["compile", "check", "navigate", "ask", "eval", "requirements", "comply"])
 def test_progress_goes_to_stderr_never_stdout_and_is_silent_under_quiet_and_json(
     name: str, bundle: Path, tmp_path: Path
 ) -> None:
@@ -101,3 +113,12 @@ def test_every_command_that_calls_a_model_takes_quiet_and_verbose() -> None:
         params = {p.name for p in command.params}
         if "model" in params:
             assert {"quiet", "verbose"} <= params, f"okf {name} calls a model but lacks --quiet or -v"
+
+
+def test_comply_shows_a_bar_per_stage_after_the_walk(bundle: Path) -> None:
+    """The work after navigation (sections read, applicability decided, requirements judged) has bars too."""
+    args = _commands(bundle, bundle.parent)["comply"]
+    shown = CliRunner().invoke(main, args, env={"OKF_PROGRESS": "1"})
+    assert shown.exit_code in (0, 1), shown.output
+    for label in ("Walking:", "Reading sections:", "Deciding applicability:", "Judging requirements:"):
+        assert label in shown.stderr, f"no {label!r} on stderr: {shown.stderr!r}"

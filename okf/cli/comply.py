@@ -26,6 +26,7 @@ from okf.cli.options import (
     reader_options,
     settings_options,
 )
+from okf.cli.progress import StageProgress
 from okf.compliance import SubjectText, comply
 from okf.compliance.render import render_result
 from okf.errors import ConfigError
@@ -34,6 +35,13 @@ from okf.readers.factory import make_reader
 from okf.requirements.cache import ExtractionCache
 from okf.requirements.sections import extractor_identity
 from okf.settings import MAX_REQUIREMENTS_SETTING
+
+# The work after navigation, one bar each (okf.compliance.pipeline.Stages).
+_STAGES = {
+    "sections": ("Reading sections", " sections"),
+    "applicability": ("Deciding applicability", " batches"),
+    "judging": ("Judging requirements", " requirements"),
+}
 
 
 @click.command("comply")
@@ -112,7 +120,18 @@ def command(
     identity = extractor_identity(reader)  # type: ignore[arg-type]
     cache = ExtractionCache() if config.cache and not identity.startswith("offline") else None
     target: Any = SubjectText(name="<stdin>", text=sys.stdin.read()) if subject == "-" else subject
-    live = LiveLine() if bundle and progress_enabled(quiet, as_json) else None
+    shown = progress_enabled(quiet, as_json)
+    live = LiveLine() if bundle and shown else None
+    bars = StageProgress(_STAGES) if shown else None
+
+    def stages(stage: str, done: int, total: int) -> None:
+        nonlocal live
+        if live is not None:  # the walk is over: its counter ends where the stage bars begin
+            live.close()
+            live = None
+        if bars is not None:
+            bars(stage, done, total)
+
     try:
         result = comply(
             target,
@@ -124,10 +143,13 @@ def command(
             max_requirements=max_requirements,
             cache=cache,
             progress=live,
+            stages=stages,
         )
     finally:
         if live is not None:
             live.close()
+        if bars is not None:
+            bars.close()
     if as_json:
         emit_json(result.model_copy(update={"navigation": None}))
     else:

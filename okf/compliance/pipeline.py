@@ -10,7 +10,8 @@ applicable requirement is judged on its own. :mod:`okf.compliance.verdicts` appl
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -42,6 +43,9 @@ APPLIES_BATCH = 10
 MAX_REQUIREMENTS = 200
 # Judgments in flight (the reader's own concurrency bounds the model calls).
 JUDGMENTS_IN_FLIGHT = 16
+# ``stages(stage, done, total)``: sections read (with a bundle), applicability batches decided, requirements
+# judged; the CLI draws them as bars (okf.cli.progress.StageProgress).
+Stages = Callable[[str, int, int], None]
 
 
 def _offer(index: int, requirement: Requirement, clause: str = "") -> RequirementOffer:
@@ -104,9 +108,11 @@ async def comply_async(
     max_requirements: int = MAX_REQUIREMENTS,
     cache: ExtractionCache | None = None,
     progress: Progress | None = None,
+    stages: Stages | None = None,
 ) -> ComplianceResult:
     """Judge ``subject`` (a document path or a :class:`SubjectText`) against ``requirements`` (a list or a
-    JSON-lines file) or against the requirements navigation finds in ``bundle`` for ``question``."""
+    JSON-lines file) or against the requirements navigation finds in ``bundle`` for ``question``. ``progress``
+    sees the navigation's events, ``stages`` the work after it (:data:`Stages`)."""
     if (requirements is None) == (bundle is None):
         raise ConfigError(
             "give either requirements or a bundle to check the subject against",
@@ -135,6 +141,7 @@ async def comply_async(
                 max_requirements=max_requirements,
                 cache=cache,
                 progress=progress,
+                stages=stages,
             ),
         )
     if not isinstance(reader, ComplianceReader):
@@ -161,7 +168,11 @@ async def comply_async(
         candidates: list[Requirement] = []
         if nav.shortlist:
             extracted = await extract_requirements_async(
-                opened, concepts=[e.concept_id for e in nav.shortlist], reader=cast(RuleReader, reader), cache=cache
+                opened,
+                concepts=[e.concept_id for e in nav.shortlist],
+                reader=cast(RuleReader, reader),
+                cache=cache,
+                progress=None if stages is None else partial(stages, "sections"),
             )
             candidates = extracted.requirements
             usage["extractor"] = extracted.stats.usage
@@ -174,7 +185,9 @@ async def comply_async(
             candidates = load_requirements(requirements)
         else:  # a list of requirements (not None: exactly one of requirements and bundle is given)
             candidates = list(requirements or [])
-    return await _assess_all(reader, text, ask if question else "", candidates, opened, max_requirements, usage, base)
+    return await _assess_all(
+        reader, text, ask if question else "", candidates, opened, max_requirements, usage, base, stages
+    )
 
 
 async def _assess_all(
@@ -186,14 +199,23 @@ async def _assess_all(
     max_requirements: int,
     usage: dict[str, Usage],
     base: dict[str, Any],
+    stages: Stages | None = None,
 ) -> ComplianceResult:
     offers = [_offer(i, r, _clause(bundle, r)) for i, r in enumerate(candidates)]
     batches = [offers[i : i + APPLIES_BATCH] for i in range(0, len(offers), APPLIES_BATCH)]
     gate = asyncio.Semaphore(JUDGMENTS_IN_FLIGHT)
+    done = {"applicability": 0, "judging": 0}
+
+    def tick(stage: str, total: int) -> None:
+        done[stage] += 1
+        if stages is not None:
+            stages(stage, done[stage], total)
 
     async def decide(batch: list[RequirementOffer]) -> tuple[list[ApplicabilityDecision], Usage]:
         async with gate:
-            return await _decide(reader, subject, question, batch)
+            decided = await _decide(reader, subject, question, batch)
+        tick("applicability", len(batches))
+        return decided
 
     decided = await asyncio.gather(*(decide(b) for b in batches))
     assessor = Usage()
@@ -212,7 +234,9 @@ async def _assess_all(
 
     async def judge(offer: RequirementOffer) -> Assessment:
         async with gate:
-            return await _judge(reader, subject, offer)
+            assessment = await _judge(reader, subject, offer)
+        tick("judging", len(judged))
+        return assessment
 
     assessments = await asyncio.gather(*(judge(o) for o, _ in judged))
     findings: list[Finding] = []

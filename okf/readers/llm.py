@@ -181,34 +181,121 @@ class LLMReader(LLMRoles, LLMPlan):
         if not signposts:
             return Selection()
         usage = Usage()
-        try:
-            choices = await self._ask(
-                profile,
-                "selector",
-                replies.select_payload(question, signposts),
-                lambda text: replies.parse_selection(text, signposts),
-                usage,
-            )
-            result = Selection(choices=choices, usage=usage)
-        except (ProviderError, ModelOutputError) as exc:
-            if isinstance(exc, DeadlineExceeded):
-                self._record("selector", usage)
-                exc.usage = usage
-                raise
-            usage.failures += 1
-            result = Selection(failed=True, error=self._error_text(exc), usage=usage)
+        choices, error = await self._attempt(
+            profile,
+            "selector",
+            replies.select_payload(question, signposts),
+            lambda text: replies.parse_selection(text, signposts),
+            usage,
+        )
         self._record("selector", usage)
-        return result
+        if error is not None:
+            return Selection(failed=True, error=error, usage=usage)
+        return Selection(choices=choices or [], usage=usage)
 
     async def judge(self, question: str, documents: Sequence[Document]) -> Judgement:
         """One verdict per document: cached ones first, the rest in one call; a failed call fails them all."""
         profile = self.profiles["judge"]
         if profile is None:
             return await self._offline.judge(question, documents)
+        return await self._judge_cached(
+            profile,
+            "judge",
+            question,
+            documents,
+            lambda batch: replies.judge_payload(question, batch),
+            lambda text, batch: replies.parse_verdicts(text, batch),
+        )
+
+    async def answer(self, question: str, evidence: Sequence[Evidence]) -> DraftAnswer:
+        """A draft answer citing evidence ids; garbage gets one repair, then ``failed=True``."""
+        profile = self.profiles["answerer"]
+        if profile is None:
+            return await self._offline.answer(question, evidence)
         usage = Usage()
-        version = replies.prompt("judge").version
+        draft, error = await self._attempt(
+            profile,
+            "answerer",
+            replies.answer_payload(question, evidence),
+            lambda text: replies.parse_answer(text, evidence),
+            usage,
+        )
+        self._record("answerer", usage)
+        if draft is None:
+            return DraftAnswer(failed=True, error=error, usage=usage)
+        draft.usage = usage
+        return draft
+
+    # --- the synthesis roles: the answerer's profile, the same call path ---
+
+    async def decompose(self, question: str, parts: Sequence[Part], budget_tokens: int) -> Split:
+        """Ask the decomposer how to split a slice; the groups come back as sent (the code repairs them)."""
+        profile = self.profiles["answerer"]
+        if profile is None:
+            return await self._offline.decompose(question, parts, budget_tokens)
+        usage = Usage()
+        groups, error = await self._attempt(
+            profile, "decomposer", replies.decompose_payload(question, parts, budget_tokens), replies.parse_split, usage
+        )
+        self._record("decomposer", usage)
+        if error is not None:
+            return Split(failed=True, error=error, usage=usage)
+        return Split(groups=groups or [], usage=usage)
+
+    async def extract_leaf(self, question: str, evidence: Sequence[Evidence]) -> LeafExtract:
+        """Ask a leaf worker for the question-relevant facts of one slice; garbage gets one repair, then fails."""
+        profile = self.profiles["answerer"]
+        if profile is None:
+            return await self._offline.extract_leaf(question, evidence)
+        usage = Usage()
+        result, error = await self._attempt(
+            profile, "leaf", replies.leaf_payload(question, evidence), replies.parse_leaf, usage
+        )
+        self._record("leaf", usage)
+        if result is None:
+            return LeafExtract(failed=True, error=error, usage=usage)
+        result.usage = usage
+        return result
+
+    # --- the shared shapes of a role's call ---
+
+    async def _attempt(
+        self,
+        profile: Profile,
+        role: Role,
+        payload: str,
+        parse: Callable[[str], T],
+        usage: Usage,
+        prompt: str | None = None,
+    ) -> tuple[T | None, str | None]:
+        """``_ask``, with a failure given back rather than raised: ``(value, None)``, or ``(None, error text)``
+        with the failure counted in ``usage``. A passed deadline is recorded and raised (the walk stops)."""
+        try:
+            return await self._ask(profile, role, payload, parse, usage, prompt), None
+        except (ProviderError, ModelOutputError) as exc:
+            if isinstance(exc, DeadlineExceeded):
+                self._record(role, usage)
+                exc.usage = usage
+                raise
+            usage.failures += 1
+            return None, self._error_text(exc)
+
+    async def _judge_cached(
+        self,
+        profile: Profile,
+        prompt: str,
+        asked: str,
+        documents: Sequence[Document],
+        payload: Callable[[Sequence[Document]], str],
+        parse: Callable[[str, Sequence[Document]], list[Verdict]],
+    ) -> Judgement:
+        """The judge's call shape (``judge``, ``judge_angles``): verdicts cached for ``asked`` (the question, or
+        the question and its angles) under ``prompt``'s version first, the rest of ``documents`` in one call of
+        role ``judge``; a failed call fails each of them (never "not relevant"); good verdicts are cached."""
+        usage = Usage()
+        version = replies.prompt(prompt).version
         endpoint = profile.base_url or "https://api.openai.com/v1"
-        keys = [judgment_key(profile.model, version, question, d.sha256, endpoint=endpoint) for d in documents]
+        keys = [judgment_key(profile.model, version, asked, d.sha256, endpoint=endpoint) for d in documents]
         verdicts: list[Verdict | None] = [
             self.cache.get(k, d.id) if self.cache else None for k, d in zip(keys, documents)
         ]
@@ -220,21 +307,10 @@ class LLMReader(LLMRoles, LLMPlan):
         pending = [i for i, v in enumerate(verdicts) if v is None]
         if pending:
             batch = [documents[i] for i in pending]
-            try:
-                decided = await self._ask(
-                    profile,
-                    "judge",
-                    replies.judge_payload(question, batch),
-                    lambda text: replies.parse_verdicts(text, batch),
-                    usage,
-                )
-            except (ProviderError, ModelOutputError) as exc:
-                if isinstance(exc, DeadlineExceeded):
-                    self._record("judge", usage)
-                    exc.usage = usage
-                    raise
-                usage.failures += 1
-                error = self._error_text(exc)
+            decided, error = await self._attempt(
+                profile, "judge", payload(batch), lambda text: parse(text, batch), usage, prompt
+            )
+            if decided is None:
                 decided = [Verdict(id=d.id, relevant=None, failed=True, error=error) for d in batch]
             for i, verdict in zip(pending, decided):
                 verdicts[i] = verdict
@@ -242,79 +318,6 @@ class LLMReader(LLMRoles, LLMPlan):
                     self.cache.put(keys[i], verdict, model=profile.model, prompt_version=version, endpoint=profile.host)
         self._record("judge", usage)
         return Judgement(verdicts=[v for v in verdicts if v is not None], usage=usage)
-
-    async def answer(self, question: str, evidence: Sequence[Evidence]) -> DraftAnswer:
-        """A draft answer citing evidence ids; garbage gets one repair, then ``failed=True``."""
-        profile = self.profiles["answerer"]
-        if profile is None:
-            return await self._offline.answer(question, evidence)
-        usage = Usage()
-        try:
-            draft = await self._ask(
-                profile,
-                "answerer",
-                replies.answer_payload(question, evidence),
-                lambda text: replies.parse_answer(text, evidence),
-                usage,
-            )
-            draft.usage = usage
-        except (ProviderError, ModelOutputError) as exc:
-            if isinstance(exc, DeadlineExceeded):
-                self._record("answerer", usage)
-                exc.usage = usage
-                raise
-            usage.failures += 1
-            draft = DraftAnswer(failed=True, error=self._error_text(exc), usage=usage)
-        self._record("answerer", usage)
-        return draft
-
-    # --- the synthesis roles: the answerer's profile, the same call path ---
-
-    async def decompose(self, question: str, parts: Sequence[Part], budget_tokens: int) -> Split:
-        """Ask the decomposer how to split a slice; the groups come back as sent (the code repairs them)."""
-        profile = self.profiles["answerer"]
-        if profile is None:
-            return await self._offline.decompose(question, parts, budget_tokens)
-        usage = Usage()
-        try:
-            groups = await self._ask(
-                profile,
-                "decomposer",
-                replies.decompose_payload(question, parts, budget_tokens),
-                replies.parse_split,
-                usage,
-            )
-            result = Split(groups=groups, usage=usage)
-        except (ProviderError, ModelOutputError) as exc:
-            if isinstance(exc, DeadlineExceeded):
-                self._record("decomposer", usage)
-                exc.usage = usage
-                raise
-            usage.failures += 1
-            result = Split(failed=True, error=self._error_text(exc), usage=usage)
-        self._record("decomposer", usage)
-        return result
-
-    async def extract_leaf(self, question: str, evidence: Sequence[Evidence]) -> LeafExtract:
-        """Ask a leaf worker for the question-relevant facts of one slice; garbage gets one repair, then fails."""
-        profile = self.profiles["answerer"]
-        if profile is None:
-            return await self._offline.extract_leaf(question, evidence)
-        usage = Usage()
-        try:
-            result = await self._ask(
-                profile, "leaf", replies.leaf_payload(question, evidence), replies.parse_leaf, usage
-            )
-            result.usage = usage
-        except (ProviderError, ModelOutputError) as exc:
-            if isinstance(exc, DeadlineExceeded):
-                self._record("leaf", usage)
-                exc.usage = usage
-                raise
-            usage.failures += 1
-            result = LeafExtract(failed=True, error=self._error_text(exc), usage=usage)
-        self._record("leaf", usage)
-        return result
 
     # --- one request, validated, with one repair retry ---
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from okf.errors import DeadlineExceeded, ModelOutputError, ProviderError
 from okf.readers import describing, role_replies
 from okf.readers.assessment import (
     Applicability,
@@ -40,13 +39,11 @@ class LLMRoles:
         profiles: dict[Role, Profile | None]
         _offline: OfflineReader
 
-        async def _ask(
+        async def _attempt(
             self, profile: Profile, role: Role, payload: str, parse: Callable[[str], T], usage: Usage
-        ) -> T: ...
+        ) -> tuple[T | None, str | None]: ...
 
         def _record(self, role: Role, usage: Usage) -> Usage: ...
-
-        def _error_text(self, exc: ProviderError | ModelOutputError) -> str: ...
 
     def role_identity(self, role: Role) -> str:
         """What this reader's work in ``role`` depends on: its model and endpoint (the extraction cache keys on it)."""
@@ -62,16 +59,7 @@ class LLMRoles:
         profile = self.profiles[role]
         assert profile is not None
         usage = Usage()
-        try:
-            value: T | None = await self._ask(profile, role, payload, parse, usage)
-            error = None
-        except (ProviderError, ModelOutputError) as exc:
-            if isinstance(exc, DeadlineExceeded):
-                self._record(role, usage)
-                exc.usage = usage
-                raise
-            usage.failures += 1
-            value, error = None, self._error_text(exc)
+        value, error = await self._attempt(profile, role, payload, parse, usage)
         self._record(role, usage)
         return value, usage, error
 

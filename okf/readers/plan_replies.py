@@ -31,6 +31,32 @@ def _dump(payload: dict[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, indent=1)
 
 
+def _checked_text(value: Any, where: str, empty: str, what: str) -> tuple[str, str | None]:
+    """A question's or an angle's text and None, or ("", why it cannot be one) (``where``: the part; ``empty``:
+    the message for no text; ``what``: its name in the message for a long one)."""
+    if not isinstance(value, str) or not value.strip():
+        return "", f"{where}: {empty}"
+    if len(value) > ANGLE_CHARS:
+        return "", f"{where}: {what} is longer than {ANGLE_CHARS} characters"
+    return value, None
+
+
+def _angle_indices(listed: Any, angles: Sequence[str], where: str, key: str) -> tuple[list[int] | None, list[str]]:
+    """The angle indices of a reply's ``key`` list, with a problem per index not offered; (None, [problem])
+    when it is not a list (``where`` names the item in the messages)."""
+    if not isinstance(listed, list):
+        return None, [f'{where}: "{key}" must be a list of angle indices']
+    picked: list[int] = []
+    bad: list[str] = []
+    for raw in listed:
+        k = _index(raw)
+        if k is None or not 0 <= k < len(angles):
+            bad.append(f"{where}: angle {json.dumps(raw)} was not offered (valid: 0..{len(angles) - 1})")
+        else:
+            picked.append(k)
+    return picked, bad
+
+
 def plan_payload(question: str, count: int | None, hints: PlanHints) -> str:
     """The planner's user message."""
     return _dump(
@@ -55,12 +81,14 @@ def parse_plan(text: str) -> list[PlannedPart]:
     out: list[PlannedPart] = []
     problems: list[str] = []
     for n, part in enumerate(parts):
-        question = part.get("question") if isinstance(part, dict) else None
-        if not isinstance(question, str) or not question.strip():
-            problems.append(f'part {n}: "question" must be a non-empty string')
-            continue
-        if len(question) > ANGLE_CHARS:
-            problems.append(f"part {n}: the question is longer than {ANGLE_CHARS} characters")
+        question, problem = _checked_text(
+            part.get("question") if isinstance(part, dict) else None,
+            f"part {n}",
+            '"question" must be a non-empty string',
+            "the question",
+        )
+        if problem:
+            problems.append(problem)
             continue
         angles = part.get("angles", [])
         if not isinstance(angles, list):
@@ -68,12 +96,12 @@ def parse_plan(text: str) -> list[PlannedPart]:
             continue
         read: list[PlannedAngle] = []
         for item in angles[:MAX_ANGLES]:
-            angle = item.get("text") if isinstance(item, dict) else item
-            if not isinstance(angle, str) or not angle.strip():
-                problems.append(f'part {n}: an angle has no "text": {json.dumps(item)[:60]}')
-                continue
-            if len(angle) > ANGLE_CHARS:
-                problems.append(f"part {n}: an angle is longer than {ANGLE_CHARS} characters")
+            missing = f'an angle has no "text": {json.dumps(item)[:60]}'
+            angle, problem = _checked_text(
+                item.get("text") if isinstance(item, dict) else item, f"part {n}", missing, "an angle"
+            )
+            if problem:
+                problems.append(problem)
                 continue
             origin = str(item.get("origin", "")).strip().lower() if isinstance(item, dict) else ""
             read.append(
@@ -120,17 +148,10 @@ def parse_angle_verdicts(text: str, angles: Sequence[str], documents: Sequence[D
         index = _index(item.get("index"))
         if index is None and isinstance(item.get("id"), str):
             index = by_id.get(item["id"])
-        listed = item.get("answers", [])
-        if not isinstance(listed, list):
-            bad.append(f'index {index}: "answers" must be a list of angle indices')
+        picked, problems = _angle_indices(item.get("answers", []), angles, f"index {index}", "answers")
+        bad += problems
+        if picked is None:
             continue
-        picked: list[int] = []
-        for raw in listed:
-            k = _index(raw)
-            if k is None or not 0 <= k < len(angles):
-                bad.append(f"index {index}: angle {json.dumps(raw)} was not offered (valid: 0..{len(angles) - 1})")
-                continue
-            picked.append(k)
         if index is not None:
             answers[index] = sorted(set(picked))
     if bad:
@@ -163,17 +184,10 @@ def parse_angle_selection(text: str, angles: Sequence[str], signposts: Sequence[
         if not isinstance(item, dict):
             continue
         index = _index(item.get("index"))
-        raw = item.get("angles", [])
-        if not isinstance(raw, list):
-            bad.append(f'signpost {index}: "angles" must be a list of angle indices')
+        picked, problems = _angle_indices(item.get("angles", []), angles, f"signpost {index}", "angles")
+        bad += problems
+        if picked is None:
             continue
-        picked = []
-        for value in raw:
-            k = _index(value)
-            if k is None or not 0 <= k < len(angles):
-                bad.append(f"signpost {index}: angle {json.dumps(value)} was not offered (valid: 0..{len(angles) - 1})")
-                continue
-            picked.append(k)
         if index is not None and index not in listed:
             listed[index] = picked
     if bad:

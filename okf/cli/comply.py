@@ -22,7 +22,7 @@ from okf.cli.options import (
     budget_options,
     budgets_from_options,
     extract_model_option,
-    reader_config_from_options,
+    extraction_reader_from_options,
     reader_options,
     settings_options,
 )
@@ -31,9 +31,6 @@ from okf.compliance import SubjectText, comply
 from okf.compliance.render import render_result
 from okf.errors import ConfigError
 from okf.navigator import make_budgets
-from okf.readers.factory import make_reader
-from okf.requirements.cache import ExtractionCache
-from okf.requirements.sections import extractor_identity
 from okf.settings import MAX_REQUIREMENTS_SETTING
 
 # The work after navigation, one bar each (okf.compliance.pipeline.Stages).
@@ -115,10 +112,7 @@ def command(
         )
     budgets = make_budgets(budgets_from_options(options))
     setup_logging(quiet, verbose)
-    config = reader_config_from_options(**options)
-    reader = make_reader(config)
-    identity = extractor_identity(reader)  # type: ignore[arg-type]
-    cache = ExtractionCache() if config.cache and not identity.startswith("offline") else None
+    reader, cache = extraction_reader_from_options(**options)
     target: Any = SubjectText(name="<stdin>", text=sys.stdin.read()) if subject == "-" else subject
     shown = progress_enabled(quiet, as_json)
     live = LiveLine() if bundle and shown else None

@@ -4,7 +4,7 @@ describer options of ``okf compile``."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -12,6 +12,9 @@ from okf.readers.base import Reader
 from okf.readers.config import ReaderConfig
 from okf.readers.factory import make_reader
 from okf.settings import ANGLES, BUDGETS, COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS, Setting
+
+if TYPE_CHECKING:
+    from okf.requirements.cache import ExtractionCache
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -200,6 +203,19 @@ def describer_options(f: F) -> F:
     for option in reversed(_DESCRIBER_OPTIONS):
         f = option(f)
     return f
+
+
+def extraction_reader_from_options(**kwargs: Any) -> tuple[Any, ExtractionCache | None]:
+    """The reader the options ask for (okf requirements, okf comply) and the extraction cache its model's
+    requirements are kept in (None offline, or with --no-cache): read sections are not read again."""
+    from okf.requirements.cache import ExtractionCache
+    from okf.requirements.sections import extractor_identity
+
+    config = reader_config_from_options(**kwargs)
+    reader = make_reader(config)
+    identity = extractor_identity(reader)  # type: ignore[arg-type]
+    cache = ExtractionCache() if config.cache and not identity.startswith("offline") else None
+    return reader, cache
 
 
 def reader_from_options(**kwargs: Any) -> Reader:

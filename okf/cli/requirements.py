@@ -17,13 +17,10 @@ from okf.cli.common import (
     setup_logging,
     verbose_option,
 )
-from okf.cli.options import extract_model_option, reader_config_from_options, reader_options, settings_options
+from okf.cli.options import extract_model_option, extraction_reader_from_options, reader_options, settings_options
 from okf.cli.progress import StageProgress
-from okf.readers.factory import make_reader
 from okf.requirements import extract_requirements, write_requirements
-from okf.requirements.cache import ExtractionCache
 from okf.requirements.render import render_requirement, render_summary
-from okf.requirements.sections import extractor_identity
 from okf.settings import MODE
 
 
@@ -80,11 +77,8 @@ def command(
       okf requirements bundles/harborview --under policies/procurement --json | jq '.requirements[0]'
     """
     setup_logging(quiet, verbose)
-    config = reader_config_from_options(**options)
-    reader = make_reader(config)
+    reader, cache = extraction_reader_from_options(**options)
     opened = Bundle.open(bundle)
-    identity = extractor_identity(reader)  # type: ignore[arg-type]
-    cache = ExtractionCache() if config.cache and not identity.startswith("offline") else None
     bar = StageProgress({"sections": ("Reading sections", " sections")}) if progress_enabled(quiet, as_json) else None
     try:
         result = extract_requirements(

@@ -18,9 +18,9 @@ from typing import Literal
 
 from okf.answer.evidence import GatheredEvidence
 from okf.answer.prose import PARTIAL_TAG, append_markers, clean_prose, one_line, tidy
-from okf.markdown import INLINE_MARKUP_KEEP_UNDERSCORE, LEADING_MARKERS
+from okf.markdown import INLINE_MARKUP_KEEP_UNDERSCORE
 from okf.readers.base import DraftAnswer
-from okf.text.words import clip, terms
+from okf.text.words import clip, plain_lines, terms
 
 # Words that make a sentence an exception, condition or carve-out to a rule.
 EXCEPTION_CUE = re.compile(
@@ -66,19 +66,8 @@ class Validated:
 
 def _sentences(text: str) -> list[str]:
     # Split on sentence ends only (not ";"): an exception clause must be quoted with the rule it qualifies.
-    out: list[str] = []
-    in_fence = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith(("```", "~~~")):
-            in_fence = not in_fence
-            continue
-        if in_fence or not line or set(line) <= set("-=|:* "):
-            continue
-        line = INLINE_MARKUP_KEEP_UNDERSCORE.sub(lambda m: m.group(1) or "", LEADING_MARKERS.sub("", line))
-        line = " ".join(cell.strip() for cell in line.strip("|").split("|") if cell.strip())
-        out.extend(part for part in _split(line) if part)
-    return out
+    # Single underscores kept: an identifier such as max_bodies stays one word.
+    return [part for line in plain_lines(text, INLINE_MARKUP_KEEP_UNDERSCORE) for part in _split(line) if part]
 
 
 def _split(line: str) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 
@@ -146,9 +147,10 @@ def term_words(text: str) -> dict[str, str]:
     return out
 
 
-def sentences(text: str) -> list[str]:
-    """Plain sentences of a markdown body: one per line or sentence end, markup stripped, blanks dropped."""
-    out: list[str] = []
+def plain_lines(text: str, inline: re.Pattern[str] = INLINE_MARKUP) -> Iterator[str]:
+    """The lines of a markdown body as plain text: fenced code, blank lines, rules and table separators
+    dropped; heading, list and quote markers and inline markup (``inline``: link labels kept) stripped; a table
+    row's cells joined by spaces."""
     in_fence = False
     for raw in text.splitlines():
         line = raw.strip()
@@ -161,9 +163,16 @@ def sentences(text: str) -> list[str]:
         if line[0] in _MARKUP_START:
             line = LEADING_MARKERS.sub("", line)
         if _INLINE_CHARS.search(line):
-            line = INLINE_MARKUP.sub(lambda m: m.group(1) or "", line)
+            line = inline.sub(lambda m: m.group(1) or "", line)
         if "|" in line:
             line = " ".join(cell.strip() for cell in line.strip("|").split("|") if cell.strip())
+        yield line
+
+
+def sentences(text: str) -> list[str]:
+    """Plain sentences of a markdown body: one per line or sentence end, markup stripped, blanks dropped."""
+    out: list[str] = []
+    for line in plain_lines(text):
         if _SENTENCE_CUE.search(line):
             out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
         elif line:

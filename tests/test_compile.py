@@ -371,3 +371,21 @@ def test_plain_text_dense_with_markup_characters_fits_the_judge_window(tmp_path:
     bodies = [bundle.concept(p).body for p in bundle.iter_concepts()]
     assert len(bodies) > 5 and all("\\*" in b for b in bodies)  # escaped as written, and split into many
     assert not [b for b in bodies if judged_text(b, options.max_chars)[1]]
+
+
+def test_a_split_section_is_named_once_in_its_folder_signpost(tmp_path: Path) -> None:
+    """The pieces of a long section ("Fees (part 1 of 3)", ...) are one member of the folder's description:
+    "Fees (3 parts)" with the pieces' key terms, never a run of numbered copies of one title."""
+    src = tmp_path / "src"
+    src.mkdir()
+    fees = "\n\n".join(
+        f"The licensee pays royalty instalment {n} on the invoice date for shipment {n}." for n in range(60)
+    )
+    text = f"# Terms\n\n## Fees\n\n{fees}\n\n## Notices\n\nNotices go to the registered office by courier.\n"
+    (src / "deal.md").write_text(text, encoding="utf-8")
+    compile_bundle([src], tmp_path / "out", options=CompileOptions(max_words=300, min_words=8))
+    root = (tmp_path / "out" / "index.md").read_text(encoding="utf-8")
+    folder = (tmp_path / "out" / "deal" / "index.md").read_text(encoding="utf-8")
+    assert "Fees (part 1 of" in folder  # the pieces themselves keep their titles
+    assert "(part 1 of" not in root and "Fees (" in root and " parts)" in root
+    check_clean(tmp_path / "out")

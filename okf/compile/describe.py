@@ -277,6 +277,25 @@ def label(node: Node) -> str:
 
 
 Member = tuple[str, list[str]]  # a member's label and its own key terms
+# The title compile gives the pieces of a long section (okf.compile.split): "Term (part 2 of 4)".
+_PART = re.compile(r"^(?P<name>.+) \(part (?P<n>\d+) of (?P<of>\d+)\)$")
+
+
+def joined_parts(members: list[Member]) -> list[Member]:
+    """Runs of one section's pieces ("Term (part 1 of 4)", "Term (part 2 of 4)", ...) named once, as the section
+    ("Term (4 parts)"), with the pieces' key terms together: the numbering says nothing a reader can route by."""
+    out: list[Member] = []
+    run: tuple[str, str] | None = None  # (section title, its part count) of the run out[-1] stands for
+    for name, terms in members:
+        part = _PART.match(name)
+        key = (part["name"], part["of"]) if part else None
+        if key is not None and key == run:
+            merged = out[-1][1] + [t for t in terms if t not in out[-1][1]]
+            out[-1] = (out[-1][0], merged)
+            continue
+        run = key
+        out.append((f"{key[0]} ({key[1]} parts)", list(terms)) if key else (name, terms))
+    return out
 
 
 def directory_description(
@@ -288,7 +307,7 @@ def directory_description(
     two levels of what lies below. The directory's key terms not already shown close the line, taking at
     most a third of the room; members fill the rest, cut at a whole member.
     """
-    pairs: list[Member] = [(m, []) if isinstance(m, str) else m for m in members]
+    pairs = joined_parts([(m, []) if isinstance(m, str) else m for m in members])
     shown = {t.casefold() for _, terms in pairs for t in terms}
     extra = [t for t in key_terms if t.casefold() not in shown]
     tail = ""

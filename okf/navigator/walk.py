@@ -146,6 +146,7 @@ class Shared:
     seen: set[str] = field(default_factory=set)
     bodies: int = 0
     max_bodies: int | None = None  # bodies all walks may send together (None: each walk's own budget only)
+    lead_max_bodies: int | None = None  # the same for the walk of the question as asked (None: max_bodies)
     calls_done: int = 0
     calls_in_flight: int = 0  # calls sent and not yet settled (admitted against the budgets)
     tokens: int = 0
@@ -209,6 +210,7 @@ class Walk:
             limit = getattr(reader, "concurrency", None)
             shared = Shared(slot_limit=limit if isinstance(limit, int) and limit > 0 else None)
         self.shared = shared
+        self.leads = False  # the walk of the question as asked: angles of the same ledger read after it, at equal level
         shared.walks.append(self)
         self.seen = shared.seen
         self.start = start or Start()
@@ -589,9 +591,12 @@ class Walk:
         bodies they share go to the surest places of all the walks, spread over them."""
         if len(self.shared.walks) < 2:
             return False
-        mine = (self.queue.level, self.stats.bodies_judged)
+        mine = (self.queue.level, not self.leads, self.stats.bodies_judged)
         return any(
-            w is not self and w.queue and w.stopped_by is None and (w.queue.level, w.stats.bodies_judged) < mine
+            w is not self
+            and w.queue
+            and w.stopped_by is None
+            and (w.queue.level, not w.leads, w.stats.bodies_judged) < mine
             for w in self.shared.walks
         )
 
@@ -606,7 +611,8 @@ class Walk:
         own = self.budgets.max_bodies - self.stats.bodies_judged
         if self.shared.max_bodies is None:
             return own
-        return min(own, self.shared.max_bodies - self.shared.bodies)
+        cap = self.shared.lead_max_bodies if self.leads and self.shared.lead_max_bodies else self.shared.max_bodies
+        return min(own, cap - self.shared.bodies)
 
     def _hold_partial(self) -> bool:
         """Whether a partial batch should wait (within its window) for candidates other tasks may add."""

@@ -43,6 +43,7 @@ class Found:
     concept: Concept
     bundle: str
     answers: set[str] = field(default_factory=set)
+    by: str = ""  # the origin of the angle whose walk found it first
 
     @property
     def relevant(self) -> bool:

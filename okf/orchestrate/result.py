@@ -61,7 +61,9 @@ def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int]
     agreed = [f for f in relevant if f not in answering and len(f.answers) >= 2]
     others = [f for f in relevant if f not in answering and f not in agreed]
     # Partial evidence fills in as a lone walk's does: while few concepts answer the question as asked.
-    partial = [f for f in found if not f.relevant][: max(0, PARTIAL_ROOM - len(answering))]
+    # The question's own walks' partial entries first (what a lone walk would have kept).
+    partial = sorted((f for f in found if not f.relevant), key=lambda f: f.by not in ("question", "subquestion"))
+    partial = partial[: max(0, PARTIAL_ROOM - len(answering))]
     return (answering + partial + agreed + others)[:max_shortlist]
 
 

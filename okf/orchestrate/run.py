@@ -34,6 +34,7 @@ from okf.models import (
     RoundRecord,
     ShortlistEntry,
 )
+from okf.navigator.receipts import receipt
 from okf.navigator.trace import Progress, TraceRecorder
 from okf.navigator.walk import Shared, Start, Walk
 from okf.orchestrate.crosscheck import Check, Found, cross_check
@@ -263,6 +264,10 @@ class Orchestrator:
             walk = Walk(
                 source.bundle, job.angle.text, view, budgets, shared=self.shared, start=job.start, trace=recorder
             )
+            walk.leads = job.angle.origin in ("question", "subquestion")
+            if walk.leads:
+                own = max(1, self.budgets.max_bodies - self.shared.bodies)
+                walk.budgets = walk.budgets.model_copy(update={"max_bodies": own})
             walks.append(walk)
             tasks.append(asyncio.ensure_future(walk.run()))
             self.state.walked_in.setdefault(job.angle.text, set()).add(job.source)
@@ -274,6 +279,7 @@ class Orchestrator:
         last = self.single or self.state.walks + walks >= HARD_CAP
         allowance = left if last or self.report.rounds else max(1, int(left * ROUND_SHARE))
         self.shared.max_bodies = self.shared.bodies + allowance
+        self.shared.lead_max_bodies = self.budgets.max_bodies
         remaining = self.budgets.deadline_s - (time.monotonic() - self.started)
         return self.budgets.model_copy(update={"max_bodies": max(1, allowance), "deadline_s": max(0.01, remaining)})
 
@@ -290,12 +296,12 @@ class Orchestrator:
         job.angle.stopped_by = result.stopped_by
         for role, usage in result.stats.usage.items():
             self._spend(role, usage, counted=True)
-        for entry in result.shortlist:
+        for entry in _everything(walk, result):
             key = (source.root, entry.path)
             known = self.state.found.get(key)
             if known is None:
                 concept = source.bundle.load(entry.path)
-                self.state.found[key] = Found(entry, concept, source.root)
+                self.state.found[key] = Found(entry, concept, source.root, by=job.angle.origin)
                 self.state.order.append(key)
             elif known.entry.grade == "partial" and entry.grade == "relevant":
                 known.entry = entry
@@ -558,6 +564,17 @@ class Orchestrator:
         """Record why the orchestration stops; the caller returns None (no further round)."""
         self.report.stop = stop  # type: ignore[assignment]
         self.report.stop_reason = reason
+
+
+def _everything(walk: Walk, result: NavigationResult) -> list[ShortlistEntry]:
+    """What a walk found, its shortlist first, then the partial entries its own shortlist left out (a walk
+    keeps partial entries only beside little strong evidence of its own angle; the merged shortlist decides
+    that for the question), each with its receipt."""
+    listed = {e.path for e in result.shortlist}
+    rest = sorted((f for f in walk.found if f.entry.path not in listed), key=lambda f: walk.keys[f.entry.path])
+    return list(result.shortlist) + [
+        f.entry.model_copy(update={"receipt": receipt("c0", f.entry.path, f.offered)}) for f in rest
+    ]
 
 
 def entry_of(found: Found) -> ShortlistEntry:

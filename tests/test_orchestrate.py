@@ -325,3 +325,67 @@ def test_a_concept_reached_again_carries_its_place_past_links_another_walk_claim
 
     mine, other = asyncio.run(reach_again())
     assert mine.keys == {"films/kiss-and-tell.md": (1,)} and other.keys["people/shirley-temple.md"] == (0,)
+
+
+def test_the_question_as_asked_leads_the_ledger_and_may_spend_the_whole_budget(tmp_path: Path) -> None:
+    """At an equal selector level the walk of the question reads before the angles beside it, and the round
+    share that holds the angles back (later rounds keep bodies to read with) does not hold it back."""
+    from okf.bundle import Bundle
+    from okf.models import Budgets
+    from okf.navigator.walk import Shared, Walk
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+
+    async def ledger() -> tuple[Walk, Walk, Shared]:
+        shared = Shared(max_bodies=8, lead_max_bodies=10)
+        asked = Walk(bundle, QUESTION, OfflineReader(), Budgets(max_bodies=10), shared=shared)
+        angle = Walk(bundle, "Corliss Archer actress", OfflineReader(), Budgets(max_bodies=8), shared=shared)
+        asked.leads = True
+        assert asked._enqueue("films/kiss-and-tell.md", (0,), "descent", "")
+        assert angle._enqueue("films/rope.md", (0,), "descent", "")
+        assert angle._behind() and not asked._behind()  # both at level 0, neither has read: the question first
+        angle.stats.bodies_judged, asked.stats.bodies_judged = 0, 3
+        assert angle._behind()  # still: leading outranks having read fewer bodies at the same level
+        assert angle._enqueue("people/james-stewart.md", (1,), "descent", "")
+        asked.queue.popleft()
+        assert asked._enqueue("people/shirley-temple.md", (1,), "descent", "", weak=1)
+        assert asked._behind() and not angle._behind()  # a surer place of an angle reads before a weaker one
+        shared.bodies = 8  # the round's share is spent: the angles stop, the question's walk reads on
+        assert angle._room() == 0 and asked._room() == 2
+        return asked, angle, shared
+
+    asyncio.run(ledger())
+
+
+def test_the_merged_shortlist_keeps_the_question_walks_partial_evidence_first(tmp_path: Path) -> None:
+    from okf.bundle import Bundle
+    from okf.navigator.receipts import offer, receipt
+    from okf.orchestrate.crosscheck import Found
+    from okf.orchestrate.result import shortlist
+
+    bundle = Bundle.open(people_bundle(tmp_path / "b"))
+    paths = ["models/annie-morton.md", "photographers/terry-richardson.md"]
+
+    def partial(path: str, by: str) -> Found:
+        item = bundle.load(path)
+        entry = okf.models.ShortlistEntry.model_validate(
+            {
+                "concept_id": item.id,
+                "path": path,
+                "title": item.title,
+                "type": item.meta.type,
+                "status": "active",
+                "trust_tier": "unverified",
+                "reason": "partly",
+                "via": "descent",
+                "grade": "partial",
+                "receipt": receipt("c0", path, offer(item, 2000)),
+            }
+        )
+        return Found(entry, item, str(bundle.root), by=by)
+
+    # The angle's walk found its partial entry first; the question's own comes first all the same, and with
+    # one room left (two concepts answer the question as asked) it is the one kept.
+    found = [partial(paths[1], "rephrasing"), partial(paths[0], "question")]
+    assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1}, 10)] == [paths[0], paths[1]]
+    assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1}, 1)] == [paths[0]]

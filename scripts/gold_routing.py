@@ -29,7 +29,7 @@ from okf.bundle import Bundle  # noqa: E402
 from okf.eval import GoldIndex, load_questions, pick  # noqa: E402
 from okf.eval.questions import EvalQuestion  # noqa: E402
 from okf.models import Budgets  # noqa: E402
-from okf.navigate.api import navigate_async  # noqa: E402
+from okf.navigator.api import navigate_async  # noqa: E402
 from okf.readers.base import Choice, Document, Judgement, Selection, SignpostOffer  # noqa: E402
 from okf.readers.offline import OfflineReader  # noqa: E402
 
@@ -65,7 +65,7 @@ async def run(bundle_dir: Path, questions: list[EvalQuestion], budgets: Budgets)
     reader = GoldRouter(gold, OfflineReader())
     hits, bodies, read, shortlist_words, reachable, signs = [], [], [], [], 0, []
     for q in questions:
-        result = await navigate_async(bundle, q.question, reader=reader, budgets=budgets)
+        result = await navigate_async(bundle, q.question, reader=reader, budgets=budgets, angles="off")
         reachable += bool(gold[q.question])
         listed = {e.path for e in result.shortlist}
         hits.append(bool(listed & gold[q.question]))

@@ -6,11 +6,12 @@ import hashlib
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Iterable
 from datetime import date, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from okf.bundle import Bundle, Concept, Diagnostic, Status, diagnostic
+from okf.bundle import Bundle, Concept, Diagnostic, Link, Status, diagnostic
 from okf.bundle import frontmatter as fm
 from okf.bundle.citations import bundle_path, cited_changes
 from okf.bundle.documents import read_text
@@ -22,6 +23,21 @@ from okf.sources import line_starts, read_source_text, span_text_at
 from okf.wikilinks import find_wikilinks
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _targets(path: str, shown: str, missing: str, found: Iterable[Link]) -> list[Diagnostic]:
+    """W102 for each link (or image: ``shown`` is how it is named) that leaves the bundle, ``missing`` for each
+    that points at nothing in it; web links are not checked."""
+    out: list[Diagnostic] = []
+    for item in found:
+        if item.external:
+            continue
+        written = f"{shown}[{item.text}]({item.target})"
+        if item.path is None:
+            out.append(diagnostic("W102", path, item.line, f"{written} leaves the bundle; it is never followed"))
+        elif not item.exists:
+            out.append(diagnostic(missing, path, item.line, f"{written} points at nothing in the bundle"))
+    return out
 
 
 def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: SourceFiles) -> list[Diagnostic]:
@@ -59,42 +75,8 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
     if concept.meta.stale_after is not None and concept.meta.is_stale(now):
         out.append(diagnostic("W132", path, 1, f"stale since {concept.meta.stale_after.isoformat()} (stale_after)"))
     out.extend(_frontmatter_rules(concept, sources))
-    for image in bundle.images(concept):
-        if image.external:
-            continue
-        if image.path is None:
-            out.append(
-                diagnostic(
-                    "W102",
-                    path,
-                    image.line,
-                    f"image ![{image.text}]({image.target}) leaves the bundle; it is never followed",
-                )
-            )
-        elif not image.exists:
-            out.append(
-                diagnostic(
-                    "W104", path, image.line, f"image ![{image.text}]({image.target}) points at nothing in the bundle"
-                )
-            )
-    for link in bundle.links(concept):
-        if link.external:
-            continue
-        if link.path is None:
-            out.append(
-                diagnostic(
-                    "W102",
-                    path,
-                    link.line,
-                    f"link [{link.text}]({link.target}) leaves the bundle; it is never followed",
-                )
-            )
-        elif not link.exists:
-            out.append(
-                diagnostic(
-                    "W101", path, link.line, f"link [{link.text}]({link.target}) points at nothing in the bundle"
-                )
-            )
+    out.extend(_targets(path, "image !", "W104", bundle.images(concept)))
+    out.extend(_targets(path, "link ", "W101", bundle.links(concept)))
     if "[[" in concept.body:  # Obsidian link syntax okf compile could not resolve: not a link in OKF
         for wikilink in find_wikilinks(concept.body):
             out.append(

@@ -11,7 +11,11 @@ and the MCP schemas in step with the fields). No surface restates a default or a
 
 Options that stay hand-written in okf/cli, and why: paths and names with no default (``--output``, ``--title``,
 ``--model``, ``--base-url``, ``--contract`` ...: nothing to bound or restate), on/off flags, ``-v`` (a count of
-flags) and ``--json``/``--quiet`` (okf.cli.common, the same on every command).
+flags) and ``--json``/``--quiet`` (okf.cli.common, the same on every command). MCP arguments that stay
+hand-written in okf.mcp.server, for the same reason: names, texts and switches with nothing to bound
+(``bundle``, ``directory``, ``concept``, ``question``, ``under``, ``subject_text``, ``subject_name``,
+``start_line``, ``include_trace``, ``save``, ``contract``, ``other_bundles``). tests/test_settings.py fails on
+a flag or an MCP argument with a default, a bound or choices that is not made from a field here.
 """
 
 from __future__ import annotations

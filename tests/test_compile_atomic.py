@@ -21,7 +21,7 @@ def test_killed_compile_leaves_previous_bundle(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
     para = "The parties agree to the terms set out in this clause for the whole term. " * 12
-    for i in range(120):
+    for i in range(80):  # 880 concepts: a compile long enough to be killed while it writes
         (src / f"contract-{i:03d}.txt").write_text("\n\n".join(f"{n}. Clause {n}\n\n{para}" for n in range(1, 12)))
     out = tmp_path / "out"
     compile_bundle([src], out, options=CompileOptions())

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from okf.bundle import Bundle
 from okf.cli import main
 from okf.compile import CompileOptions, compile_bundle
 from okf.compile.tree import slugify, unique
@@ -389,3 +390,19 @@ def test_a_split_section_is_named_once_in_its_folder_signpost(tmp_path: Path) ->
     assert "Fees (part 1 of" in folder  # the pieces themselves keep their titles
     assert "(part 1 of" not in root and "Fees (" in root and " parts)" in root
     check_clean(tmp_path / "out")
+
+
+def test_a_concept_whose_title_says_it_all_still_has_tags(tmp_path: Path) -> None:
+    """Tags leave out words the title already shows; when the title is the concept's whole sentence, the
+    concept's own key terms are its tags (the spec's tags on every concept with words)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    filler = "\n\n".join(
+        f"## Step {n}\n\nRotate the signing certificate {n} times before the audit window." for n in range(4)
+    )
+    note = "Audit records stay inside the cluster because the forwarder lacks encrypted storage."
+    (src / "guide.md").write_text(f"# Guide\n\n{filler}\n\n## {note}\n\n{note}\n", encoding="utf-8")
+    compile_bundle([src], tmp_path / "out", options=CompileOptions(max_words=60, min_words=5))
+    bundle = Bundle.open(tmp_path / "out")
+    untagged = [p for p in bundle.iter_concepts() if not bundle.load(p).meta.tags]
+    assert untagged == []

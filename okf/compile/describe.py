@@ -226,6 +226,10 @@ def concept_tags(
         if term not in seen:
             tags.append(STEM_MARK + term)  # shown as written once the document's word forms are known
             seen.add(term)
+    if not tags:
+        # A title that already says all there is (a sentence-long title, "CEO, Adams Golf"): its own key
+        # terms are the concept's, so a reader still sees the concept's vocabulary in its tags.
+        tags = [STEM_MARK + t for _, t in sorted((-score, t) for t, score in candidates.items())][:CONCEPT_TAGS]
     return tags
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 import click
 
-from okf.cli.common import emit_json, json_option, notice, printable, quiet_option
+from okf.cli.common import emit_json, json_option, notice, printable, progress_enabled, quiet_option
 from okf.cli.options import settings_options
+from okf.cli.progress import StageProgress
 from okf.errors import ConfigError
 from okf.export import ExportReport, export_llms_txt, export_site
 from okf.settings import EXPORT_MAX_BYTES
@@ -22,6 +25,19 @@ def _as_of(value: str | None) -> date | None:
         raise ConfigError(
             f"--as-of {value!r} is not a date", fix="give it as YYYY-MM-DD, e.g. --as-of 2026-01-01"
         ) from None
+
+
+_STAGES = {"concepts": ("Reading concepts", " concepts"), "pages": ("Rendering pages", " pages")}
+
+
+def _run(export: Callable[..., ExportReport], quiet: bool, as_json: bool, **options: Any) -> ExportReport:
+    """``export(**options)`` with a progress bar on stderr (a terminal, not --quiet or --json)."""
+    bar = StageProgress(_STAGES) if progress_enabled(quiet, as_json) else None
+    try:
+        return export(progress=bar, **options)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _done(report: ExportReport, as_json: bool, quiet: bool) -> None:
@@ -107,11 +123,18 @@ def llms_txt(
     """
     if base_url is not None and not base_url.strip():
         raise ConfigError("--base-url is empty", fix="pass the URL DIR will be served at, e.g. https://example.com/kb")
-    _done(
-        export_llms_txt(bundle, out, base_url=base_url, max_bytes=max_bytes, as_of=_as_of(as_of), title=title),
-        as_json,
+    report = _run(
+        export_llms_txt,
         quiet,
+        as_json,
+        bundle=bundle,
+        out=out,
+        base_url=base_url,
+        max_bytes=max_bytes,
+        as_of=_as_of(as_of),
+        title=title,
     )
+    _done(report, as_json, quiet)
 
 
 @command.command("site")
@@ -130,4 +153,5 @@ def site(bundle: str, out: str, as_of: str | None, title: str | None, as_json: b
     Examples:
       okf export site bundles/harborview -o /tmp/harborview-site
     """
-    _done(export_site(bundle, out, as_of=_as_of(as_of), title=title), as_json, quiet)
+    report = _run(export_site, quiet, as_json, bundle=bundle, out=out, as_of=_as_of(as_of), title=title)
+    _done(report, as_json, quiet)

@@ -5,16 +5,21 @@ files) and incremental-friendly (unchanged files are not rewritten). See docs/ex
 from __future__ import annotations
 
 import time
-from datetime import date
+from collections.abc import Callable
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from okf._version import __version__
 from okf.bundle import Bundle
 from okf.export.llms import llms_full, llms_txt
 from okf.export.reading import Collected, collect
+from okf.export.unchanged import bundle_signature, replay, seal
 from okf.export.write import ExportWriter
+
+Progress = Callable[[str, int, int], None]  # progress(stage, done, total): "concepts" read, "pages" rendered
 
 
 class ExportReport(BaseModel):
@@ -68,34 +73,78 @@ def export_llms_txt(
     max_bytes: int | None = None,
     as_of: date | None = None,
     title: str | None = None,
+    progress: Progress | None = None,
 ) -> ExportReport:
-    """Write ``llms.txt``, ``llms-full.txt`` and every concept's ``.md`` file into ``out``."""
+    """Write ``llms.txt``, ``llms-full.txt`` and every concept's ``.md`` file into ``out``. When nothing that
+    decides the output changed since the last export into ``out`` (:mod:`okf.export.unchanged`), nothing is read
+    or written and the report says every file is unchanged."""
     started = time.perf_counter()
     opened = _open(bundle)
     writer = ExportWriter(out, "llms-txt")
     source = str(opened.root)
-    collected = collect(opened, as_of=as_of, title=title, copy_to=writer.prepare(), cache=writer.cache(source))
+    day = as_of or datetime.now(UTC).date()
+    now = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    options = {"okf": __version__, "bundle": source, "base_url": base_url, "max_bytes": max_bytes, "title": title}
+    signature = bundle_signature(source)
+    recorded = replay(writer.manifest(), str(writer.root), signature, options, now)
+    if recorded is not None:
+        if progress is not None:
+            progress("concepts", recorded["concepts"], recorded["concepts"])
+        return ExportReport(
+            **recorded,
+            kind="llms-txt",
+            bundle=source,
+            output=str(out),
+            unchanged=recorded["files"],
+            seconds=round(time.perf_counter() - started, 3),
+        )
+    collected = collect(
+        opened,
+        as_of=day,
+        title=title,
+        copy_to=writer.prepare(),
+        cache=writer.cache(source),
+        progress=None if progress is None else lambda done, total: progress("concepts", done, total),
+    )
     writer.remember(source, collected.cache)
     for path, written in sorted(collected.copied.items()):
         writer.done(path, written)
     writer.add("llms.txt", llms_txt(collected, base_url=base_url))
     full_text, inlined = llms_full(collected, max_bytes=max_bytes)
     writer.add("llms-full.txt", full_text)
+    report = _report("llms-txt", opened, out, collected, writer, started, full_concepts=inlined)
+    if signature is not None:
+        stale_after = sorted({e.stale_after.isoformat() for e in collected.entries if e.stale_after is not None})
+        kept = report.model_dump(include={"concepts", "current", "optional", "files", "full_concepts", "warnings"})
+        writer.sealed = seal(signature, options, now, stale_after, kept)
     writer.commit()
-    return _report("llms-txt", opened, out, collected, writer, started, full_concepts=inlined)
+    report.written, report.unchanged, report.removed = writer.written, writer.unchanged, writer.removed
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
 
 
 def export_site(
-    bundle: Bundle | str | Path, out: str | Path, *, as_of: date | None = None, title: str | None = None
+    bundle: Bundle | str | Path,
+    out: str | Path,
+    *,
+    as_of: date | None = None,
+    title: str | None = None,
+    progress: Progress | None = None,
 ) -> ExportReport:
     """Write the static HTML site into ``out``: ``index.html`` is the root directory's page."""
     from okf.export.site import site_pages  # Jinja2 and the HTML renderer only for a site
 
     started = time.perf_counter()
     opened = _open(bundle)
-    collected = collect(opened, as_of=as_of, title=title)
+    collected = collect(
+        opened,
+        as_of=as_of,
+        title=title,
+        progress=None if progress is None else lambda done, total: progress("concepts", done, total),
+    )
     writer = ExportWriter(out, "site")
-    for path, html in site_pages(opened, collected).items():
+    pages = None if progress is None else lambda done, total: progress("pages", done, total)
+    for path, html in site_pages(opened, collected, pages).items():
         writer.add(path, html)
     writer.commit()
     return _report("site", opened, out, collected, writer, started)

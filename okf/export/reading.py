@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -28,6 +29,7 @@ from okf.errors import BundleError, ConfigError
 from okf.export.write import write_if_changed
 
 PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than it saves
+Progress = Callable[[int], None]  # concepts read so far
 
 
 @dataclass
@@ -188,7 +190,7 @@ def _cached(path: str, text: str, row: CacheRow, now: datetime) -> Entry | None:
         frontmatter={},
         stale_after=stale_after,
         deprecated=row[7],
-        stale=stale_after is not None and stale_after < now,
+        stale=stale_after is not None and now >= stale_after,  # as Meta.is_stale (§5.5)
     )
 
 
@@ -208,14 +210,20 @@ def _read_part(
     now: datetime,
     copy_to: str | None,
     cache: dict[str, CacheRow] | None = None,
+    progress: Progress | None = None,
 ) -> _Part:
     """List ``work``'s directories and read their concepts (copying each file into ``copy_to``, with ``cache``
-    rows from the previous export into the same folder)."""
+    rows from the previous export into the same folder); ``progress(done)`` after each directory."""
     bundle = Bundle.open(root)
     part = _Part()
     recent = time.time_ns() - RACY_NS
     made: set[str] = set()  # export folders known to exist
+    real_out = os.path.realpath(copy_to) if copy_to is not None else None
+    done = 0
     for directory, paths in work:
+        if progress is not None:
+            progress(done)
+        done += len(paths)
         try:
             listing = bundle.listing(directory)
         except BundleError as exc:
@@ -240,7 +248,7 @@ def _read_part(
                 copy: os.stat_result | None = None
                 if row is not None:
                     try:
-                        copy = os.stat(target)
+                        copy = os.lstat(target)
                     except OSError:
                         pass
                     if (
@@ -259,10 +267,11 @@ def _read_part(
                         text.encode("utf-8"),
                         made=made,
                         size=None if row is None else copy.st_size if copy else -1,
+                        root=real_out,
                     )
                     part.copied[path] = written
                     if written or copy is None:
-                        copy = os.stat(target)
+                        copy = os.lstat(target)
                 part.entries[path] = entry
                 if stat.st_mtime_ns < recent and copy is not None:  # copy is set on every path above
                     part.cache[path] = row if cached and row is not None else _row(entry, stat, copy)
@@ -284,7 +293,13 @@ def _workers(concepts: int) -> int:
     return max(1, min(cpus, 8))
 
 
-def _read(bundle: Bundle, now: datetime, copy_to: str | None, cache: dict[str, CacheRow] | None) -> _Part:
+def _read(
+    bundle: Bundle,
+    now: datetime,
+    copy_to: str | None,
+    cache: dict[str, CacheRow] | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> _Part:
     by_dir: dict[str, list[str]] = {d: [] for d in bundle.iter_directories()}
     total = 0
     for path in bundle.iter_concepts():
@@ -293,7 +308,17 @@ def _read(bundle: Bundle, now: datetime, copy_to: str | None, cache: dict[str, C
     work = sorted(by_dir.items())
     workers = _workers(total)
     if workers == 1:
-        return _read_part(str(bundle.root), work, now, copy_to, cache)
+        part = _read_part(
+            str(bundle.root),
+            work,
+            now,
+            copy_to,
+            cache,
+            None if progress is None else lambda done: progress(done, total),
+        )
+        if progress is not None:
+            progress(total, total)
+        return part
     # Contiguous runs of directories holding about the same number of concepts, a few per worker.
     runs: list[list[tuple[str, list[str]]]] = [[]]
     share, count = max(1, total // (workers * 4)), 0
@@ -303,8 +328,10 @@ def _read(bundle: Bundle, now: datetime, copy_to: str | None, cache: dict[str, C
         if count >= share:
             runs.append([])
             count = 0
+    part_sizes = [[paths for _, paths in run] for run in runs]
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
     merged = _Part()
+    done = 0
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
         shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
         for part in pool.map(
@@ -316,6 +343,9 @@ def _read(bundle: Bundle, now: datetime, copy_to: str | None, cache: dict[str, C
             merged.copied.update(part.copied)
             merged.cache.update(part.cache)
             merged.error = merged.error or part.error
+            done += sum(len(p) for p in part_sizes.pop(0))
+            if progress is not None:
+                progress(done, total)
     return merged
 
 
@@ -326,12 +356,14 @@ def collect(
     title: str | None = None,
     copy_to: str | Path | None = None,
     cache: dict[str, CacheRow] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Collected:
     """Every listing from the root, depth first, in signpost order; ``copy_to`` also copies every concept file
-    (``cache``: rows of the previous export there; the new rows end up in ``Collected.cache``)."""
+    (``cache``: rows of the previous export there; the new rows end up in ``Collected.cache``);
+    ``progress(done, total)`` as concepts are read."""
     day = as_of or datetime.now(UTC).date()
     now = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    part = _read(bundle, now, str(copy_to) if copy_to is not None else None, cache)
+    part = _read(bundle, now, str(copy_to) if copy_to is not None else None, cache, progress)
     if part.error:
         raise ConfigError(part.error, fix="pass -o a writable folder")
     root_title, summary, _ = part.directories.get("", ("", "", []))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote, unquote
@@ -109,10 +110,13 @@ def _signpost_rows(
     return rows
 
 
-def site_pages(bundle: Bundle, collected: Collected) -> dict[str, str]:
-    """Every page of the site: path inside the folder -> HTML."""
+def site_pages(
+    bundle: Bundle, collected: Collected, progress: Callable[[int, int], None] | None = None
+) -> dict[str, str]:
+    """Every page of the site: path inside the folder -> HTML (``progress(done, total)`` as pages are made)."""
     entries = {e.path: e for e in collected.entries}
     pages: dict[str, str] = {}
+    total = len(collected.directories) + len(collected.entries)
     for path, directory in collected.directories.items():
         page = page_of(path)
         pages[page] = render(
@@ -124,6 +128,8 @@ def site_pages(bundle: Bundle, collected: Collected) -> dict[str, str]:
             signposts=_signpost_rows(directory, entries, page),
         )
     for entry in collected.entries:
+        if progress is not None and len(pages) % 50 == 0:
+            progress(len(pages), total)
         page = page_of(entry.path)
         parent = collected.directories.get(entry.path.rpartition("/")[0] + "/" if "/" in entry.path else "")
         pages[page] = render(
@@ -138,4 +144,6 @@ def site_pages(bundle: Bundle, collected: Collected) -> dict[str, str]:
             body=to_html(entry.body, rewriter(bundle, entry.path)),
             sources=entry.sources(),
         )
+    if progress is not None:
+        progress(len(pages), total)
     return pages

@@ -4,8 +4,11 @@ last export wrote, so files of concepts that disappeared are removed and nothing
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -15,32 +18,95 @@ from okf.errors import ConfigError
 MANIFEST = ".okf-export.json"
 
 
-def write_if_changed(target: str | Path, data: bytes, *, made: set[str] | None = None, size: int | None = None) -> bool:
+# Never through a symlink: a link where a file goes is replaced by the file, never written through.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_WRITE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_READ = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _same(target: str, data: bytes) -> bool:
+    try:
+        fd = os.open(target, _READ)
+    except OSError:
+        return False
+    try:
+        chunks, left = [], len(data) + 1
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks) == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _inside(path: str, root: str) -> bool:
+    """Whether ``path``'s real path is ``root`` (a real path) or below it."""
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _folder(parent: str, made: set[str] | None, root: str | None) -> None:
+    """Create ``parent``, once; with ``root`` (a real path), refuse a folder that a symlink leads elsewhere."""
+    if made is not None and parent in made:
+        return
+    os.makedirs(parent, exist_ok=True)
+    if root is not None and not _inside(parent, root):
+        raise OSError(f"{parent} is a symlink leading out of the export folder; not written through")
+    if made is not None:
+        made.add(parent)
+
+
+def write_if_changed(
+    target: str | Path, data: bytes, *, made: set[str] | None = None, size: int | None = None, root: str | None = None
+) -> bool:
     """Write ``data`` to ``target`` unless it already holds exactly these bytes; whether it wrote.
 
     ``made``: directories known to exist (created here once, then remembered); ``size``: the size of the file
-    already at ``target`` (-1 for none) when the caller has just stat-ed it."""
+    already at ``target`` (-1 for none) when the caller has just stat-ed it; ``root``: the export folder's real
+    path (folders on the way must stay inside it). A symlink at ``target`` is replaced, never followed."""
     target = os.fspath(target)
     if size is None:
         try:
-            size = os.stat(target).st_size
+            size = os.lstat(target).st_size
         except OSError:
             size = -1
-    if size == len(data):
-        try:
-            with open(target, "rb") as handle:
-                if handle.read() == data:
-                    return False
-        except OSError:
-            pass
-    parent = os.path.dirname(target)
-    if made is None or parent not in made:
-        os.makedirs(parent, exist_ok=True)
-        if made is not None:
-            made.add(parent)
-    with open(target, "wb") as handle:
-        handle.write(data)
+    if size == len(data) and _same(target, data):
+        return False
+    _folder(os.path.dirname(target), made, root)
+    try:
+        fd = os.open(target, _WRITE, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        os.unlink(target)  # a symlink (O_NOFOLLOW refused it): replaced by the file
+        fd = os.open(target, _WRITE | os.O_EXCL, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
     return True
+
+
+def outputs_signature(out: str, files: list[str]) -> str | None:
+    """The hash of the size and modification time of each of ``files`` in ``out`` (None when one is missing or
+    is not a regular file: a symlink is never trusted)."""
+    digest = hashlib.blake2b(digest_size=20)
+    for rel in files:
+        try:
+            info = os.lstat(os.path.join(out, rel))
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        digest.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 class ExportWriter:
@@ -55,6 +121,7 @@ class ExportWriter:
         self.removed = 0
         self._cache: dict[str, Any] = {}
         self._read: dict[str, Any] | None = None
+        self.sealed: dict[str, Any] | None = None  # okf.export.unchanged's seal, completed by commit
 
     def add(self, rel: str, text: str | bytes) -> None:
         """Queue ``rel`` (a POSIX path inside the folder) with its content."""
@@ -80,7 +147,8 @@ class ExportWriter:
         else:
             self.unchanged += 1
 
-    def _manifest(self) -> dict[str, Any]:
+    def manifest(self) -> dict[str, Any]:
+        """The manifest the previous export of this kind left in the folder (``{}`` when none)."""
         if self._read is None:  # read once: it holds a row per concept
             try:
                 data = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
@@ -91,13 +159,13 @@ class ExportWriter:
         return self._read
 
     def _previous(self) -> set[str]:
-        files = self._manifest().get("files", [])
+        files = self.manifest().get("files", [])
         return {f for f in files if isinstance(f, str) and not f.startswith("/") and ".." not in f.split("/")}
 
     def cache(self, source: str) -> dict[str, Any]:
         """The concept rows the previous export of ``source`` (a bundle root) into this folder left, by this
         version of okf; empty when there are none (any other bundle, version or shape)."""
-        data = self._manifest()
+        data = self.manifest()
         rows = data.get("cache")
         if data.get("bundle") != source or data.get("okf") != __version__ or not isinstance(rows, dict):
             return {}
@@ -112,24 +180,32 @@ class ExportWriter:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             previous = self._previous()
+            real = os.path.realpath(self.root)
             for rel in sorted(self.files):
                 data = self.files[rel]
                 if data is None:
                     continue
-                if write_if_changed(self.root / rel, data):
+                if write_if_changed(self.root / rel, data, root=real):
                     self.written += 1
                 else:
                     self.unchanged += 1
             for rel in sorted(previous - set(self.files)):
+                if not _inside(os.path.dirname(self.root / rel), real):
+                    continue  # a folder on the way became a symlink: never removes through it
                 try:
                     (self.root / rel).unlink()
                     self.removed += 1
                 except OSError:
                     pass
-            content = {"kind": self.kind, "files": sorted(self.files), **self._cache}
-            if content != self._manifest():  # the same as read (a repeat export): no need to write it out again
+            files = sorted(self.files)
+            content = {"kind": self.kind, "files": files, **self._cache}
+            if self.sealed is not None:
+                outputs = outputs_signature(str(self.root), files)
+                if outputs is not None:
+                    content["seal"] = {**self.sealed, "outputs": outputs}
+            if content != self.manifest():  # the same as read (a repeat export): no need to write it out again
                 manifest = json.dumps(content, separators=(",", ":")) + "\n"
-                write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"))
+                write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"), root=real)
         except OSError as exc:
             raise ConfigError(
                 f"cannot write the export into {self.root}: {exc.strerror or exc}", fix="pass -o a writable folder"

@@ -236,3 +236,130 @@ def test_repeat_export_reuses_unchanged_concepts_without_parsing(
     assert "25 days" in (out / "llms-full.txt").read_text(encoding="utf-8")
     assert (out / "welcome.md").read_bytes() == (bundle / "welcome.md").read_bytes()
     assert changed.written == 3  # leave.md, welcome.md, llms-full.txt (llms.txt is unchanged)
+
+
+def _age(bundle: Path) -> None:
+    old = 1_700_000_000
+    for path in bundle.rglob("*.md"):
+        os.utime(path, (old, old))
+
+
+def test_a_repeat_export_with_nothing_changed_reads_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unchanged = sys.modules["okf.export.unchanged"]
+    monkeypatch.setattr(unchanged, "RACY_NS", 0)  # files written by the test just now count as settled
+    bundle = small_bundle(tmp_path / "b")
+    _age(bundle)
+    out = tmp_path / "out"
+    first = export_llms_txt(bundle, out, as_of=AS_OF)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    mtimes = {p: p.stat().st_mtime_ns for p in before}
+    api = sys.modules["okf.export.api"]
+    real_collect = api.collect
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the bundle was read although nothing changed")
+
+    monkeypatch.setattr(api, "collect", refuse)
+    again = export_llms_txt(bundle, out, as_of=AS_OF)
+    assert again.model_dump(exclude={"seconds", "written", "unchanged"}) == first.model_dump(
+        exclude={"seconds", "written", "unchanged"}
+    )
+    assert (again.written, again.unchanged) == (0, first.files)
+    assert {p: p.stat().st_mtime_ns for p in before} == mtimes
+    # Anything that decides the output sends the export down the full path, and the output is what a fresh
+    # export into an empty folder gives.
+    calls: list[int] = []
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real_collect(*args, **kwargs)
+
+    monkeypatch.setattr(api, "collect", counting)
+    changes = [
+        ("base url", lambda: None, {"base_url": "https://kb.example.com/"}),
+        ("stale_after passed", lambda: None, {"as_of": date(2026, 2, 1)}),  # before: limits.md was current
+        ("hand-edited copy", lambda: (out / "welcome.md").write_text("mine", encoding="utf-8"), {}),
+        ("new concept", lambda: (bundle / "people" / "pay.md").write_text(concept("Pay", "Monthly."), "utf-8"), {}),
+        (
+            "edited index",
+            lambda: (bundle / "people" / "index.md").write_text(
+                "# Staff\n\n* [Pay](pay.md) - salaries\n", encoding="utf-8"
+            ),
+            {},
+        ),
+    ]
+    for name, change, options in changes:
+        change()
+        options = {"as_of": AS_OF, **options}
+        calls.clear()
+        export_llms_txt(bundle, out, **options)  # type: ignore[arg-type]
+        assert calls == [1], name
+        fresh = tmp_path / f"fresh-{len(list(tmp_path.iterdir()))}"
+        export_llms_txt(bundle, fresh, **options)  # type: ignore[arg-type]
+        produced = sorted(
+            p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file() and p.name != ".okf-export.json"
+        )
+        for rel in produced:
+            assert (out / rel).read_bytes() == (fresh / rel).read_bytes(), (name, rel)
+        calls.clear()
+        export_llms_txt(bundle, out, **options)  # type: ignore[arg-type]
+        assert calls == [], f"{name}: the repeat after it was not recognized as unchanged"
+    assert "- [Pay](people/pay.md): salaries\n- [Leave](people/leave.md)" in (out / "llms.txt").read_text("utf-8")
+
+
+def test_a_file_changed_within_two_seconds_leaves_no_seal(tmp_path: Path) -> None:
+    bundle = small_bundle(tmp_path / "b")  # just written: its times are too recent to trust
+    out = tmp_path / "out"
+    export_llms_txt(bundle, out, as_of=AS_OF)
+    assert "seal" not in json.loads((out / ".okf-export.json").read_text(encoding="utf-8"))
+
+
+def test_stale_on_its_stale_after_day_on_first_and_cached_export(tmp_path: Path) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    _age(bundle)
+    day = date(2026, 1, 31)  # limits.md's stale_after: stale from that day on (OKF §5.5)
+    out = tmp_path / "out"
+    for _ in range(2):  # the second export takes its entries from the cache
+        export_llms_txt(bundle, out, as_of=day)
+        optional = (out / "llms.txt").read_text(encoding="utf-8").split("## Optional\n")[1]
+        assert "limits.md): limits per role (stale since 2026-01-31)" in optional
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks")
+def test_exports_never_write_or_remove_through_a_symlink_in_the_folder(tmp_path: Path) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "welcome.md").write_text("not yours", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "welcome.md").symlink_to(outside / "welcome.md")
+    export_llms_txt(bundle, out, as_of=AS_OF)
+    assert (outside / "welcome.md").read_text(encoding="utf-8") == "not yours"
+    assert not (out / "welcome.md").is_symlink()
+    assert (out / "welcome.md").read_bytes() == (bundle / "welcome.md").read_bytes()
+    # A folder of the export replaced by a symlink leading out: refused, nothing written or removed there.
+    (outside / "leave.md").write_text("not yours either", encoding="utf-8")
+    for path in (out / "people").iterdir():
+        path.unlink()
+    (out / "people").rmdir()
+    (out / "people").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(ConfigError, match="symlink"):
+        export_llms_txt(bundle, out, as_of=AS_OF)
+    assert (outside / "leave.md").read_text(encoding="utf-8") == "not yours either"
+    assert sorted(p.name for p in outside.iterdir()) == ["leave.md", "welcome.md"]
+
+
+def test_cli_export_progress_on_stderr_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    monkeypatch.setenv("OKF_PROGRESS", "1")
+    runner = CliRunner()
+    for kind, label in (("llms-txt", "Reading concepts"), ("site", "Rendering pages")):
+        shown = runner.invoke(main, ["export", kind, str(bundle), "-o", str(tmp_path / kind)])
+        assert shown.exit_code == 0, shown.output
+        assert label in shown.stderr and "5/5" in shown.stderr and label not in shown.stdout
+        for flag in ("--quiet", "--json"):
+            silent = runner.invoke(main, ["export", kind, str(bundle), "-o", str(tmp_path / kind), flag])
+            assert silent.exit_code == 0 and "Reading concepts" not in silent.stderr and "%|" not in silent.stderr

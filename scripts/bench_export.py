@@ -1,17 +1,23 @@
 """Speed of `okf export llms-txt` (and `site`) on a generated bundle: concepts per second, first and repeat export.
 
-Usage: python scripts/bench_export.py [--concepts 10000] [--fanout 20] [--keep DIR] [--site]
+Usage: python scripts/bench_export.py [--concepts 10000] [--fanout 20] [--keep DIR] [--site] [--floor]
 
 The bundle is bench_check.py's (nested directories of `fanout` concepts, an index.md everywhere). Each run opens
 the bundle anew (nothing cached between runs); "first" exports into an empty folder, "repeat" into the folder
 the first run filled (every file unchanged, so nothing is rewritten). CPU seconds count this process and its
 finished worker processes, so a loaded machine shows in the wall time, not in the CPU time.
+
+``--floor`` first times what the file system alone costs a first export: a plain loop, no okf, that reads each
+concept file of the bundle and creates its copy in an empty folder (the same folders, one ``open``/``write``
+per file), in one process and in two (one per CPU, each a half of the files); its system CPU per file is the
+cost of creating a file on this file system.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -26,12 +32,55 @@ from okf.bundle import Bundle
 from okf.export import export_llms_txt, export_site
 
 
+def _system_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_stime + children.ru_stime
+
+
+def _copy_all(pairs: list[tuple[str, str]]) -> None:
+    made: set[str] = set()
+    for source, target in pairs:
+        parent = os.path.dirname(target)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        with open(source, "rb") as handle:
+            data = handle.read()
+        with open(target, "wb") as handle:
+            handle.write(data)
+
+
+def floor(root: Path, out: Path) -> None:
+    """The plain copy loop, one process then two, into fresh folders under ``out``."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    sources = sorted(str(p) for p in root.rglob("*.md") if p.name != "index.md")
+    for workers in (1, 2):
+        target = out / f"floor-{workers}"
+        pairs = [(s, str(target / Path(s).relative_to(root))) for s in sources]
+        started, cpu, system = time.perf_counter(), _cpu_seconds(), _system_seconds()
+        if workers == 1:
+            _copy_all(pairs)
+        else:
+            half = len(pairs) // 2
+            with ProcessPoolExecutor(2) as pool:
+                list(pool.map(_copy_all, [pairs[:half], pairs[half:]]))
+        seconds, cpu, system = time.perf_counter() - started, _cpu_seconds() - cpu, _system_seconds() - system
+        print(
+            f"plain copy loop, {workers} process(es): {len(pairs)} files in {seconds:.2f} s wall = "
+            f"{len(pairs) / seconds:,.0f} files/s; {cpu:.2f} CPU s = {cpu / len(pairs) * 1e6:.0f} µs per file, "
+            f"{system / len(pairs) * 1e6:.0f} of them system; load average {os.getloadavg()[0]:.1f}"
+        )
+        shutil.rmtree(target, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--concepts", type=int, default=10_000)
     parser.add_argument("--fanout", type=int, default=20)
     parser.add_argument("--keep", type=Path, help="write the bundle here and keep it (reused when present)")
     parser.add_argument("--site", action="store_true", help="also time `export site`")
+    parser.add_argument("--floor", action="store_true", help="first time a plain copy loop (no okf)")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="okf-bench-export-"))
     if not (root / "index.md").exists():
@@ -40,6 +89,8 @@ def main() -> int:
     out = Path(tempfile.mkdtemp(prefix="okf-bench-export-out-"))
     kinds = [("llms-txt", export_llms_txt)] + ([("site", export_site)] if args.site else [])
     try:
+        if args.floor:
+            floor(root, out)
         for name, export in kinds:
             for run in ("first", "repeat"):
                 started, cpu = time.perf_counter(), _cpu_seconds()

@@ -11,8 +11,10 @@ with the file system far more than okf's own work does); then the medians and th
 
 - ``check``: ``okf.check(bundle)``; the diagnostics of both versions are compared (a difference is reported).
 - ``export``: ``export_llms_txt(bundle, out)`` into an empty folder ("first"), then again into the same folder
-  ("repeat": every file unchanged); the two versions' folders are compared file by file (the export's own
-  manifest aside).
+  ("repeat": every file unchanged), then again after one concept file was touched ("touched": its times
+  changed, its bytes not, as an edit that is undone or a checkout would leave it: nothing may be taken as
+  unchanged without looking); the two versions' folders are compared file by file (the export's own manifest
+  aside).
 """
 
 from __future__ import annotations
@@ -36,13 +38,13 @@ import okf
 def cpu():
     a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime, a.ru_utime + b.ru_utime
+from okf.export import export_llms_txt  # imported before the clock starts, as okf is
 started, (used, user) = time.perf_counter(), cpu()
 if kind == "check":
     report = okf.check(bundle)
     result = {"concepts": report.concepts,
               "diagnostics": [[d.code, d.path, d.line or 0, d.message] for d in report.diagnostics]}
 else:
-    from okf.export import export_llms_txt
     report = export_llms_txt(bundle, out, as_of=date(2026, 12, 1))
     result = {"concepts": report.concepts, "written": report.written}
 wall, (total, users) = time.perf_counter() - started, cpu()
@@ -80,6 +82,7 @@ def main() -> int:
     args = parser.parse_args()
     bundle = str(Path(args.bundle).resolve())
     kinds = [k for k in args.what.split(",") if k]
+    touched = min(p for p in Path(bundle).rglob("*.md") if p.name != "index.md")
     print(f"load average at start: {os.getloadavg()[0]:.1f}")
     figures: dict[tuple[str, str], list[dict[str, object]]] = {}
     scratch = Path(tempfile.mkdtemp(prefix="okf-bench-side-"))
@@ -88,8 +91,11 @@ def main() -> int:
             for name, tree in (("before", args.before), ("after", args.after)):
                 for kind in kinds:
                     out = scratch / f"{name}-{n}"
-                    steps = ["check"] if kind == "check" else ["first", "repeat"]
+                    steps = ["check"] if kind == "check" else ["first", "repeat", "touched"]
                     for step in steps:
+                        if step == "touched":
+                            when = 1_600_000_000_000_000_000 + n * 10 + (name == "after")
+                            os.utime(touched, ns=(when, when))
                         got = run(tree, kind, bundle, str(out))
                         figures.setdefault((step, name), []).append(got)
                         count = int(got["concepts"])  # type: ignore[call-overload]
@@ -108,7 +114,7 @@ def main() -> int:
             diags = {json.dumps(f["diagnostics"]) for name in ("before", "after") for f in figures[("check", name)]}
             print("check diagnostics: " + ("identical in every run" if len(diags) == 1 else "DIFFER"))
         print("medians (after / before):")
-        for step in ("check", "first", "repeat"):
+        for step in ("check", "first", "repeat", "touched"):
             if (step, "before") not in figures:
                 continue
             med = {

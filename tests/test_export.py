@@ -363,3 +363,49 @@ def test_cli_export_progress_on_stderr_only(tmp_path: Path, monkeypatch: pytest.
         for flag in ("--quiet", "--json"):
             silent = runner.invoke(main, ["export", kind, str(bundle), "-o", str(tmp_path / kind), flag])
             assert silent.exit_code == 0 and "Reading concepts" not in silent.stderr and "%|" not in silent.stderr
+
+
+def test_an_export_after_an_edit_lists_again_only_what_the_edit_can_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for module in ("okf.export.unchanged", "okf.export.reading"):
+        monkeypatch.setattr(sys.modules[module], "RACY_NS", 0)  # the test's files count as settled
+    bundle = small_bundle(tmp_path / "b")
+    (bundle / "people" / "index.md").write_text("# People\n\n* [Leave](leave.md)\n", encoding="utf-8")  # no description
+    _age(bundle)
+    out = tmp_path / "out"
+    export_llms_txt(bundle, out, as_of=AS_OF)
+    from okf.bundle import Bundle
+
+    listed: list[str] = []
+    real_listing = Bundle.listing
+
+    def counting(self: Bundle, directory: str = "") -> object:
+        listed.append(directory)
+        return real_listing(self, directory)
+
+    monkeypatch.setattr(Bundle, "listing", counting)
+    edits = [
+        # The listed concept's own description fills its signpost: its directory is listed again, no other.
+        ("people/leave.md", concept("Leave", "Employees get 30 days.", description="Paid leave"), ["people/"]),
+        # A concept under a directory's listing, with the index giving its description: only that directory.
+        ("finance/refunds.md", concept("Refunds", "Over 900 dollars.", description="Refund approvals"), ["finance/"]),
+        # An index.md: its directory and the one whose listing takes its title.
+        ("finance/cards/index.md", "# Company cards\n\n* [Card limits](limits.md) - per role\n", None),
+        # A new file changes the bundle's names: every directory is listed again.
+        ("people/pay.md", concept("Pay", "Monthly."), ["", "finance/", "finance/cards/", "people/"]),
+    ]
+    for n, (path, text, expected) in enumerate(edits):
+        (bundle / path).write_text(text, encoding="utf-8")
+        listed.clear()
+        export_llms_txt(bundle, out, as_of=AS_OF)
+        if expected is not None:
+            assert sorted(listed) == expected, path
+        else:
+            assert "finance/cards/" in listed and "people/" not in listed, listed
+        fresh = tmp_path / f"fresh-{n}"
+        export_llms_txt(bundle, fresh, as_of=AS_OF)
+        for name in ("llms.txt", "llms-full.txt"):
+            assert (out / name).read_bytes() == (fresh / name).read_bytes(), (path, name)
+    text = (out / "llms.txt").read_text(encoding="utf-8")
+    assert "- [Leave](people/leave.md): Paid leave" in text and "(finance/cards/limits.md): per role" in text

@@ -85,7 +85,7 @@ def export_llms_txt(
     day = as_of or datetime.now(UTC).date()
     now = datetime(day.year, day.month, day.day, tzinfo=UTC)
     options = {"okf": __version__, "bundle": source, "base_url": base_url, "max_bytes": max_bytes, "title": title}
-    signature = bundle_signature(source)
+    signature, names = bundle_signature(source)
     recorded = replay(writer.manifest(), str(writer.root), signature, options, now)
     if recorded is not None:
         if progress is not None:
@@ -105,8 +105,9 @@ def export_llms_txt(
         copy_to=writer.prepare(),
         cache=writer.cache(source),
         progress=None if progress is None else lambda done, total: progress("concepts", done, total),
+        listings=writer.listings(source, names),
     )
-    writer.remember(source, collected.cache)
+    writer.remember(source, collected.cache, names, collected.listings)
     for path, written in sorted(collected.copied.items()):
         writer.done(path, written)
     writer.add("llms.txt", llms_txt(collected, base_url=base_url))

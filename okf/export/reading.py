@@ -26,6 +26,7 @@ from okf.bundle import Bundle
 from okf.bundle.documents import parse_concept, read_text
 from okf.bundle.model import Signpost
 from okf.errors import BundleError, ConfigError
+from okf.export.listings import ListingRow, keep, reuse
 from okf.export.write import write_if_changed
 
 PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than it saves
@@ -81,6 +82,7 @@ class Collected:
     warnings: list[str] = field(default_factory=list)
     copied: dict[str, bool] = field(default_factory=dict)  # concept file -> rewritten (False: unchanged)
     cache: dict[str, Any] = field(default_factory=dict)  # rows for the next export into the same folder
+    listings: dict[str, ListingRow] = field(default_factory=dict)  # kept listings, for the next export too
 
     def sections(self) -> list[tuple[str, str]]:
         """(top-level directory path, its title) in root listing order; ``""`` first for root concepts."""
@@ -201,6 +203,7 @@ class _Part:
     warnings: list[str] = field(default_factory=list)
     copied: dict[str, bool] = field(default_factory=dict)
     cache: dict[str, CacheRow] = field(default_factory=dict)
+    listings: dict[str, ListingRow] = field(default_factory=dict)
     error: str = ""
 
 
@@ -211,9 +214,11 @@ def _read_part(
     copy_to: str | None,
     cache: dict[str, CacheRow] | None = None,
     progress: Progress | None = None,
+    listings: dict[str, ListingRow] | None = None,
 ) -> _Part:
     """List ``work``'s directories and read their concepts (copying each file into ``copy_to``, with ``cache``
-    rows from the previous export into the same folder); ``progress(done)`` after each directory."""
+    rows from the previous export into the same folder; ``listings``: its kept listings, new ones are kept only
+    then); ``progress(done)`` after each directory."""
     bundle = Bundle.open(root)
     part = _Part()
     recent = time.time_ns() - RACY_NS
@@ -224,18 +229,28 @@ def _read_part(
         if progress is not None:
             progress(done)
         done += len(paths)
-        try:
-            listing = bundle.listing(directory)
-        except BundleError as exc:
-            part.warnings.append(f"{directory or '(root)'}: skipped, could not be listed: {exc}")
-            continue
-        title, text = "", ""
-        if bundle.exists(directory + "index.md") and not bundle.is_concept_path(directory + "index.md"):
+        kept = listings.get(directory) if listings is not None else None
+        reused = reuse(root, directory, kept, recent) if kept is not None else None
+        if reused is not None:
+            part.directories[directory] = reused
+            part.listings[directory] = kept  # type: ignore[assignment]  # kept is a row when reused is set
+        else:
             try:
-                title, text = intro(read_text(bundle.real_path(directory + "index.md"), directory + "index.md")[0])
-            except BundleError:
-                pass
-        part.directories[directory] = (title, text, list(listing.signposts))
+                listing = bundle.listing(directory)
+            except BundleError as exc:
+                part.warnings.append(f"{directory or '(root)'}: skipped, could not be listed: {exc}")
+                continue
+            title, text = "", ""
+            if bundle.exists(directory + "index.md") and not bundle.is_concept_path(directory + "index.md"):
+                try:
+                    index = directory + "index.md"
+                    title, text = intro(read_text(bundle.real_path(index), index)[0])
+                except BundleError:
+                    pass
+            part.directories[directory] = (title, text, list(listing.signposts))
+            kept = keep(root, directory, title, text, list(listing.signposts), recent) if listings is not None else None
+            if kept is not None:
+                part.listings[directory] = kept
         for path in paths:
             try:
                 if copy_to is None:
@@ -299,6 +314,7 @@ def _read(
     copy_to: str | None,
     cache: dict[str, CacheRow] | None,
     progress: Callable[[int, int], None] | None = None,
+    listings: dict[str, ListingRow] | None = None,
 ) -> _Part:
     by_dir: dict[str, list[str]] = {d: [] for d in bundle.iter_directories()}
     total = 0
@@ -315,6 +331,7 @@ def _read(
             copy_to,
             cache,
             None if progress is None else lambda done: progress(done, total),
+            listings,
         )
         if progress is not None:
             progress(total, total)
@@ -334,14 +351,17 @@ def _read(
     done = 0
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
         shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
+        kept = [None if listings is None else {d: listings[d] for d, _ in run if d in listings} for run in runs]
+        n = len(runs)
         for part in pool.map(
-            _read_part, [str(bundle.root)] * len(runs), runs, [now] * len(runs), [copy_to] * len(runs), shares
+            _read_part, [str(bundle.root)] * n, runs, [now] * n, [copy_to] * n, shares, [None] * n, kept
         ):
             merged.directories.update(part.directories)
             merged.entries.update(part.entries)
             merged.warnings += part.warnings
             merged.copied.update(part.copied)
             merged.cache.update(part.cache)
+            merged.listings.update(part.listings)
             merged.error = merged.error or part.error
             done += sum(len(p) for p in part_sizes.pop(0))
             if progress is not None:
@@ -357,13 +377,15 @@ def collect(
     copy_to: str | Path | None = None,
     cache: dict[str, CacheRow] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    listings: dict[str, ListingRow] | None = None,
 ) -> Collected:
     """Every listing from the root, depth first, in signpost order; ``copy_to`` also copies every concept file
     (``cache``: rows of the previous export there; the new rows end up in ``Collected.cache``);
+    ``listings``: the listings it kept, or ``{}`` to keep new ones; all end up in ``Collected.listings``;
     ``progress(done, total)`` as concepts are read."""
     day = as_of or datetime.now(UTC).date()
     now = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    part = _read(bundle, now, str(copy_to) if copy_to is not None else None, cache, progress)
+    part = _read(bundle, now, str(copy_to) if copy_to is not None else None, cache, progress, listings)
     if part.error:
         raise ConfigError(part.error, fix="pass -o a writable folder")
     root_title, summary, _ = part.directories.get("", ("", "", []))
@@ -373,6 +395,7 @@ def collect(
         warnings=part.warnings,
         copied=part.copied,
         cache=part.cache,
+        listings=part.listings,
     )
     seen: set[str] = set()
     stack: list[tuple[str, str, str]] = [("", "", out.title)]  # (directory, top-level directory, title)

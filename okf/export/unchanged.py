@@ -25,53 +25,58 @@ from okf.export.reading import RACY_NS
 from okf.export.write import outputs_signature
 
 
-def bundle_signature(root: str) -> str | None:
-    """The hash of the bundle at ``root`` (names, symlink targets, markdown files' stats), hidden entries aside;
-    None when a markdown file changed too recently to be trusted."""
-    digest = hashlib.blake2b(digest_size=20)
+def bundle_signature(root: str) -> tuple[str | None, str]:
+    """Two hashes of the bundle at ``root``, hidden entries aside: of its names and markdown files' stats (None
+    when a markdown file changed too recently to be trusted), and of its names alone (every directory, file
+    and symlink target: what :mod:`okf.export.listings` needs to stay the same)."""
+    digest, names = hashlib.blake2b(digest_size=20), hashlib.blake2b(digest_size=20)
     recent = time.time_ns() - RACY_NS
+    racy = False
     stack = [""]
     while stack:
         here = stack.pop()
         parts: list[str] = []
+        named: list[str] = []
         dirs: list[str] = []
         try:
             with os.scandir(os.path.join(root, here) if here else root) as entries:
                 found = sorted((e.name, e) for e in entries if not e.name.startswith("."))
         except OSError as exc:
-            digest.update(f"{here}\0!{exc.errno}\n".encode("utf-8", "surrogateescape"))
+            line = f"{here}\0!{exc.errno}\n".encode("utf-8", "surrogateescape")
+            digest.update(line)
+            names.update(line)
             continue
         for name, entry in found:
             try:
                 if entry.is_symlink():
                     target = os.path.realpath(entry.path)
-                    parts.append(f"{name}\0L{target}")
+                    named.append(f"{name}\0L{target}")
                     if not name.endswith(".md"):
                         continue
                     info = os.stat(target)
                 elif entry.is_dir(follow_symlinks=False):
-                    parts.append(f"{name}\0D")
+                    named.append(f"{name}\0D")
                     dirs.append(f"{here}{name}/")
                     continue
-                elif not name.endswith(".md"):
-                    parts.append(f"{name}\0F")
-                    continue
                 else:
+                    named.append(f"{name}\0F")
+                    if not name.endswith(".md"):
+                        continue
                     info = entry.stat(follow_symlinks=False)
             except OSError as exc:
-                parts.append(f"{name}\0!{exc.errno}")
+                named.append(f"{name}\0!{exc.errno}")
                 continue
-            if info.st_mtime_ns >= recent or info.st_ctime_ns >= recent:
-                return None
+            racy = racy or info.st_mtime_ns >= recent or info.st_ctime_ns >= recent
             parts.append(
                 f"{name}\0{stat.S_IFMT(info.st_mode)}\0{stat.S_IMODE(info.st_mode)}\0{info.st_size}\0"
                 f"{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}"
             )
-        digest.update(f"{here}\n".encode("utf-8", "surrogateescape"))
-        digest.update("\n".join(parts).encode("utf-8", "surrogateescape"))
-        digest.update(b"\n\n")
+        head = f"{here}\n".encode("utf-8", "surrogateescape")
+        listed = "\n".join(named).encode("utf-8", "surrogateescape") + b"\n\n"
+        names.update(head + listed)
+        digest.update(head + listed + "\n".join(parts).encode("utf-8", "surrogateescape") + b"\n\n")
         stack.extend(reversed(dirs))
-    return digest.hexdigest()
+    return (None if racy else digest.hexdigest()), names.hexdigest()
 
 
 def _same_staleness(seal: dict[str, Any], now: datetime) -> bool:

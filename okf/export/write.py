@@ -171,9 +171,28 @@ class ExportWriter:
             return {}
         return {path: tuple(row) for path, row in rows.items() if isinstance(row, list) and len(row) == 12}
 
-    def remember(self, source: str, rows: dict[str, Any]) -> None:
-        """Keep ``rows`` (for the bundle at ``source``) in the manifest this export writes."""
+    def listings(self, source: str, names: str) -> dict[str, Any]:
+        """The listings the previous export of ``source`` into this folder kept (okf.export.listings), when the
+        bundle's names hash to ``names`` as they did then; empty otherwise."""
+        data = self.manifest()
+        rows = data.get("listings")
+        if (
+            data.get("bundle") != source
+            or data.get("okf") != __version__
+            or data.get("names") != names
+            or not isinstance(rows, dict)
+        ):
+            return {}
+        return rows
+
+    def remember(
+        self, source: str, rows: dict[str, Any], names: str | None = None, listings: dict[str, Any] | None = None
+    ) -> None:
+        """Keep ``rows`` (for the bundle at ``source``) and its kept ``listings`` with the hash of its ``names``
+        in the manifest this export writes."""
         self._cache = {"bundle": source, "okf": __version__, "cache": {p: list(rows[p]) for p in sorted(rows)}}
+        if names is not None and listings:
+            self._cache.update(names=names, listings={d: listings[d] for d in sorted(listings)})
 
     def commit(self) -> None:
         """Write changed files, remove files the previous export of this kind wrote and this one did not."""

@@ -270,7 +270,9 @@ _LABEL_BREAK = re.compile(r" *\n *")
 _BLANK_LINE = re.compile(r"\n *\n")
 # A continuation line of a multi-line label must be plain paragraph text, not a block start.
 _PLAIN_CONTINUATION = re.compile(r"\n *(?![0-9]+[.)])[A-Za-z0-9]")
-_HEADING_START = re.compile(r" {0,3}#")
+# Maybe a heading, also inside a list item or a quote, at any indent ("1. # [a", "- a\n    # [a"): it ends at
+# its line. Wider than headings (an indented code line too): a match only sends the text to markdown-it.
+_HEADING_START = re.compile(r"(?:[ \t]*(?:[-*+]|[0-9]{1,9}[.)]|>))*[ \t]*#")
 
 
 def _label_text(label: str, raw: str | None = None) -> str | None:

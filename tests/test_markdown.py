@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from okf.markdown import _fast_index, _fast_links, find_links, parse_index
@@ -227,6 +227,8 @@ documents = st.booleans().flatmap(
 # scanner accepts whole is read by it alone), 100 times and on longer texts.
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents, st.integers(min_value=0, max_value=5))
+@example("1. #  [alpha\nalpha](b.md)", 0)  # a heading inside a list item ends at its line (found by hypothesis)
+@example("- alpha\n    # [alpha\nalpha](b.md)", 0)  # and in a list item's continuation
 def test_fast_links_equal_markdown_it(text: str, offset: int) -> None:
     quick = _fast_links(text, offset)
     if quick is not None:

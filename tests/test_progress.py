@@ -65,10 +65,14 @@ def _commands(bundle: Path, tmp: Path) -> dict[str, list[str]]:
             "--question",
             "What must employees do about travel?",
         ],
+        "export llms-txt": ["export", "llms-txt", str(bundle), "-o", str(tmp / "llms")],
+        "export site": ["export", "site", str(bundle), "-o", str(tmp / "site")],
     }
 
 
-@pytest.mark.parametrize("name", ["compile", "check", "navigate", "ask", "eval", "requirements", "comply"])
+@pytest.mark.parametrize(
+    "name", ["compile", "check", "navigate", "ask", "eval", "requirements", "comply", "export llms-txt", "export site"]
+)
 def test_progress_goes_to_stderr_never_stdout_and_is_silent_under_quiet_and_json(
     name: str, bundle: Path, tmp_path: Path
 ) -> None:

@@ -409,3 +409,21 @@ def test_an_export_after_an_edit_lists_again_only_what_the_edit_can_change(
             assert (out / name).read_bytes() == (fresh / name).read_bytes(), (path, name)
     text = (out / "llms.txt").read_text(encoding="utf-8")
     assert "- [Leave](people/leave.md): Paid leave" in text and "(finance/cards/limits.md): per role" in text
+
+
+def test_a_damaged_seal_means_a_full_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in ("okf.export.unchanged", "okf.export.reading"):
+        monkeypatch.setattr(sys.modules[module], "RACY_NS", 0)
+    bundle = small_bundle(tmp_path / "b")
+    _age(bundle)
+    out = tmp_path / "out"
+    first = export_llms_txt(bundle, out, as_of=AS_OF)
+    manifest = out / ".okf-export.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    for report in ({**data["seal"]["report"], "kind": "site"}, {**data["seal"]["report"], "concepts": "many"}, []):
+        data["seal"]["report"] = report
+        manifest.write_text(json.dumps(data), encoding="utf-8")
+        again = export_llms_txt(bundle, out, as_of=AS_OF)  # no error: the export runs in full
+        assert (again.concepts, again.files, again.written) == (first.concepts, first.files, 0)
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        assert data["seal"]["report"]["concepts"] == first.concepts  # the seal written anew

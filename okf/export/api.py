@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from okf._version import __version__
 from okf.bundle import Bundle
@@ -65,6 +65,26 @@ def _report(
     )
 
 
+_KEPT = {"concepts", "current", "optional", "files", "full_concepts", "warnings"}
+
+
+def _replayed(recorded: dict[str, Any] | None, source: str, out: str | Path, started: float) -> ExportReport | None:
+    """The report of a replayed export, or None when the recorded one is not a report (then export in full)."""
+    if recorded is None or set(recorded) != _KEPT:
+        return None
+    try:
+        return ExportReport(
+            **recorded,
+            kind="llms-txt",
+            bundle=source,
+            output=str(out),
+            unchanged=recorded["files"],
+            seconds=round(time.perf_counter() - started, 3),
+        )
+    except (TypeError, ValidationError):
+        return None
+
+
 def export_llms_txt(
     bundle: Bundle | str | Path,
     out: str | Path,
@@ -86,18 +106,11 @@ def export_llms_txt(
     now = datetime(day.year, day.month, day.day, tzinfo=UTC)
     options = {"okf": __version__, "bundle": source, "base_url": base_url, "max_bytes": max_bytes, "title": title}
     signature, names = bundle_signature(source)
-    recorded = replay(writer.manifest(), str(writer.root), signature, options, now)
+    recorded = _replayed(replay(writer.manifest(), str(writer.root), signature, options, now), source, out, started)
     if recorded is not None:
         if progress is not None:
-            progress("concepts", recorded["concepts"], recorded["concepts"])
-        return ExportReport(
-            **recorded,
-            kind="llms-txt",
-            bundle=source,
-            output=str(out),
-            unchanged=recorded["files"],
-            seconds=round(time.perf_counter() - started, 3),
-        )
+            progress("concepts", recorded.concepts, recorded.concepts)
+        return recorded
     collected = collect(
         opened,
         as_of=day,
@@ -116,7 +129,7 @@ def export_llms_txt(
     report = _report("llms-txt", opened, out, collected, writer, started, full_concepts=inlined)
     if signature is not None:
         stale_after = sorted({e.stale_after.isoformat() for e in collected.entries if e.stale_after is not None})
-        kept = report.model_dump(include={"concepts", "current", "optional", "files", "full_concepts", "warnings"})
+        kept = report.model_dump(include=_KEPT)
         writer.sealed = seal(signature, options, now, stale_after, kept)
     writer.commit()
     report.written, report.unchanged, report.removed = writer.written, writer.unchanged, writer.removed

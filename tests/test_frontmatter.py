@@ -382,7 +382,7 @@ _actors = st.dictionaries(st.sampled_from(["by", "at", "note"]), _source_values,
 @given(st.lists(_source_items, max_size=3), _actors, st.lists(_actors, max_size=2))
 @settings(max_examples=150, deadline=None)
 def test_meta_models_built_without_validation_equal_validated_ones(sources, generated, verified):
-    # build_meta builds SourceRef and Actor without validating again when it typed every value itself.
+    # build_meta types every value itself, then validates: the models equal a round trip through validation.
     from okf.bundle.meta import build_meta
     from okf.bundle.model import Actor, SourceRef
 
@@ -394,3 +394,83 @@ def test_meta_models_built_without_validation_equal_validated_ones(sources, gene
         if actor is not None:
             again = Actor.model_validate(actor.model_dump())
             assert again == actor and again.model_dump() == actor.model_dump()
+
+
+def _typed_equal(a, b) -> bool:
+    """Equal with the same types all the way down (1 == 1.0 == True would hide a typing difference)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_typed_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_typed_equal(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+_compiler_text = st.text(
+    alphabet=st.one_of(
+        st.characters(codec="utf-8", exclude_categories=("Cs",)), st.sampled_from(list("\"\\ #:-[],{}'\t0b…"))
+    ),
+    max_size=30,
+)
+_digest = st.one_of(
+    st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+    st.text(alphabet="0123456789", min_size=64, max_size=64),
+    st.text(alphabet="01", min_size=62, max_size=62).map(lambda s: "0b" + s),
+)
+
+
+@given(
+    st.lists(_compiler_text, min_size=6, max_size=6),
+    st.lists(st.one_of(st.none(), _compiler_text), min_size=3, max_size=3),
+    st.lists(st.lists(_compiler_text, min_size=1, max_size=4), min_size=2, max_size=2),
+    st.booleans(),
+    st.tuples(st.from_regex(r"[0-9]{1,4}", fullmatch=True), st.from_regex(r"[0-9]{1,4}", fullmatch=True)),
+    _digest,
+    st.sampled_from(["okf/0.1.0", "okf/1", "2026", "true", "x_y-z+1"]),
+    st.sampled_from(["2026-12-01T03:48:13Z", "2026-02-30T00:00:00Z", "1999-01-01T23:59:59Z"]),
+)
+@settings(max_examples=300, deadline=None)
+def test_compiled_layout_equals_pyyaml(texts, optional, lists, has_tags, lines, digest, by, at):
+    # The one-match path for the frontmatter okf's compiler writes, with the compiler's own quoting.
+    from okf.bundle.fastyaml import _compiled
+    from okf.compile.render import yaml_str
+
+    kind, title, description, resource, doc_title, _ = texts
+    top_resource, author, modified = optional
+    text = "\n".join(
+        [
+            f"type: {yaml_str(kind)}",
+            f"title: {yaml_str(title)}",
+            f"description: {yaml_str(description)}",
+            *([f"resource: {yaml_str(top_resource)}"] if top_resource is not None else []),
+            *([f"tags: [{', '.join(yaml_str(t) for t in lists[0])}]"] if has_tags else []),
+            *([f"aliases: [{', '.join(yaml_str(t) for t in lists[1])}]"] if not has_tags else []),
+            "sources:",
+            "  - id: src",
+            f"    resource: {yaml_str(resource)}",
+            f"    title: {yaml_str(doc_title)}",
+            *([f"    author: {yaml_str(author)}"] if author is not None else []),
+            *([f"    last_modified: {yaml_str(modified)}"] if modified is not None else []),
+            f"    lines: [{lines[0]}, {lines[1]}]",
+            f"    sha256: {digest}",
+            "generated:",
+            f"  by: {by}",
+            f"  at: {at}",
+            "",
+        ]
+    )
+    try:
+        expected = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError):
+        expected = None
+    quick = fast_load(text)
+    if expected is None:
+        assert quick is None
+        return
+    assert quick is not None and _typed_equal(quick, expected)
+    compiled = _compiled(text) if "2026-02-30" not in text else None
+    if compiled is not None:
+        assert _typed_equal(compiled, expected)
+    elif "\\" not in text and "2026-02-30" not in at:
+        raise AssertionError(f"the compiler's layout was not read in one match:\n{text}")

@@ -198,10 +198,83 @@ def _block(lines: list[str]) -> Any:
     return items
 
 
+# The frontmatter okf's compiler writes (okf.compile.render.concept_file) when the source had none of its
+# own, matched whole: values are double-quoted (JSON syntax), flow lists of them, two integers, a hex digest
+# and two plain scalars. One match replaces a Python step per line; the values are then typed as below.
+_Q = r'"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"'  # the unrolled loop: a character class run is fast in re
+_COMPILED = re.compile(
+    rf"type: ({_Q})\n"
+    rf"title: ({_Q})\n"
+    rf"description: ({_Q})\n"
+    rf"(?:resource: ({_Q})\n)?"
+    rf"(?:tags: \[({_Q}(?:, {_Q})*)\]\n)?"
+    rf"(?:aliases: \[({_Q}(?:, {_Q})*)\]\n)?"
+    r"sources:\n  - id: src\n"
+    rf"    resource: ({_Q})\n"
+    rf"    title: ({_Q})\n"
+    rf"(?:    author: ({_Q})\n)?"
+    rf"(?:    last_modified: ({_Q})\n)?"
+    r"    lines: \[([0-9]{1,9}), ([0-9]{1,9})\]\n"
+    r"    sha256: ([0-9a-f]{64})\n"
+    r"generated:\n  by: ([A-Za-z0-9_][A-Za-z0-9_./+-]*)\n  at: ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)\n"
+)
+_TOP_KEYS = ("type", "title", "description", "resource", "tags", "aliases")
+_SOURCE_KEYS = ("resource", "title", "author", "last_modified")
+
+
+def _quoted(text: str) -> str:
+    """A double-quoted scalar matched by ``_Q``, as PyYAML reads it (escapes beyond JSON's decline)."""
+    if "\\" not in text:
+        return text[1:-1]
+    value, end = _scalar(text, 0, _PLAIN_BLOCK)
+    if end != len(text):
+        raise _Decline
+    return cast(str, value)
+
+
+def _quoted_list(text: str) -> list[str]:
+    if "\\" not in text:  # no escapes: no item holds a '"', so '", "' only separates items
+        return text[1:-1].split('", "')
+    value, end = _flow("[" + text + "]", 0, "]", mapping=False)
+    if end != len(text) + 2:
+        raise _Decline
+    return cast(list[str], value)
+
+
+def _compiled(yaml_text: str) -> dict[Any, Any] | None:
+    """The compiler's frontmatter layout (above) read with one match, or None when the text has another."""
+    m = _COMPILED.fullmatch(yaml_text)
+    if m is None:
+        return None
+    g = m.groups()
+    out: dict[Any, Any] = {}
+    for key, value in zip(_TOP_KEYS, g[:6], strict=True):
+        if value is not None:
+            out[key] = _quoted_list(value) if key in ("tags", "aliases") else _quoted(value)
+    source: dict[Any, Any] = {"id": "src"}
+    for key, value in zip(_SOURCE_KEYS, g[6:10], strict=True):
+        if value is not None:
+            source[key] = _quoted(value)
+    digest = g[12]
+    source["lines"] = [_plain(g[10]), _plain(g[11])]
+    # Hex digits are a string to PyYAML's resolver unless all decimal or 0b... (an int); those are typed by it.
+    source["sha256"] = _plain(digest) if digest.isdigit() or digest.startswith("0b") else digest
+    out["sources"] = [source]
+    out["generated"] = {"by": _typed(g[13], True), "at": _plain(g[14])}
+    return out
+
+
 def fast_load(yaml_text: str) -> dict[Any, Any] | None:
     """``yaml.safe_load(yaml_text)`` for the subset described above, or None when the text is outside it."""
     if _UNSAFE.search(yaml_text):  # a "#" outside quotes is refused where it stands (a comment)
         return None
+    if yaml_text.startswith("type: "):
+        try:
+            compiled = _compiled(yaml_text)
+        except (_Decline, yaml.YAMLError, ValueError):
+            compiled = None
+        if compiled is not None:
+            return compiled
     lines = [line for line in yaml_text.split("\n") if line.strip(" ")]
     if not lines:
         return None  # PyYAML gives None for an empty document

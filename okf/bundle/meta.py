@@ -28,9 +28,6 @@ _KNOWN = {
     "stale_after",
 }
 _STATUSES = {s.value for s in Status}
-# Keys whose values _source and _actor type themselves (then the model is built without validating again).
-_TYPED_SOURCE_KEYS = frozenset({"resource", "id", "title", "author", "sha256", "lines", "last_modified"})
-_ACTOR_KEYS = frozenset({"by", "at"})
 _LINES_TEXT = re.compile(r"^\s*(\d+)\s*[-\u2013:]\s*(\d+)\s*$")
 
 
@@ -93,8 +90,6 @@ def _actor(value: Any) -> Actor | None:
         if by is None:
             return None
         data["by"] = by
-    if data.keys() <= _ACTOR_KEYS and isinstance(data.get("by", ""), str) and data.get("at") is not None:
-        return Actor.model_construct(**data)  # typed above: what validation would give
     try:
         return Actor.model_validate(data)
     except ValidationError:
@@ -122,8 +117,6 @@ def _source(value: Any) -> SourceRef | None:
             if text is None:
                 return None
             data[key] = text
-    if data.keys() <= _TYPED_SOURCE_KEYS and None not in data.values() and isinstance(data.get("resource", ""), str):
-        return SourceRef.model_construct(**data)  # every value typed above: what validation would give
     try:
         return SourceRef.model_validate(data)
     except ValidationError:

@@ -49,9 +49,7 @@ def _plain(diags: list[Diagnostic]) -> list[tuple[Any, ...]]:
 
 
 def _models(rows: list[tuple[Any, ...]]) -> list[Diagnostic]:
-    return [
-        Diagnostic.model_construct(code=c, severity=s, path=p, line=ln, message=m, fix=f) for c, s, p, ln, m, f in rows
-    ]
+    return [Diagnostic(code=c, severity=s, path=p, line=ln, message=m, fix=f) for c, s, p, ln, m, f in rows]
 
 
 def _run_directories(directories: list[str], fanout: int) -> tuple[list[tuple[Any, ...]], int, list[ListedItem]]:

@@ -44,7 +44,7 @@ started, (used, user) = time.perf_counter(), cpu()
 if kind == "check":
     report = okf.check(bundle)
     result = {"concepts": report.concepts,
-              "diagnostics": [[d.code, d.path, d.line or 0, d.message] for d in report.diagnostics]}
+              "diagnostics": [[d.code, d.severity, d.path, d.line or 0, d.message, d.fix] for d in report.diagnostics]}
 else:
     report = export_llms_txt(bundle, out, as_of=date(2026, 12, 1))
     result = {"concepts": report.concepts, "written": report.written}

@@ -1,11 +1,11 @@
-"""okf.compile.topics: the indexed similarity computations give exactly _dot's values (same groups)."""
+"""okf.compile.topics: the array similarity computations give exactly _dot's values (same groups)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okf.compile.topics import _dot, _dots_with, _similarities, partition
+from okf.compile.topics import _centroid, _dot, _dots_with, _Items, _similarities, partition
 
 _terms = st.sampled_from([f"t{i}" for i in range(12)])
 _vectors = st.dictionaries(_terms, st.floats(min_value=0.001, max_value=1.0), max_size=8)
@@ -14,13 +14,42 @@ _vectors = st.dictionaries(_terms, st.floats(min_value=0.001, max_value=1.0), ma
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_vectors, min_size=1, max_size=8), st.lists(_vectors, min_size=1, max_size=5))
 def test_indexed_similarities_equal_dot_exactly(items, centroids):
-    assert _similarities(items, centroids) == [[_dot(v, c) for c in centroids] for v in items]
-    postings: dict[str, list[tuple[int, float]]] = {}
-    for i, v in enumerate(items):
-        for t, w in v.items():
-            postings.setdefault(t, []).append((i, w))
-    for seed in items:
-        assert _dots_with(items, postings, seed) == [_dot(seed, v) for v in items]
+    assert _similarities(items, centroids).tolist() == [[_dot(v, c) for c in centroids] for v in items]
+    index = _Items(items)
+    for seed in items + centroids:
+        assert _dots_with(index, seed).tolist() == [_dot(seed, v) for v in items]
+
+
+def _centroid_reference(members):
+    """The centroid as a dict loop over the members (as first written)."""
+    import math
+
+    from okf.compile.topics import CENTROID_TERMS
+
+    total = {}
+    for vector in members:
+        for t, w in vector.items():
+            total[t] = total.get(t, 0.0) + w
+    top = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:CENTROID_TERMS]
+    norm = math.sqrt(sum(w * w for _, w in top)) or 1.0
+    return {t: w / norm for t, w in top}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(_vectors, st.dictionaries(_terms, st.sampled_from([0.25, 0.5, 1.0]), max_size=6)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.data(),
+)
+def test_centroid_equals_dict_sum_exactly(items, data):
+    """Same terms, same order, same weights to the last bit as summing dicts member by member."""
+    members = data.draw(st.lists(st.integers(min_value=0, max_value=len(items) - 1), max_size=8, unique=True))
+    got = _centroid(_Items(items), members)
+    want = _centroid_reference([items[i] for i in members])
+    assert list(got.items()) == list(want.items())
 
 
 @settings(max_examples=50, deadline=None)
@@ -95,7 +124,7 @@ def test_partition_equals_reference(items, k):
 
 
 def test_centroid_keeps_heaviest_terms_in_order():
-    from okf.compile.topics import CENTROID_TERMS, _centroid
+    from okf.compile.topics import CENTROID_TERMS
 
     members = [{f"w{i:04d}": 1.0 / (1 + i % 7) for i in range(j, j + 300)} for j in range(0, 90, 30)]
     total = {}
@@ -103,4 +132,4 @@ def test_centroid_keeps_heaviest_terms_in_order():
         for t, w in vector.items():
             total[t] = total.get(t, 0.0) + w
     top = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:CENTROID_TERMS]
-    assert list(_centroid(members)) == [t for t, _ in top]
+    assert list(_centroid(_Items(members), range(len(members)))) == [t for t, _ in top]

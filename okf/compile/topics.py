@@ -6,17 +6,20 @@ words each document opens with), applied level by level until every group fits t
 deterministic: seeds are picked farthest-first from the first document in path order, ties go to the
 earlier group, and no randomness is involved, so the same sources always give the same groups.
 
+The similarity sums run as numpy arrays, each sum in the same order as the plain loop over a dict
+(:func:`_dot`: the smaller vector's terms, left to right), so the floats and therefore the groups are
+exactly those of the loop (tests/test_topics_fast.py checks them against it).
+
 Statistics here organize the bundle at compile time; the groups' signposts then name their members and
 key terms, and every reader reads them the same way. Nothing here depends on a question.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from itertools import compress
+from typing import Any
 
 from okf.text.keyterms import idf_table
 
@@ -45,129 +48,194 @@ def vectors(terms_of: Sequence[Mapping[str, int]]) -> list[Vector]:
 
 
 def _dot(a: Vector, b: Vector) -> float:
+    """Cosine of two unit vectors: the smaller one's terms in its own order, added left to right."""
     if len(a) > len(b):
         a, b = b, a
-    return sum(w * b.get(t, 0.0) for t, w in a.items())
+    total = 0.0
+    get = b.get
+    for t, w in a.items():
+        total += w * get(t, 0.0)
+    return total
 
 
-def _similarities(
-    items: Sequence[Vector],
-    centroids: Sequence[Vector],
-    previous: list[list[float]] | None = None,
-    changed: Sequence[int] | None = None,
-) -> list[list[float]]:
-    """``[[_dot(v, c) for c in centroids] for v in items]``, through an index of the centroids' terms.
+class _Items:
+    """The vectors as arrays for the similarity sums: term ids and weights per item (padded with id 0 and
+    weight 0.0 to the longest), lengths, and per term the items holding it with their weights."""
 
-    Exactly ``_dot``'s values: where a vector is the smaller side, its terms are taken in its own order and
-    only the ones a centroid carries are added (``_dot`` adds 0.0 for the others, which changes no sum); the
-    rare pair whose centroid is smaller than the vector goes through ``_dot`` itself. With ``previous`` (the
-    rows for the last centroids), only the ``changed`` centroids' columns are computed: a column depends on
-    its own centroid alone, so the others are the same numbers.
-    """
-    k = len(centroids)
-    columns = range(k) if previous is None or changed is None else changed
-    postings: dict[str, list[tuple[int, float]]] = {}
-    for g in columns:
-        for t, w in centroids[g].items():
-            postings.setdefault(t, []).append((g, w))
-    # Centroids smaller than some vector (rare: an emptied group) are the only ones _dot reads from their side.
-    longest = max(map(len, items), default=0)
-    small = [(g, len(centroids[g])) for g in columns if len(centroids[g]) < longest]
-    get = postings.get
-    out: list[list[float]] = []
-    for index, v in enumerate(items):
-        if previous is None or changed is None:
-            row = [0.0] * k
-        else:
-            row = previous[index].copy()
-            for g in columns:
-                row[g] = 0.0
-        for t, w in v.items():
-            found = get(t)
-            if found is not None:
-                for g, cw in found:
-                    row[g] += w * cw
-        size = len(v)
-        for g, centroid_size in small:
-            if size > centroid_size:
-                row[g] = _dot(v, centroids[g])
-        out.append(row)
+    def __init__(self, items: Sequence[Vector]) -> None:
+        import numpy as np
+
+        self.items = items
+        self.ids: dict[str, int] = {}
+        setdefault = self.ids.setdefault
+        width = max(map(len, items), default=0) or 1
+        flat_ids: list[int] = []
+        flat_weights: list[float] = []
+        pad_ids, pad_weights = [0] * width, [0.0] * width
+        for v in items:
+            flat_ids += [setdefault(t, len(self.ids)) for t in v]
+            flat_weights += v.values()
+            flat_ids += pad_ids[len(v) :]
+            flat_weights += pad_weights[len(v) :]
+        self.names = list(self.ids)
+        self.terms = np.array(flat_ids, dtype=np.intp).reshape(len(items), width)
+        self.weights = np.array(flat_weights, dtype=np.float64).reshape(len(items), width)
+        self.lengths = np.fromiter(map(len, items), dtype=np.intp, count=len(items))
+        self.width = width
+        self.used = np.arange(width) < self.lengths[:, None]
+        # Each term's rank among the terms sorted as strings: ties of weight go to the smaller term.
+        self.rank = np.empty(len(self.names), dtype=np.intp)
+        self.rank[sorted(range(len(self.names)), key=self.names.__getitem__)] = np.arange(len(self.names))
+        owners = np.repeat(np.arange(len(items), dtype=np.intp), self.lengths)
+        by_term = self.terms[self.used]
+        order = np.argsort(by_term, kind="stable")  # per term, its items in input order
+        self._owners, self._owner_weights = owners[order], self.weights[self.used][order]
+        self._bounds = np.searchsorted(by_term[order], np.arange(len(self.ids) + 1)).tolist()
+
+    def holders(self, term: str) -> tuple[Any, Any]:
+        """The items holding ``term`` (indices ascending) and its weight in each."""
+        at = self.ids.get(term)
+        if at is None:
+            return self._owners[:0], self._owner_weights[:0]
+        lo, hi = self._bounds[at], self._bounds[at + 1]
+        return self._owners[lo:hi], self._owner_weights[lo:hi]
+
+
+def _by_items(index: _Items, centroids: Sequence[Vector]) -> Any:
+    """items x centroids sums taken over each item's terms in its own order (``_dot`` where the item is the
+    smaller side). A term the centroid lacks adds ``w * 0.0``, which changes no sum: every sum starts at +0.0
+    and so never becomes -0.0, and x + 0.0 == x for every other x."""
+    import numpy as np
+
+    n, k = len(index.items), len(centroids)
+    # The centroids over their own terms only (a last column of zeros for every other term): k x (terms + 1).
+    local: dict[int, int] = {}
+    for c in centroids:
+        for t in c:
+            at = index.ids.get(t)
+            if at is not None:
+                local.setdefault(at, len(local))
+    dense = np.zeros((k, len(local) + 1))
+    for g, c in enumerate(centroids):
+        cols = [(local[at], w) for t, w in c.items() if (at := index.ids.get(t)) is not None]
+        if cols:
+            dense[g, [col for col, _ in cols]] = [w for _, w in cols]
+    column = np.full(len(index.ids) + 1, len(local), dtype=np.intp)
+    column[list(local)] = list(local.values())
+    out = np.zeros((n, k))
+    step = max(1, 4_000_000 // max(1, k * index.width))  # rows per block: bounded temporaries on big folders
+    for lo in range(0, n, step):
+        block = out[lo : lo + step]
+        terms, weights = column[index.terms[lo : lo + step]], index.weights[lo : lo + step]
+        for p in range(index.width):
+            block += weights[:, p, None] * dense[:, terms[:, p]].T
     return out
 
 
-def _centroid(members: Sequence[Vector]) -> Vector:
-    total: dict[str, float] = {}
-    get = total.get
-    for vector in members:
-        for t, w in vector.items():
-            total[t] = get(t, 0.0) + w
-    if len(total) > CENTROID_TERMS:  # the heaviest terms (ties by term): a partial sort of (-w, t) pairs
-        top = [(t, -w) for w, t in heapq.nsmallest(CENTROID_TERMS, [(-w, t) for t, w in total.items()])]
-    else:
-        top = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
-    norm = math.sqrt(sum(w * w for _, w in top)) or 1.0
-    return {t: w / norm for t, w in top}
+def _by_centroid(index: _Items, c: Vector) -> Any:
+    """Every item's sum with ``c`` taken over ``c``'s terms in its own order (``_dot`` where ``c`` is the
+    smaller side): each term adds its product to the items holding it (to the others it would add 0.0)."""
+    import numpy as np
 
-
-def _dots_with(items: Sequence[Vector], postings: Mapping[str, list[tuple[int, float]]], seed: Vector) -> list[float]:
-    """``[_dot(seed, v) for v in items]``, exactly (as :func:`_similarities`: the seed's terms in its own
-    order where it is the smaller side, ``_dot`` itself for an item smaller than the seed)."""
-    row = [0.0] * len(items)
-    for t, w in seed.items():
-        for i, iw in postings.get(t, ()):
-            row[i] += w * iw
-    for i in compress(range(len(items)), map(len(seed).__gt__, map(len, items))):  # items smaller than the seed
-        row[i] = _dot(seed, items[i])
+    row = np.zeros(len(index.items))
+    for t, w in c.items():
+        holders, weights = index.holders(t)
+        row[holders] += w * weights
     return row
 
 
-def _seeds(items: Sequence[Vector], k: int) -> list[int]:
+def _similarities(items: Sequence[Vector] | _Items, centroids: Sequence[Vector]) -> Any:
+    """``[[_dot(v, c) for c in centroids] for v in items]`` as an array, exactly: summed over the item's terms
+    in order, except for the items longer than a centroid, whose sums with it run over its terms."""
+
+    index = items if isinstance(items, _Items) else _Items(items)
+    out = _by_items(index, centroids)
+    longest = int(index.lengths.max()) if len(index.items) else 0
+    for g, c in enumerate(centroids):
+        if len(c) < longest:
+            longer = index.lengths > len(c)
+            out[longer, g] = _by_centroid(index, c)[longer]
+    return out
+
+
+def _dots_with(index: _Items, seed: Vector) -> Any:
+    """``[_dot(seed, v) for v in items]`` as an array, exactly (the seed's terms in order, but for the items
+    smaller than the seed, whose terms are taken in their order)."""
+    row = _by_centroid(index, seed)
+    smaller = index.lengths < len(seed)
+    if smaller.any():
+        row[smaller] = _by_items(index, [seed])[smaller, 0]
+    return row
+
+
+def _centroid(index: _Items, members: Sequence[int]) -> Vector:
+    """The unit sum of the members' vectors over its ``CENTROID_TERMS`` heaviest terms (ties by term).
+
+    Each term's weight is summed member by member in order (bincount adds in input order, as the dict loop
+    did); the norm is summed left to right over the kept terms, heaviest first."""
+    import numpy as np
+
+    rows = np.asarray(members, dtype=np.intp)
+    used = index.used[rows]
+    ids, weights = index.terms[rows][used], index.weights[rows][used]
+    size = len(index.names)
+    total = np.bincount(ids, weights, minlength=size)
+    present = np.flatnonzero(np.bincount(ids, minlength=size))
+    order = np.lexsort((index.rank[present], -total[present]))[:CENTROID_TERMS]
+    top, values = present[order].tolist(), total[present[order]].tolist()
+    squares = 0.0
+    for w in values:
+        squares += w * w
+    norm = math.sqrt(squares) or 1.0
+    names = index.names
+    return {names[t]: w / norm for t, w in zip(top, values)}
+
+
+def _seeds(items: Sequence[Vector] | _Items, k: int) -> list[int]:
     """Farthest-first seeds, starting from the first item: spread over the folder, deterministic."""
-    postings: dict[str, list[tuple[int, float]]] = {}
-    for i, vector in enumerate(items):
-        for t, w in vector.items():
-            postings.setdefault(t, []).append((i, w))
+    import numpy as np
+
+    index = items if isinstance(items, _Items) else _Items(items)
     seeds = [0]
-    nearest = _dots_with(items, postings, items[0])
+    nearest = _dots_with(index, index.items[0])
     while len(seeds) < k:
-        candidate = min(range(len(items)), key=nearest.__getitem__)  # the first of equals
+        candidate = int(np.argmin(nearest))  # the first of equals
         if candidate in seeds:
             break
         seeds.append(candidate)
-        nearest = [max(a, d) for a, d in zip(nearest, _dots_with(items, postings, items[candidate]))]
+        nearest = np.maximum(nearest, _dots_with(index, index.items[candidate]))
     return seeds
 
 
 def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
     """``items`` split into ``k`` balanced groups of similar vectors (indices, each group in input order)."""
+    import numpy as np
+
     n = len(items)
     if k <= 1 or n <= k:
         return [list(range(n))] if k <= 1 else [[i] for i in range(n)]
     capacity = math.ceil(n / k)
-    centroids = [dict(items[i]) for i in _seeds(items, k)]
+    index = _Items(items)
+    centroids = [dict(items[i]) for i in _seeds(index, k)]
     while len(centroids) < k:  # fewer distinct seeds than groups (identical documents): pad deterministically
         centroids.append({})
     assignment: list[int] = [-1] * n
     groups_ = range(k)
-    sims: list[list[float]] | None = None
-    changed: list[int] = list(groups_)
     held: list[list[int]] = [[] for _ in groups_]  # each centroid's members (none for a seed)
     for _ in range(ROUNDS):
-        sims = _similarities(items, centroids, sims, changed)
-        # Most decided items first: a wide margin between best and second best group.
-        margins = []
-        for i, row in enumerate(sims):
-            ranked = sorted(row)  # k > 1 here
-            margins.append((-(ranked[-1] - ranked[-2]), i))
-        margins.sort()
+        sims = _similarities(index, centroids)
+        # Most decided items first: a wide margin between best and second best group (k > 1 here).
+        ranked = np.sort(sims, axis=1)
+        margins = sorted(zip((-(ranked[:, -1] - ranked[:, -2])).tolist(), range(n)))
+        best = sims.argmax(axis=1).tolist()  # the first of equals, as max() gives
         sizes = [0] * k
         new: list[int] = [-1] * n
         for _m, i in margins:
-            row = sims[i]
             # The most similar group with room (ties to the earlier group): the argmax first, as it mostly has room.
-            g = max(groups_, key=row.__getitem__)
+            g = best[i]
             if sizes[g] >= capacity:
-                g = min((g for g in groups_ if sizes[g] < capacity), key=lambda g: (-row[g], g))
+                row = sims[i].tolist()
+                g = min((g for g in groups_ if sizes[g] < capacity), key=lambda g: (-row[g], g))  # noqa: B023
             new[i] = g
             sizes[g] += 1
         if new == assignment:
@@ -177,9 +245,9 @@ def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
         for i, g in enumerate(assignment):
             buckets[g].append(i)
         # A group with the same members (in the same order) has the same centroid: only the others change.
-        changed = [g for g in groups_ if buckets[g] != held[g] or not held[g]]
-        for g in changed:
-            centroids[g] = _centroid([items[i] for i in buckets[g]])
+        for g in groups_:
+            if buckets[g] != held[g] or not held[g]:
+                centroids[g] = _centroid(index, buckets[g])
         held = buckets
     members: list[list[int]] = [[] for _ in groups_]
     for i, g in enumerate(assignment):

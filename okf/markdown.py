@@ -125,8 +125,64 @@ def _inline_text(token: Token) -> str:
     return "".join(parts).strip()
 
 
+# Plain prose and ATX headings, read by line (see :func:`_fast_blocks`): a line starting with a letter or digit
+# opens or continues a paragraph unless it opens an ordered list item; a heading's text is plain when it
+# holds none of the characters inline markdown reads (emphasis, code, links, HTML, entities, escapes, a
+# closing "#" sequence).
+_PLAIN_HEADING = re.compile(r"(#{1,6}) +([^\\`*_\[\]<>!&~#]*[^\\`*_\[\]<>!&~#\s][^\\`*_\[\]<>!&~#]*?) *")
+_ITEM_START = re.compile(r"[0-9]{1,9}[.)](?: |$)")
+_BLOCK_DECLINE = re.compile("[\x00-\x09\x0b-\x1f\x7f|]")
+
+
+def _fast_blocks(text: str, line_offset: int) -> list[Block] | None:
+    """:func:`parse_blocks` by line scan, or None when the text needs markdown-it.
+
+    Accepts only text whose every line is blank (spaces only), an ATX heading with plain text (no leading
+    spaces), or starts with a letter or digit and opens no list item: such a line cannot start any other
+    block (quote, list, fence, HTML, table, rule, setext underline, link reference, indented code) nor
+    interrupt a paragraph, so paragraphs run between blank lines and headings. Tabs, control characters
+    and ``|`` (a table row) decline. tests/test_markdown.py checks the result equals markdown-it's.
+    """
+    if _BLOCK_DECLINE.search(text):
+        return None
+    blocks: list[Block] = []
+    start = 0  # 1-based first line of the open paragraph, 0 when none is open
+    number = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        first = line[:1]
+        if first.isalnum():
+            if _ITEM_START.match(line):
+                return None
+            if not start:
+                start = number
+            continue
+        if start:
+            blocks.append(Block("paragraph", start + line_offset, number - 1 + line_offset))
+            start = 0
+        if first == "#":
+            m = _PLAIN_HEADING.fullmatch(line)
+            if m is None:
+                return None
+            blocks.append(
+                Block("heading", number + line_offset, number + line_offset, len(m.group(1)), m.group(2).strip())
+            )
+        elif line.strip(" "):
+            return None
+    if start:
+        blocks.append(Block("paragraph", start + line_offset, number + line_offset))
+    return blocks
+
+
 def parse_blocks(text: str, line_offset: int = 0) -> list[Block]:
     """The top-level blocks of ``text``, in order, with their line ranges."""
+    fast = _fast_blocks(text, line_offset)
+    if fast is not None:
+        return fast
+    return _parse_blocks(text, line_offset)
+
+
+def _parse_blocks(text: str, line_offset: int = 0) -> list[Block]:
+    """:func:`parse_blocks` by markdown-it."""
     tokens = _tokens(text)
     blocks: list[Block] = []
     for i, tok in enumerate(tokens):

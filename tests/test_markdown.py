@@ -391,3 +391,85 @@ def test_fast_index_reads_generated_index_and_declines_prose() -> None:
     ]:
         assert _fast_index(declined, 0) is None
         assert parse_index(declined) == parse_index(declined, fast=False)
+
+
+# --- top-level blocks: the line scan of plain prose and headings equals markdown-it -------------------------
+
+BLOCK_LINES = [
+    "",
+    " ",
+    "   ",
+    "Plain prose line.",
+    "127 Hours is a 2010 film.",
+    "1.5 million people",
+    "1. an item",
+    "2) another",
+    "1.",
+    "1234567890. many digits",
+    "a",
+    "Z",
+    "é accented start",
+    "½ a half",
+    "١. arabic digit",
+    "# Title",
+    "## Sub title",
+    "###### Six",
+    "####### Seven",
+    "#NoSpace",
+    "#",
+    "# ",
+    "#   Spaced   ",
+    "# Title #",
+    "# C# language",
+    "# *emph*",
+    "# a_b",
+    "# [link](x)",
+    "# R&D",
+    "# x\u2003",
+    "# \u2003",
+    "# tail\u00a0",
+    " # indented",
+    "    code",
+    "  two spaces",
+    "- bullet",
+    "* star",
+    "+ plus",
+    "> quote",
+    "```",
+    "~~~",
+    "<div>",
+    "---",
+    "===",
+    "***",
+    "a | b",
+    "|---|",
+    "[ref]: /url",
+    "\tTab",
+    "x\ty",
+    "\u00a0nbsp",
+    "word\r",
+    "text with <b>html</b> and `code` inline",
+    "line ending with two spaces  ",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(BLOCK_LINES), max_size=12), st.integers(min_value=0, max_value=5))
+def test_fast_blocks_equal_markdown_it(lines: list[str], offset: int) -> None:
+    from okf.markdown import _fast_blocks, _parse_blocks
+
+    text = "\n".join(lines)
+    fast = _fast_blocks(text, offset)
+    if fast is not None:
+        assert fast == _parse_blocks(text, offset)
+
+
+def test_fast_blocks_read_plain_documents() -> None:
+    """A heading over paragraphs of prose, as many real documents are, is read without markdown-it."""
+    from okf.markdown import _fast_blocks, _parse_blocks
+
+    text = "# 127 Hours\n\n127 Hours is a 2010 film.  It stars James Franco.\nA second line.\n\n## Plot\n\nAron goes.\n"
+    fast = _fast_blocks(text, 0)
+    assert fast is not None and fast == _parse_blocks(text, 0)
+    assert [b.kind for b in fast] == ["heading", "paragraph", "heading", "paragraph"]
+    assert _fast_blocks("- a list\n", 0) is None and _fast_blocks("Title\n===\n", 0) is None

@@ -33,7 +33,7 @@ from okf.compile.vault import (
 )
 from okf.compile.vocabulary import collect_vocabulary, vocabulary_outputs
 from okf.compile.write import open_side_tree, write_outputs
-from okf.text.keyterms import distinctive, idf_table, title_terms
+from okf.text.keyterms import distinctive, idf_table, title_terms, wordlike
 
 _AT = re.compile(rb"\n  at: (\S+)\n---\n")
 
@@ -256,6 +256,11 @@ def render_indexes(state: CompileState) -> None:
         doc_df.update(table.keys())
     weights = idf_table(doc_df, max(1, len(state.vocabulary)))
     unseen = max(weights.values(), default=0.0)  # once, not once per directory
+    # A term of a document's summary missing from the vocabulary weighs ``unseen`` (distinctive's rule),
+    # written into the table once here rather than decided again in every directory's scoring.
+    for entry in state.doc_entries.values():
+        missing = [t for t in entry.get("terms", {}) if t not in weights]
+        weights.update((t, unseen) for t in missing if len(t) >= 3 and wordlike(t))
     summaries: dict[str, dict[str, list[Any]]] = {}
 
     def summary_of(node: Node) -> dict[str, list[Any]]:
@@ -291,7 +296,7 @@ def render_indexes(state: CompileState) -> None:
         counts = {t: v[0] for t, v in summary.items()}
         # A group over many documents names more of what it holds: its signpost is all a selector sees of them.
         limit = DIRECTORY_TERMS + min(44, len(summary) // 40) if node.type == "Topic" else DIRECTORY_TERMS
-        return [summary[t][1] for t in distinctive(counts, weights, limit=limit, exclude=exclude, unseen=unseen)]
+        return [summary[t][1] for t in distinctive(counts, weights, limit=limit, exclude=exclude)]
 
     def fill(node: Node) -> None:
         kept = []

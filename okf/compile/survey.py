@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from okf.compile.describe import STEM_MARK, candidate_scores, concept_tags, describe_concept, directory_terms
 from okf.compile.state import DocPlan, Node
 from okf.compile.tree import iter_dirs
-from okf.text.keyterms import acronyms, count_terms, idf_table, word_forms
+from okf.text.keyterms import acronyms, count_each, idf_table, word_forms
 
 # Terms a document hands the folder level to choose its key terms from (by frequency in the document).
 SUMMARY_TERMS = 80
@@ -63,17 +63,16 @@ def survey_document(plan: DocPlan, concepts: list[Node]) -> DocumentSurvey:
     """Count every concept's terms; set each concept's description and tags from them."""
     survey = DocumentSurvey()
     texts = survey.texts
-    chunks: set[str] = set()
     for node in concepts:
         assert node.lines is not None
-        text = "\n".join(plan.lines[node.lines[0] - 1 : node.lines[1]])
-        texts.append(text)
-        counts = count_terms(text, chunks)
+        texts.append("\n".join(plan.lines[node.lines[0] - 1 : node.lines[1]]))
+    counted, chunks = count_each(texts)
+    for node, counts in zip(concepts, counted):
         survey.counts_of[node.path] = counts
         survey.df.update(counts.keys())
     whole = "\n".join(texts)
     survey.expansions = acronyms(whole)
-    survey.weights = idf_table(survey.df, survey.total)
+    survey.weights = idf_table(survey.df, survey.total, counted=True)
     for path, counts in survey.counts_of.items():
         survey.scores_of[path] = candidate_scores(counts, survey.weights)
     heading_lines = sorted(plan.heading_titles)

@@ -181,6 +181,16 @@ def count_terms(text: str, chunks_seen: set[str] | None = None) -> Counter[str]:
     return Counter(chain.from_iterable(map(_ALL.__getitem__, chunks)))
 
 
+def count_each(texts: list[str]) -> tuple[list[Counter[str]], set[str]]:
+    """:func:`count_terms` of each text, and the distinct chunks of them all: the chunk table is consulted
+    once for all the texts (the pieces of one document), not once per text."""
+    split = [text.split() for text in texts]
+    distinct = set(chain.from_iterable(split))
+    _known(distinct)
+    table = _ALL.__getitem__
+    return [Counter(chain.from_iterable(map(table, chunks))) for chunks in split], distinct
+
+
 def word_forms(chunks: set[str], wanted: set[str]) -> dict[str, str]:
     """Each ``wanted`` term mapped to the word (lowercase) that writes it in the most distinct ``chunks`` of a
     text (its whitespace-separated pieces, as :func:`count_terms` keeps them): how the term is shown.
@@ -272,11 +282,12 @@ def idf(df: int, total: int) -> float:
     return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
 
-def idf_table(df: Mapping[str, int], total: int) -> dict[str, float]:
+def idf_table(df: Mapping[str, int], total: int, *, counted: bool = False) -> dict[str, float]:
     """:func:`idf` of every term of ``df`` that can be a key term (a word of three letters or more), computed
-    once for many :func:`distinctive` calls."""
+    once for many :func:`distinctive` calls. ``counted``: every term of ``df`` came from :func:`count_terms`
+    or :func:`count_each` in this process, so the set of eligible terms they filled answers at C speed."""
     by_count = [idf(n, total) for n in range(total + 1)]
-    keys = [t for t in df if len(t) >= 3 and _wordlike(t)]
+    keys = list(eligible(df)) if counted else [t for t in df if len(t) >= 3 and _wordlike(t)]
     return dict(zip(keys, map(by_count.__getitem__, map(df.__getitem__, keys))))
 
 
@@ -309,6 +320,11 @@ def distinctive(
             if (w := weights.get(term)) is not None and term not in skip
         ]
     return [term for _, term in heapq.nsmallest(limit, scored)]
+
+
+def wordlike(term: str) -> bool:
+    """A term that can be a key term by its letters (see :func:`_wordlike`)."""
+    return _wordlike(term)
 
 
 @lru_cache(maxsize=100_000)

@@ -122,17 +122,25 @@ def _load_stat_cache(state: CompileState) -> dict[str, Any]:
     return {}
 
 
+# Source bytes kept in memory from hashing for the later steps (grouping terms, planning): files up to this
+# size, up to this much in all; larger ones are read again where needed.
+KEEP_BYTES_EACH = 4_000_000
+KEEP_BYTES = 256_000_000
+
+
 def hash_sources(state: CompileState) -> None:
     """sha256 of each source file's bytes; unreadable files are skipped with a notice.
 
     Like git's index, a file whose size, mtime and inode match the last compile's record keeps its recorded
     sha256 unread, unless its mtime is within 2 s of that record (racy: it may have changed since in the
-    same mtime tick); the sha256 stays the truth everywhere else."""
+    same mtime tick); the sha256 stays the truth everywhere else. The bytes read here are kept (within
+    ``KEEP_BYTES``) for the grouping terms and the planning, which so read exactly the bytes hashed."""
     cache = {} if state.options.force else _load_stat_cache(state)
     cached: dict[str, Any] = cache.get("files", {})
     racy_from = cache.get("at", 0) - RACY_NS
     state.stat_at = time.time_ns()
     readable, all_cached = [], True
+    kept = 0
     for source in state.files:
         try:
             st = os.stat(source.path)
@@ -146,7 +154,11 @@ def hash_sources(state: CompileState) -> None:
                 source.sha256 = old[3]
             else:
                 all_cached = False
-                source.sha256 = _sha256(source.path)
+                data = read_regular(source.path)
+                source.sha256 = hashlib.sha256(data).hexdigest()
+                if len(data) <= KEEP_BYTES_EACH and kept + len(data) <= KEEP_BYTES:
+                    state.source_bytes[source.resource] = data  # read once: grouping and planning reuse them
+                    kept += len(data)
         except SourceRefused as exc:
             state.skip(source.resource, exc.reason)
             continue
@@ -195,10 +207,6 @@ def _settled_key(state: CompileState, indexes: list[str]) -> str | None:
         except OSError:
             return None
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(read_regular(path)).hexdigest()
 
 
 def save_stat_cache(state: CompileState) -> None:

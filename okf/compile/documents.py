@@ -46,7 +46,9 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
     placement: dict[str, str] = SHARED["placement"]
     options = SHARED["options"]
     try:
-        read = read_source_text(source.path, keep_bytes=bool(source.mirror))
+        read = read_source_text(
+            source.path, keep_bytes=bool(source.mirror), data=SHARED["source_bytes"].get(source.resource)
+        )
     except SourceRefused as exc:
         return None, [], exc.reason
     except OSError as exc:
@@ -164,6 +166,7 @@ def build_documents(state: CompileState) -> None:
         "kept_mirrors": kept_mirrors,
         "root": state.root,
         "side": f"{open_side_tree(state)}{os.sep}",
+        "source_bytes": state.source_bytes,  # forked workers inherit them: read once, when hashing
     }
     results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared)
     for done, (source, (plan, warnings, skipped, rendered, mirrored)) in enumerate(zip(state.rebuild, results), 1):
@@ -183,3 +186,4 @@ def build_documents(state: CompileState) -> None:
             state.doc_entries[source.resource] = entry
         if state.progress:
             state.progress("files", done, total)
+    state.source_bytes.clear()  # every source is read: free the bytes kept from hashing

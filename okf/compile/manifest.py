@@ -67,7 +67,7 @@ def grouping_terms(state: CompileState) -> dict[str, dict[str, int]]:
             out[source.resource] = entry["group_terms"]
             continue
         try:
-            head = read_head(source.path, GROUP_HEAD_CHARS)
+            head = read_head(source.path, GROUP_HEAD_CHARS, state.source_bytes.get(source.resource))
         except (OSError, ValueError):
             head = ""
         counts = count_terms(head)

@@ -202,6 +202,7 @@ class CompileState:
     placement: dict[str, str] = field(default_factory=dict)  # resource -> document directory path
     tree: Node | None = None  # folder levels above the document directories
     rebuild: list[SourceFile] = field(default_factory=list)
+    source_bytes: dict[str, bytes] = field(default_factory=dict)  # resource -> bytes read when hashing
     plans: dict[str, DocPlan] = field(default_factory=dict)
     outputs: dict[str, bytes] = field(default_factory=dict)  # new or changed file contents
     written: dict[str, int] = field(default_factory=dict)  # new or changed files already in the side tree: size

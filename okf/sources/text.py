@@ -36,12 +36,13 @@ def decode(data: bytes, path: str = "") -> SourceText:
     return SourceText(text, notices)
 
 
-def read_source_text(path: Path, *, keep_bytes: bool = False) -> SourceText:
+def read_source_text(path: Path, *, keep_bytes: bool = False, data: bytes | None = None) -> SourceText:
     """The text of a source file as okf cites it: markdown and plain text as-is, HTML converted to
     markdown, PDF as its text layer (line numbers of HTML and PDF sources are of this converted text).
-    ``keep_bytes`` keeps the file's bytes in ``data`` (read once, for a copy)."""
+    ``keep_bytes`` keeps the file's bytes in ``data`` (read once, for a copy); ``data``: the file's bytes
+    when already read (through :func:`read_regular`), so the file is not opened again."""
     kind = format_of(path)
-    data = read_regular(path)
+    data = read_regular(path) if data is None else data
     if kind.extract is not None:  # a binary format: its own extractor gives the text
         text, notices = kind.extract(path, data)
         read = SourceText(text.replace("\r\n", "\n"), notices)
@@ -58,12 +59,16 @@ def read_source_text(path: Path, *, keep_bytes: bool = False) -> SourceText:
     return read
 
 
-def read_head(path: Path, chars: int) -> str:
-    """About the first ``chars`` characters of a source's text as okf reads it (HTML converted; PDF whole)."""
+def read_head(path: Path, chars: int, data: bytes | None = None) -> str:
+    """About the first ``chars`` characters of a source's text as okf reads it (HTML converted; PDF whole).
+    ``data``: the file's bytes when already read."""
     kind = format_of(path)
     if kind.extract is not None:  # the head of a binary file is no head of its text
-        return read_source_text(path).text[:chars]
-    with path.open("rb") as handle:
-        raw = handle.read(chars * 4)
+        return read_source_text(path, data=data).text[:chars]
+    if data is not None:
+        raw = data[: chars * 4]
+    else:
+        with path.open("rb") as handle:
+            raw = handle.read(chars * 4)
     text = raw.decode("utf-8-sig", errors="ignore").replace("\r\n", "\n")[:chars]
     return kind.convert(text) if kind.convert is not None else text

@@ -33,13 +33,13 @@ def write_sources(src: Path) -> None:
 def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the files the compile actually read to hash."""
     calls: list[str] = []
-    real = discover._sha256
+    real = discover._read_hashed
 
-    def counting(path: Path) -> str:
+    def counting(path: Path) -> tuple[str, bytes]:
         calls.append(path.name)
         return real(path)
 
-    monkeypatch.setattr(discover, "_sha256", counting)
+    monkeypatch.setattr(discover, "_read_hashed", counting)
     return calls
 
 

@@ -154,8 +154,7 @@ def hash_sources(state: CompileState) -> None:
                 source.sha256 = old[3]
             else:
                 all_cached = False
-                data = read_regular(source.path)
-                source.sha256 = hashlib.sha256(data).hexdigest()
+                source.sha256, data = _read_hashed(source.path)
                 if len(data) <= KEEP_BYTES_EACH and kept + len(data) <= KEEP_BYTES:
                     state.source_bytes[source.resource] = data  # read once: grouping and planning reuse them
                     kept += len(data)
@@ -207,6 +206,12 @@ def _settled_key(state: CompileState, indexes: list[str]) -> str | None:
         except OSError:
             return None
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _read_hashed(path: Path) -> tuple[str, bytes]:
+    """sha256 of the file's bytes, and the bytes."""
+    data = read_regular(path)
+    return hashlib.sha256(data).hexdigest(), data
 
 
 def save_stat_cache(state: CompileState) -> None:

@@ -247,3 +247,32 @@ def test_word_forms_equal_the_counting_by_hand(words: list[str]) -> None:
             seen.setdefault(term, Counter())[word] += 1
     expected = {t: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for t, c in seen.items()}
     assert word_forms(chunks, wanted) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "(", '"', "[", "'"]),
+            st.sampled_from(["Agreement", "agreement", "AGREEMENT", "noncompetition", "Party", "data", "a", "of"]),
+            st.sampled_from(["", ",", ".", ");", "]", "'s", "](x)", "://"]),
+        ).map("".join),
+        max_size=20,
+    )
+)
+def test_chunks_of_one_word_share_entries_equal_to_learning_each_alone(chunks: list[str]) -> None:
+    """A word learned once for all its punctuation variants gives each chunk the entries it gets alone."""
+    from okf.text import keyterms
+
+    tables = (keyterms._FIRST, keyterms._PAIRS, keyterms._ALL, keyterms._MORE)
+    keyterms._known(set(chunks))
+    shared = [{c: table.get(c) for c in chunks} for table in tables]
+    alone: list[dict[str, object]] = [{}, {}, {}, {}]
+    for chunk in chunks:
+        for table in tables:
+            table.pop(chunk, None)
+        keyterms._WORDS.clear()
+        keyterms._learn([chunk])
+        for i, table in enumerate(tables):
+            alone[i][chunk] = table.get(chunk)
+    assert shared == alone

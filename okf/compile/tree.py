@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import unicodedata
@@ -142,7 +143,7 @@ def _shared_terms(members: list[dict[str, float]]) -> list[str]:
     for vector in members:
         for t, w in vector.items():
             total[t] = total.get(t, 0.0) + w
-    return [t for t, _ in sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
+    return [t for _, t in heapq.nsmallest(3, [(-w, t) for t, w in total.items()])]  # heaviest, ties by term
 
 
 def place_documents(

@@ -112,6 +112,9 @@ _FIRST: dict[str, str | None] = {}
 _MORE: dict[str, tuple[str, ...]] = {}
 _PAIRS: dict[str, tuple[tuple[str, str], ...]] = {}
 _ALL: dict[str, tuple[str, ...]] = {}  # chunk -> all its terms, in order
+# An ASCII word -> what every chunk that is this word with punctuation around it maps to in the tables above
+# ("Agreement", "Agreement,", "(Agreement)": one entry, learned once).
+_WORDS: dict[str, tuple[str | None, tuple[tuple[str, str], ...], tuple[str, ...], tuple[str, ...] | None]] = {}
 _ELIGIBLE: set[str] = set()
 _CHUNK_MEMORY = 1_500_000
 # ASCII punctuation but "_" (which joins a token's parts): around a word, never part of its token.
@@ -137,11 +140,19 @@ def _learn(chunks: Iterable[str]) -> bool:
         _MORE.clear()
         _PAIRS.clear()
         _ALL.clear()
+        _WORDS.clear()
     for chunk in chunks:
         # Most chunks are one ASCII word, perhaps with punctuation around it ("Agreement,", "(b)"): their one
         # token is the word itself, found without the normalizing and the regex.
         core = chunk.strip(_AROUND)
-        if core.isalpha() and core.isascii() and "](" not in chunk and "://" not in chunk:
+        word = core.isalpha() and core.isascii() and "](" not in chunk and "://" not in chunk
+        if word:
+            known = _WORDS.get(core)
+            if known is not None:  # the same word seen with other punctuation: the same entries
+                _FIRST[chunk], _PAIRS[chunk], _ALL[chunk], more = known
+                if more is not None:
+                    _MORE[chunk] = more
+                continue
             low = core.lower()
             pairs = tuple([(term, low) for term in _raw_terms(core)])
         else:
@@ -154,6 +165,8 @@ def _learn(chunks: Iterable[str]) -> bool:
         for term, _ in pairs:
             if term not in _ELIGIBLE and len(term) >= 3 and _wordlike(term):
                 _ELIGIBLE.add(term)
+        if word:
+            _WORDS[core] = (_FIRST[chunk], pairs, _ALL[chunk], _MORE.get(chunk))
     return cleared
 
 

@@ -286,14 +286,18 @@ def _without_code(text: str) -> str | None:
     lines = text.split("\n")
     content_column = 0  # the furthest column a container's content may start at, over the lines so far
     in_code = blanked = False
+    continued = False  # the previous line continued a paragraph outside any container (whatever it reads as)
     previous = ""
     for n, line in enumerate(lines):
         if not line.strip(" "):
             previous = line  # blank: code goes on across it
+            continued = False
             continue
         indent = len(line) - len(line.lstrip(" "))
         if indent >= 4:
-            if in_code or not _paragraph_text(previous):
+            # "alpha" then "    # " then "    - [x](y)": the second line is paragraph text (no heading is
+            # indented four spaces), so the third continues that paragraph too.
+            if in_code or not (continued or _paragraph_text(previous)):
                 if indent < content_column + 4 or (not in_code and previous.strip(" ") and not previous.strip(" =")):
                     return None  # which container holds it decides; "===" is paragraph text unless underlining
                 in_code = blanked = True
@@ -302,8 +306,10 @@ def _without_code(text: str) -> str | None:
                 continue
             if content_column and _INDENTED_AFTER_MARKER.match(line):
                 return None
+            continued = not content_column
         else:
             in_code = False
+            continued = False
             if _INDENTED_AFTER_MARKER.match(line):
                 return None
         lead = _LEAD.match(line).end()  # type: ignore[union-attr]

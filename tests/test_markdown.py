@@ -453,7 +453,7 @@ BLOCK_LINES = [
 ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(BLOCK_LINES), max_size=12), st.integers(min_value=0, max_value=5))
 def test_fast_blocks_equal_markdown_it(lines: list[str], offset: int) -> None:
     from okf.markdown import _fast_blocks, _parse_blocks

@@ -66,11 +66,6 @@ def hints(bundle: Bundle, question: str, vocabulary: Vocabulary | None) -> PlanH
     return PlanHints(acronyms=dict(sorted(acronyms.items())), terms=list(dict.fromkeys(terms))[:HINT_TERMS])
 
 
-def _loop_instant(deadline: float) -> float:
-    """``deadline``, a ``time.monotonic()`` instant, on the running event loop's clock."""
-    return asyncio.get_running_loop().time() + (deadline - time.monotonic())
-
-
 async def make_plan(
     reader: Reader,
     question: str,
@@ -97,7 +92,7 @@ async def make_plan(
         )
     if isinstance(reader, Planner):
         try:
-            async with asyncio.timeout_at(None if deadline is None else _loop_instant(deadline)):
+            async with asyncio.timeout(None if deadline is None else max(0.0, deadline - time.monotonic())):
                 plan = await reader.plan(question, count, hints(bundle, question, vocabulary))
         except TimeoutError:
             plan = Plan(failed=True, error="no plan came before the deadline", usage=Usage(calls=1, failures=1))

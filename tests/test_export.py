@@ -11,7 +11,7 @@ import json
 import os
 import re
 import sys
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
@@ -208,27 +208,27 @@ def test_repeat_export_reuses_unchanged_concepts_without_parsing(
     out = tmp_path / "out"
     export_llms_txt(bundle, out, as_of=AS_OF)
     reading = sys.modules["okf.export.reading"]
-    real_entry = reading._entry
+    real_entry = reading._summary_entry
 
     def refuse(*args: object) -> object:
         raise AssertionError("an unchanged concept was parsed again")
 
-    monkeypatch.setattr(reading, "_entry", refuse)
+    monkeypatch.setattr(reading, "_summary_entry", refuse)
     again = export_llms_txt(bundle, out, as_of=AS_OF)
     assert again.written == 0
     fresh = tmp_path / "fresh"
-    monkeypatch.setattr(reading, "_entry", real_entry)
+    monkeypatch.setattr(reading, "_summary_entry", real_entry)
     export_llms_txt(bundle, fresh, as_of=AS_OF)
     for name in ("llms.txt", "llms-full.txt"):
         assert (out / name).read_bytes() == (fresh / name).read_bytes()
     # A changed concept is parsed again; a hand-edited copy is rewritten; the rest still come from the cache.
     parsed: list[str] = []
 
-    def counting(bundle_: object, path: str, now: object, **options: object) -> object:
+    def counting(path: str, text: str, now: datetime) -> object:
         parsed.append(path)
-        return real_entry(bundle_, path, now, **options)
+        return real_entry(path, text, now)
 
-    monkeypatch.setattr(reading, "_entry", counting)
+    monkeypatch.setattr(reading, "_summary_entry", counting)
     (bundle / "people" / "leave.md").write_text(concept("Leave", "Employees get 25 days of leave."), encoding="utf-8")
     (out / "welcome.md").write_text("edited by hand", encoding="utf-8")
     changed = export_llms_txt(bundle, out, as_of=AS_OF)

@@ -474,3 +474,41 @@ def test_compiled_layout_equals_pyyaml(texts, optional, lists, has_tags, lines, 
         assert _typed_equal(compiled, expected)
     elif "\\" not in text and "2026-02-30" not in at:
         raise AssertionError(f"the compiler's layout was not read in one match:\n{text}")
+
+
+_summary_values = st.one_of(
+    _values, st.sampled_from(["deprecated", " Deprecated ", "stable", "2026-01-01", "2026-01-01T10:00:00+02:00", "x"])
+)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["title", "description", "status", "stale_after", "sources", "tags", "other"]),
+        st.one_of(_summary_values, st.lists(_source_items, max_size=3), _source_items),
+        max_size=6,
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_summary_equals_build_meta(mapping):
+    # The export reads only these fields of a concept's frontmatter; they must be typed exactly as build_meta does.
+    from okf.bundle.meta import build_meta, summarize
+    from okf.bundle.model import Status
+
+    meta, _ = build_meta(mapping)
+    summary = summarize(mapping)
+    assert summary.title == meta.title and summary.description == meta.description
+    assert list(summary.sources) == meta.sources
+    assert summary.deprecated == (meta.status == Status.deprecated)
+    assert summary.stale_after == meta.stale_after
+
+
+def test_fast_yaml_lines_remembered_are_fresh_copies():
+    # A line's value is remembered across documents (tags: [...] recurs); a caller changing what it got must
+    # not change what the next document gets.
+    text = "type: Note\ntags: [a, b]\ngenerated: {by: x, at: 2026-01-01}\n"
+    first = fast_load(text)
+    assert first is not None
+    first["tags"].append("changed")
+    first["generated"]["by"] = "changed"
+    again = fast_load(text)
+    assert again == {"type": "Note", "tags": ["a", "b"], "generated": {"by": "x", "at": yaml.safe_load("2026-01-01")}}

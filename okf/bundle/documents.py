@@ -27,12 +27,18 @@ class CodedBundleError(BundleError):
 def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
     """A bundle file's text (CRLF as LF, bad bytes replaced, a byte order mark dropped) and its diagnostics:
     E007 when bytes were not UTF-8 (OKF §4: concepts are UTF-8), W143 for a byte order mark."""
+    return decode_text(read_file(real_path, rel)[0], rel)
+
+
+def read_file(real_path: str, rel: str) -> tuple[bytes, os.stat_result]:
+    """A bundle file's bytes and its ``fstat`` (taken before reading), within the size limit."""
     limit = MAX_FILE_BYTES
     try:
         # One open, one fstat, usually one read: checking a bundle reads every file, so syscalls count.
         fd = os.open(real_path, os.O_RDONLY)
         try:
-            size = os.fstat(fd).st_size
+            info = os.fstat(fd)
+            size = info.st_size
             if size > limit:
                 raise CodedBundleError(
                     "E005",
@@ -55,6 +61,11 @@ def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
         ) from None
     if len(data) > MAX_FILE_BYTES:  # grew while we looked
         raise CodedBundleError("E005", "file is over the size limit", path=rel, fix="split it")
+    return data, info
+
+
+def decode_text(data: bytes, rel: str) -> tuple[str, list[Diagnostic]]:
+    """The text of a bundle file's bytes, as :func:`read_text` gives it, and its diagnostics."""
     diags: list[Diagnostic] = []
     if data.startswith(b"\xef\xbb\xbf"):
         diags.append(

@@ -153,20 +153,29 @@ def _inline(text: str) -> Any:
 
 
 _IMMUTABLE = (str, int, float, bool, type(None), date, datetime)
-_entries: dict[tuple[str, int, bool], tuple[Any, Any]] = {}
+# line, indent, item -> (key, value, its kind): a flow list or mapping is kept too (of scalars only, so a
+# shallow copy on each use is a whole copy: a caller may change what it gets).
+_entries: dict[tuple[str, int, bool], tuple[Any, Any, type | None]] = {}
 
 
 def _entry(line: str, indent: int, item: bool = False) -> tuple[Any, Any]:
     """``key: value`` at column ``indent`` after spaces (or after ``- `` for a sequence item's first key).
-    Lines with a scalar value are remembered: the same line recurs across a bundle's concepts."""
+    Lines are remembered (the same line recurs across a bundle's concepts: ``type: Note``, ``tags: [...]``)."""
     known = _entries.get((line, indent, item))
     if known is not None:
-        return known
+        return known[0], (known[1] if known[2] is None else known[2](known[1]))
     entry = _read_entry(line, indent, item)
-    if isinstance(entry[1], _IMMUTABLE):
-        if len(_entries) >= 4096:
-            _entries.clear()
-        _entries[(line, indent, item)] = entry
+    value = entry[1]
+    kind: type | None = None
+    if isinstance(value, (list, dict)):
+        if not all(isinstance(v, _IMMUTABLE) for v in (value.values() if isinstance(value, dict) else value)):
+            return entry
+        kind = type(value)
+    elif not isinstance(value, _IMMUTABLE):
+        return entry
+    if len(_entries) >= 4096:
+        _entries.clear()
+    _entries[(line, indent, item)] = (entry[0], value if kind is None else kind(value), kind)
     return entry
 
 

@@ -7,6 +7,7 @@ A value of the wrong type in an optional field is kept as written in ``ConceptMe
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -207,3 +208,33 @@ def build_meta(
         else:
             fields["stale_after"] = when
     return ConceptMeta(**fields, extra=extra), diags
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What publishing a concept needs of its frontmatter: the fields of :func:`build_meta`'s ``ConceptMeta``
+    it reads, typed exactly as there, without building the rest (no diagnostics, no model validation)."""
+
+    title: str | None = None
+    description: str | None = None
+    sources: tuple[SourceRef, ...] = ()
+    deprecated: bool = False
+    stale_after: datetime | None = None
+
+
+def summarize(raw: dict[str, Any]) -> Summary:
+    """``build_meta(raw)``'s title, description, sources, whether its status is deprecated, and stale_after
+    (tests/test_frontmatter.py compares the two)."""
+    sources: tuple[SourceRef, ...] = ()
+    if raw.get("sources") is not None:
+        items = raw["sources"] if isinstance(raw["sources"], list) else [raw["sources"]]
+        sources = tuple(s for s in map(_source, items) if s is not None)
+    status = _scalar_text(raw.get("status"))
+    stale_after = raw.get("stale_after")
+    return Summary(
+        title=_scalar_text(raw.get("title")),
+        description=_scalar_text(raw.get("description")),
+        sources=sources,
+        deprecated=status is not None and status.strip().lower() == Status.deprecated.value,
+        stale_after=None if stale_after is None else _as_dt(stale_after),
+    )

@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from okf.bundle import Bundle
-from okf.bundle.documents import parse_concept, read_text
+from okf.bundle.documents import decode_text, load_frontmatter, parse_concept, read_file, read_text
+from okf.bundle.meta import Summary, summarize
 from okf.bundle.model import Signpost
 from okf.errors import BundleError, ConfigError
 from okf.export.listings import ListingRow, keep, reuse
-from okf.export.write import write_if_changed
+from okf.export.write import Folders, copy_into
 
 PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than it saves
 Progress = Callable[[int], None]  # concepts read so far
@@ -146,6 +147,34 @@ def _entry(bundle: Bundle, path: str, now: datetime, *, frontmatter: bool = True
     ), text
 
 
+def _summary_entry(path: str, text: str, now: datetime) -> Entry:
+    """The entry of the concept at ``path`` from its text, as :func:`_entry` gives it without the raw
+    frontmatter: the frontmatter is loaded (a concept okf cannot read is skipped either way) but only what
+    llms.txt shows of it is typed (:func:`okf.bundle.meta.summarize`)."""
+    raw, parts = load_frontmatter(text, path)
+    meta = Summary() if raw is None else summarize(raw)
+    body, start = parts.body, parts.body_start_line
+    stem = path[:-3].rsplit("/", 1)[-1]
+    return Entry(
+        path=path,
+        id=path[:-3],
+        title=meta.title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+        description=(meta.description or "").strip(),
+        body=body,
+        body_start_line=start,
+        end_line=start + max(body.count("\n") - (1 if body.endswith("\n") else 0), 0),
+        sources_given=[
+            f"{ref.resource}:{ref.lines[0]}-{ref.lines[1]}" if ref.lines else ref.resource
+            for ref in meta.sources
+            if ref.resource
+        ],
+        frontmatter={},
+        stale_after=meta.stale_after,
+        deprecated=meta.deprecated,
+        stale=meta.stale_after is not None and now >= meta.stale_after,  # as Meta.is_stale (§5.5)
+    )
+
+
 # A cached concept: the source file's (size, mtime_ns), what an llms.txt export needs of it, and the exported
 # copy's (size, mtime_ns). An unchanged file is then neither parsed nor compared with its copy again.
 CacheRow = tuple[int, int, str, str, int, int, list[str], bool, str | None, int, int, int]
@@ -222,8 +251,7 @@ def _read_part(
     bundle = Bundle.open(root)
     part = _Part()
     recent = time.time_ns() - RACY_NS
-    made: set[str] = set()  # export folders known to exist
-    real_out = os.path.realpath(copy_to) if copy_to is not None else None
+    folders = Folders(os.path.realpath(copy_to)) if copy_to is not None else None
     done = 0
     for directory, paths in work:
         if progress is not None:
@@ -253,11 +281,11 @@ def _read_part(
                 part.listings[directory] = kept
         for path in paths:
             try:
-                if copy_to is None:
+                if copy_to is None or folders is None:
                     part.entries[path] = _entry(bundle, path, now)[0]
                     continue
-                real, target = bundle.real_path(path), os.path.join(copy_to, path)
-                stat = os.stat(real)
+                data, stat = read_file(bundle.real_path(path), path)
+                target = os.path.join(copy_to, path)
                 row = (cache or {}).get(path)
                 entry: Entry | None = None
                 copy: os.stat_result | None = None
@@ -271,22 +299,14 @@ def _read_part(
                         and row[:2] == (stat.st_size, stat.st_mtime_ns)
                         and (copy.st_size, copy.st_mtime_ns) == row[10:]
                     ):
-                        entry = _cached(path, read_text(real, path)[0], row, now)
+                        entry = _cached(path, decode_text(data, path)[0], row, now)
                 cached = entry is not None  # then the row stands as it is
                 if entry is not None:
                     part.copied[path] = False
                 else:
-                    entry, text = _entry(bundle, path, now, frontmatter=False)
-                    written = write_if_changed(
-                        target,
-                        text.encode("utf-8"),
-                        made=made,
-                        size=None if row is None else copy.st_size if copy else -1,
-                        root=real_out,
-                    )
-                    part.copied[path] = written
-                    if written or copy is None:
-                        copy = os.lstat(target)
+                    text = decode_text(data, path)[0]
+                    entry = _summary_entry(path, text, now)
+                    part.copied[path], copy = copy_into(target, text.encode("utf-8"), folders, copy)
                 part.entries[path] = entry
                 if stat.st_mtime_ns < recent and copy is not None:  # copy is set on every path above
                     part.cache[path] = row if cached and row is not None else _row(entry, stat, copy)

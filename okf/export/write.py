@@ -61,6 +61,12 @@ def _folder(parent: str, made: set[str] | None, root: str | None) -> None:
         made.add(parent)
 
 
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def write_if_changed(
     target: str | Path, data: bytes, *, made: set[str] | None = None, size: int | None = None, root: str | None = None
 ) -> bool:
@@ -78,6 +84,12 @@ def write_if_changed(
     if size == len(data) and _same(target, data):
         return False
     _folder(os.path.dirname(target), made, root)
+    _put(target, data)
+    return True
+
+
+def _put(target: str, data: bytes) -> os.stat_result:
+    """Write ``data`` at ``target`` (its folder exists); the file's stat after. A symlink there is replaced."""
     try:
         fd = os.open(target, _WRITE, 0o666)
     except OSError as exc:
@@ -86,12 +98,65 @@ def write_if_changed(
         os.unlink(target)  # a symlink (O_NOFOLLOW refused it): replaced by the file
         fd = os.open(target, _WRITE | os.O_EXCL, 0o666)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write(fd, data)
+        return os.fstat(fd)
     finally:
         os.close(fd)
-    return True
+
+
+class Folders:
+    """The folders of an export made so far by one process: which exist, and which it created itself (a
+    folder created by this export held nothing before, so a file written into it is new: no need to look
+    for an old copy). ``root``: the export folder's real path; a folder on the way must stay inside it."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._known: dict[str, bool] = {}  # folder -> created by this process
+
+    def new(self, folder: str) -> bool:
+        """Make ``folder`` exist; whether this process created it (in this export)."""
+        known = self._known.get(folder)
+        if known is not None:
+            return known
+        parent = os.path.dirname(folder)
+        if parent != folder and parent not in self._known:
+            os.makedirs(parent, exist_ok=True)
+        try:
+            os.mkdir(folder)
+            created = True
+        except FileExistsError:
+            created = False
+        if not _inside(folder, self.root):
+            raise OSError(f"{folder} is a symlink leading out of the export folder; not written through")
+        self._known[folder] = created
+        return created
+
+
+def copy_into(
+    target: str, data: bytes, folders: Folders, old: os.stat_result | None = None
+) -> tuple[bool, os.stat_result]:
+    """Write ``data`` at ``target`` unless it already holds exactly these bytes: whether it wrote, and the
+    file's stat after. In a folder this export created, one open, write and fstat; elsewhere the old copy is
+    looked at first (``old``: its lstat when the caller has it). A symlink at ``target`` is replaced."""
+    if folders.new(os.path.dirname(target)):
+        try:
+            fd = os.open(target, _WRITE | os.O_EXCL, 0o666)
+        except FileExistsError:
+            pass  # something got there first: the careful way below
+        else:
+            try:
+                _write(fd, data)
+                return True, os.fstat(fd)
+            finally:
+                os.close(fd)
+    if old is None:
+        try:
+            old = os.lstat(target)
+        except OSError:
+            pass
+    if old is not None and stat.S_ISREG(old.st_mode) and old.st_size == len(data) and _same(target, data):
+        return False, old
+    return True, _put(target, data)
 
 
 def outputs_signature(out: str, files: list[str]) -> str | None:

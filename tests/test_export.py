@@ -427,3 +427,51 @@ def test_a_damaged_seal_means_a_full_export(tmp_path: Path, monkeypatch: pytest.
         assert (again.concepts, again.files, again.written) == (first.concepts, first.files, 0)
         data = json.loads(manifest.read_text(encoding="utf-8"))
         assert data["seal"]["report"]["concepts"] == first.concepts  # the seal written anew
+
+
+def test_an_export_after_an_edit_reads_only_the_edited_concepts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Unchanged concepts' bodies come from the previous llms-full.txt (checked against their headings), so
+    # their files are not read; when llms-full.txt was edited or the recorded spans are wrong, the files are.
+    for module in ("okf.export.unchanged", "okf.export.reading"):
+        monkeypatch.setattr(sys.modules[module], "RACY_NS", 0)
+    reading = sys.modules["okf.export.reading"]
+    bundle = small_bundle(tmp_path / "b")
+    _age(bundle)
+    out = tmp_path / "out"
+    export_llms_txt(bundle, out, as_of=AS_OF)
+    read: list[str] = []
+    real_read = reading.read_file
+
+    def counting(real: str, rel: str) -> object:
+        read.append(rel)
+        return real_read(real, rel)
+
+    monkeypatch.setattr(reading, "read_file", counting)
+    manifest = out / ".okf-export.json"
+
+    def damage_spans() -> None:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        data["full"]["spans"] = {path: [start + 1, end] for path, (start, end) in data["full"]["spans"].items()}
+        manifest.write_text(json.dumps(data), encoding="utf-8")
+
+    def edit_full() -> None:
+        full = out / "llms-full.txt"
+        full.write_text(full.read_text(encoding="utf-8").replace("15 days", "99 days"), encoding="utf-8")
+
+    current = {"welcome.md", "finance/refunds.md", "people/leave.md"}
+    for n, (damage, expected) in enumerate(
+        [(None, {"people/leave.md"}), (damage_spans, current), (edit_full, current)]
+    ):
+        leave = concept("Leave", f"Employees get {15 + n} days of leave.")
+        (bundle / "people" / "leave.md").write_text(leave, encoding="utf-8")
+        if damage is not None:
+            damage()
+        read.clear()
+        export_llms_txt(bundle, out, as_of=AS_OF)
+        assert set(read) == expected, n
+        fresh = tmp_path / f"fresh-{n}"
+        export_llms_txt(bundle, fresh, as_of=AS_OF)
+        for name in ("llms.txt", "llms-full.txt", "people/leave.md"):
+            assert (out / name).read_bytes() == (fresh / name).read_bytes(), (n, name)

@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from okf._version import __version__
 from okf.bundle import Bundle
-from okf.export.llms import llms_full, llms_txt
-from okf.export.reading import Collected, collect
+from okf.export.llms import OldBodies, llms_full, llms_txt
+from okf.export.reading import Collected, Known, collect
 from okf.export.unchanged import bundle_signature, replay, seal
 from okf.export.write import ExportWriter
 
@@ -105,12 +105,15 @@ def export_llms_txt(
     day = as_of or datetime.now(UTC).date()
     now = datetime(day.year, day.month, day.day, tzinfo=UTC)
     options = {"okf": __version__, "bundle": source, "base_url": base_url, "max_bytes": max_bytes, "title": title}
-    signature, names = bundle_signature(source)
+    walk = bundle_signature(source)
+    signature = walk.signature
     recorded = _replayed(replay(writer.manifest(), str(writer.root), signature, options, now), source, out, started)
     if recorded is not None:
         if progress is not None:
             progress("concepts", recorded.concepts, recorded.concepts)
         return recorded
+    old = writer.old_full(source)
+    bodies = OldBodies(*old) if old is not None else None
     collected = collect(
         opened,
         as_of=day,
@@ -118,13 +121,16 @@ def export_llms_txt(
         copy_to=writer.prepare(),
         cache=writer.cache(source),
         progress=None if progress is None else lambda done, total: progress("concepts", done, total),
-        listings=writer.listings(source, names),
+        listings=writer.listings(source, walk.names),
+        known=Known(walk.stats, walk.recent, frozenset(bodies.spans) if bodies is not None else frozenset()),
+        bodies=bodies,
     )
-    writer.remember(source, collected.cache, names, collected.listings)
+    writer.remember(source, collected.cache, walk.names, collected.listings)
     for path, written in sorted(collected.copied.items()):
         writer.done(path, written)
+    writer.outputs.update(collected.outputs)
     writer.add("llms.txt", llms_txt(collected, base_url=base_url))
-    full_text, inlined = llms_full(collected, max_bytes=max_bytes)
+    full_text, inlined, writer.full_spans = llms_full(collected, max_bytes=max_bytes)
     writer.add("llms-full.txt", full_text)
     report = _report("llms-txt", opened, out, collected, writer, started, full_concepts=inlined)
     if signature is not None:

@@ -13,72 +13,87 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from okf.bundle.model import Signpost
 
-# [hash of the files read, title, intro, [[path, title, description, is_dir, section, line, origin], ...]]
+# A markdown file's stat as the export's walk took it (okf.export.unchanged): size, modification and change
+# times (ns), inode.
+Stat = tuple[int, int, int, int]
+
+# [hash of the files read, title, intro, [[path, title, description, is_dir], ...]]
 ListingRow = list[Any]
 
 
-def _read_files(directory: str, signposts: list[Signpost]) -> list[str]:
+def _read_files(directory: str, signposts: Sequence[Signpost | Post]) -> list[str]:
     files = {directory + "index.md"}
     for signpost in signposts:
         files.add(signpost.path + "index.md" if signpost.is_dir else signpost.path)
     return sorted(files)
 
 
-def _files_hash(root: str, files: list[str], recent: int) -> str | None:
+def _files_hash(root: str, files: list[str], recent: int, stats: dict[str, Stat] | None = None) -> str | None:
+    """The hash of ``files``' stats (``stats``: those the export's walk took, by bundle path; a file not in
+    it is asked for); None when one changed after ``recent`` (ns)."""
     digest = hashlib.blake2b(digest_size=20)
     for rel in files:
-        try:
-            info = os.stat(os.path.join(root, rel))
-        except OSError:
-            digest.update(f"{rel}\0-\n".encode("utf-8", "surrogateescape"))
-            continue
-        if info.st_mtime_ns >= recent or info.st_ctime_ns >= recent:
+        known = stats.get(rel) if stats is not None else None
+        if known is not None:
+            size, mtime, ctime, ino = known
+        else:
+            try:
+                info = os.stat(os.path.join(root, rel))
+            except OSError:
+                digest.update(f"{rel}\0-\n".encode("utf-8", "surrogateescape"))
+                continue
+            size, mtime, ctime, ino = info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
+        if mtime >= recent or ctime >= recent:
             return None
-        digest.update(
-            f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}\n".encode(
-                "utf-8", "surrogateescape"
-            )
-        )
+        digest.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
+class Post(NamedTuple):
+    """A kept listing's signpost: the fields of :class:`~okf.bundle.model.Signpost` an export reads."""
+
+    path: str
+    title: str
+    description: str
+    is_dir: bool
+
+
 def keep(
-    root: str, directory: str, title: str, intro: str, signposts: list[Signpost], recent: int
+    root: str,
+    directory: str,
+    title: str,
+    intro: str,
+    signposts: Sequence[Signpost | Post],
+    recent: int,
+    stats: dict[str, Stat] | None = None,
 ) -> ListingRow | None:
     """The row to keep for a listing just read (None when a file it read changed after ``recent``, ns)."""
-    digest = _files_hash(root, _read_files(directory, signposts), recent)
+    digest = _files_hash(root, _read_files(directory, signposts), recent, stats)
     if digest is None:
         return None
-    posts = [[s.path, s.title, s.description, s.is_dir, s.section, s.line, s.origin] for s in signposts]
-    return [digest, title, intro, posts]
+    return [digest, title, intro, [[s.path, s.title, s.description, s.is_dir] for s in signposts]]
 
 
-def reuse(root: str, directory: str, row: Any, recent: int) -> tuple[str, str, list[Signpost]] | None:
+def reuse(
+    root: str, directory: str, row: Any, recent: int, stats: dict[str, Stat] | None = None
+) -> tuple[str, str, list[Post]] | None:
     """The kept listing (title, intro, signposts) when the files it read are unchanged; None otherwise."""
     try:
         digest, title, intro, posts = row
-        signposts = [
-            Signpost.model_construct(
-                path=path,
-                title=post_title,
-                description=description,
-                is_dir=is_dir,
-                section=section,
-                line=line,
-                origin=origin,
-            )
-            for path, post_title, description, is_dir, section, line, origin in posts
-        ]
+        signposts = [Post(path, post_title, description, is_dir) for path, post_title, description, is_dir in posts]
     except (TypeError, ValueError):
         return None
-    if not all(isinstance(s.path, str) and isinstance(s.title, str) for s in signposts):
+    if not all(
+        isinstance(s.path, str) and isinstance(s.title, str) and isinstance(s.description, str) for s in signposts
+    ):
         return None
     if not isinstance(title, str) or not isinstance(intro, str):
         return None
-    if _files_hash(root, _read_files(directory, signposts), recent) != digest:
+    if _files_hash(root, _read_files(directory, signposts), recent, stats) != digest:
         return None
     return title, intro, signposts

@@ -79,36 +79,70 @@ def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[str, int]:
-    """llms-full.txt and how many concepts it holds: every current concept's body under a heading with its id
-    and source lines, in signpost order; with ``max_bytes`` whole concepts up to the cap and the cut stated."""
+def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[str, int, dict[str, list[int]]]:
+    """llms-full.txt, how many concepts it holds, and where each one's body is in it (``[start, end]``, in
+    characters): every current concept's body under a heading with its id and source lines, in signpost
+    order; with ``max_bytes`` whole concepts up to the cap and the cut stated."""
     head = [f"# {escape(collected.title)}", ""]
     if collected.summary:
         head += [f"> {escape(collected.summary)}", ""]
     text = "\n".join(head) + "\n"
     current = [e for e in collected.entries if e.current]
-    parts = [f"## {e.id} ({', '.join(e.sources())})\n\n{e.body.strip()}\n\n" for e in current]
-    if max_bytes is None:
-        return text + "".join(parts), len(parts)
-    sizes = [len(p.encode("utf-8")) for p in parts]
-    base = len(text.encode("utf-8"))
-    if base + sum(sizes) <= max_bytes:
-        return text + "".join(parts), len(parts)
-    kept, size = 0, base
-    while kept < len(parts) and size + sizes[kept] <= max_bytes:
-        size += sizes[kept]
-        kept += 1
-    # Whole concepts only, and room for the note that says where the file was cut.
-    while kept and size + len(_cut_note(kept, len(parts), max_bytes).encode("utf-8")) > max_bytes:
-        kept -= 1
-        size -= sizes[kept]
-    note = _cut_note(kept, len(parts), max_bytes)
-    if base + len(note.encode("utf-8")) > max_bytes:
-        raise ConfigError(
-            f"--max-bytes {max_bytes} leaves no room even for the title and the cut note",
-            fix=f"pass at least --max-bytes {base + len(note.encode('utf-8'))}",
-        )
-    return text + "".join(parts[:kept]) + note, kept
+    headings = [_heading(e) for e in current]
+    bodies = [e.body.strip() for e in current]
+    parts = [f"{h}{b}\n\n" for h, b in zip(headings, bodies, strict=True)]
+    kept = len(parts)
+    note = ""
+    if max_bytes is not None:
+        sizes = [len(p.encode("utf-8")) for p in parts]
+        base = len(text.encode("utf-8"))
+        if base + sum(sizes) > max_bytes:
+            kept, size = 0, base
+            while kept < len(parts) and size + sizes[kept] <= max_bytes:
+                size += sizes[kept]
+                kept += 1
+            # Whole concepts only, and room for the note that says where the file was cut.
+            while kept and size + len(_cut_note(kept, len(parts), max_bytes).encode("utf-8")) > max_bytes:
+                kept -= 1
+                size -= sizes[kept]
+            note = _cut_note(kept, len(parts), max_bytes)
+            if base + len(note.encode("utf-8")) > max_bytes:
+                raise ConfigError(
+                    f"--max-bytes {max_bytes} leaves no room even for the title and the cut note",
+                    fix=f"pass at least --max-bytes {base + len(note.encode('utf-8'))}",
+                )
+    spans: dict[str, list[int]] = {}
+    at = len(text)
+    for entry, heading, body in zip(current[:kept], headings, bodies, strict=False):
+        start = at + len(heading)
+        spans[entry.path] = [start, start + len(body)]
+        at = start + len(body) + 2
+    return text + "".join(parts[:kept]) + note, kept, spans
+
+
+def _heading(entry: Entry) -> str:
+    return f"## {entry.id} ({', '.join(entry.sources())})\n\n"
+
+
+class OldBodies:
+    """The bodies of the concepts the previous llms-full.txt holds (its text and the spans its export
+    recorded): a concept's body when its heading is there as it would be written now, else None."""
+
+    def __init__(self, text: str, spans: dict[str, list[int]]) -> None:
+        self.text = text
+        self.spans = spans
+
+    def __call__(self, entry: Entry) -> str | None:
+        span = self.spans.get(entry.path)
+        if not isinstance(span, list) or len(span) != 2 or not all(type(n) is int for n in span):
+            return None
+        start, end = span
+        heading = _heading(entry)
+        if not len(heading) <= start <= end <= len(self.text) - 2:
+            return None
+        if self.text[start - len(heading) : start] != heading or self.text[end : end + 2] != "\n\n":
+            return None
+        return self.text[start:end]
 
 
 def _cut_note(kept: int, total: int, max_bytes: int) -> str:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -27,7 +28,7 @@ from okf.bundle.documents import decode_text, load_frontmatter, parse_concept, r
 from okf.bundle.meta import Summary, summarize
 from okf.bundle.model import Signpost
 from okf.errors import BundleError, ConfigError
-from okf.export.listings import ListingRow, keep, reuse
+from okf.export.listings import ListingRow, Post, Stat, keep, reuse
 from okf.export.write import Folders, copy_into
 
 PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than it saves
@@ -69,7 +70,7 @@ class Directory:
     path: str
     title: str
     intro: str
-    signposts: list[Signpost] = field(default_factory=list)
+    signposts: Sequence[Signpost | Post] = field(default_factory=list)
 
 
 @dataclass
@@ -84,6 +85,7 @@ class Collected:
     copied: dict[str, bool] = field(default_factory=dict)  # concept file -> rewritten (False: unchanged)
     cache: dict[str, Any] = field(default_factory=dict)  # rows for the next export into the same folder
     listings: dict[str, ListingRow] = field(default_factory=dict)  # kept listings, for the next export too
+    outputs: dict[str, tuple[int, int]] = field(default_factory=dict)  # concept copy -> its (size, mtime_ns)
 
     def sections(self) -> list[tuple[str, str]]:
         """(top-level directory path, its title) in root listing order; ``""`` first for root concepts."""
@@ -181,10 +183,10 @@ CacheRow = tuple[int, int, str, str, int, int, list[str], bool, str | None, int,
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within its mtime tick: never cached
 
 
-def _row(entry: Entry, stat: os.stat_result, copied: os.stat_result) -> CacheRow:
+def _row(entry: Entry, source: tuple[int, int], copied: os.stat_result) -> CacheRow:
     return (
-        stat.st_size,
-        stat.st_mtime_ns,
+        source[0],
+        source[1],
         entry.title,
         entry.description,
         entry.body_start_line,
@@ -198,16 +200,8 @@ def _row(entry: Entry, stat: os.stat_result, copied: os.stat_result) -> CacheRow
     )
 
 
-def _cached(path: str, text: str, row: CacheRow, now: datetime) -> Entry | None:
-    """The entry from a cache row, or None when the file's body is not where the row says it is."""
-    start = 0
-    for _ in range(row[4] - 1):  # the body starts after body_start_line - 1 line breaks
-        start = text.find("\n", start) + 1
-        if not start:
-            return None
-    body = text[start:]
-    if len(body) != row[9]:
-        return None
+def _from_row(path: str, row: CacheRow, now: datetime, body: str = "") -> Entry:
+    """The entry a cache row describes (its body given, or left empty: only llms-full.txt shows it)."""
     stale_after = datetime.fromisoformat(row[8]) if row[8] else None
     return Entry(
         path=path,
@@ -225,14 +219,48 @@ def _cached(path: str, text: str, row: CacheRow, now: datetime) -> Entry | None:
     )
 
 
+def _cached(path: str, text: str, row: CacheRow, now: datetime) -> Entry | None:
+    """The entry from a cache row and the file's text, or None when its body is not where the row says."""
+    start = 0
+    for _ in range(row[4] - 1):  # the body starts after body_start_line - 1 line breaks
+        start = text.find("\n", start) + 1
+        if not start:
+            return None
+    body = text[start:]
+    if len(body) != row[9]:
+        return None
+    return _from_row(path, row, now, body)
+
+
+@dataclass
+class Known:
+    """What the export knows before reading: each markdown file's stat from its walk (by bundle path), the
+    time before which a change is trusted (ns), and the concepts whose body the previous ``llms-full.txt``
+    holds intact (their files are then not read at all while their cache row holds)."""
+
+    stats: dict[str, Stat] = field(default_factory=dict)
+    recent: int = 0
+    bodies: frozenset[str] = frozenset()
+
+
+_inherited: Known | None = None  # a worker's Known: set by _share from the pool's initializer (fork: no copy)
+
+
+def _share(known: Known | None) -> None:
+    global _inherited
+    _inherited = known
+
+
 @dataclass
 class _Part:
-    directories: dict[str, tuple[str, str, list[Signpost]]] = field(default_factory=dict)
+    directories: dict[str, tuple[str, str, Sequence[Signpost | Post]]] = field(default_factory=dict)
     entries: dict[str, Entry] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     copied: dict[str, bool] = field(default_factory=dict)
     cache: dict[str, CacheRow] = field(default_factory=dict)
     listings: dict[str, ListingRow] = field(default_factory=dict)
+    unread: list[str] = field(default_factory=list)  # cached current concepts whose body is to be filled in
+    outputs: dict[str, tuple[int, int]] = field(default_factory=dict)  # copy -> (size, mtime_ns), a regular file
     error: str = ""
 
 
@@ -244,13 +272,18 @@ def _read_part(
     cache: dict[str, CacheRow] | None = None,
     progress: Progress | None = None,
     listings: dict[str, ListingRow] | None = None,
+    known: Known | None = None,
 ) -> _Part:
     """List ``work``'s directories and read their concepts (copying each file into ``copy_to``, with ``cache``
     rows from the previous export into the same folder; ``listings``: its kept listings, new ones are kept only
-    then); ``progress(done)`` after each directory."""
+    then; ``known``: what the walk found, else the worker's inherited one); ``progress(done)`` after each
+    directory."""
     bundle = Bundle.open(root)
     part = _Part()
-    recent = time.time_ns() - RACY_NS
+    known = known or _inherited
+    stats = known.stats if known is not None else None
+    bodies = known.bodies if known is not None else frozenset()
+    recent = known.recent if known is not None and known.recent else time.time_ns() - RACY_NS
     folders = Folders(os.path.realpath(copy_to)) if copy_to is not None else None
     done = 0
     for directory, paths in work:
@@ -258,7 +291,7 @@ def _read_part(
             progress(done)
         done += len(paths)
         kept = listings.get(directory) if listings is not None else None
-        reused = reuse(root, directory, kept, recent) if kept is not None else None
+        reused = reuse(root, directory, kept, recent, stats) if kept is not None else None
         if reused is not None:
             part.directories[directory] = reused
             part.listings[directory] = kept  # type: ignore[assignment]  # kept is a row when reused is set
@@ -275,47 +308,89 @@ def _read_part(
                     title, text = intro(read_text(bundle.real_path(index), index)[0])
                 except BundleError:
                     pass
-            part.directories[directory] = (title, text, list(listing.signposts))
-            kept = keep(root, directory, title, text, list(listing.signposts), recent) if listings is not None else None
-            if kept is not None:
-                part.listings[directory] = kept
+            signposts = list(listing.signposts)
+            part.directories[directory] = (title, text, signposts)
+            if listings is not None:
+                row = keep(root, directory, title, text, signposts, recent, stats)
+                if row is not None:
+                    part.listings[directory] = row
         for path in paths:
             try:
                 if copy_to is None or folders is None:
                     part.entries[path] = _entry(bundle, path, now)[0]
                     continue
-                data, stat = read_file(bundle.real_path(path), path)
-                target = os.path.join(copy_to, path)
-                row = (cache or {}).get(path)
-                entry: Entry | None = None
-                copy: os.stat_result | None = None
-                if row is not None:
-                    try:
-                        copy = os.lstat(target)
-                    except OSError:
-                        pass
-                    if (
-                        copy is not None
-                        and row[:2] == (stat.st_size, stat.st_mtime_ns)
-                        and (copy.st_size, copy.st_mtime_ns) == row[10:]
-                    ):
-                        entry = _cached(path, decode_text(data, path)[0], row, now)
-                cached = entry is not None  # then the row stands as it is
-                if entry is not None:
-                    part.copied[path] = False
-                else:
-                    text = decode_text(data, path)[0]
-                    entry = _summary_entry(path, text, now)
-                    part.copied[path], copy = copy_into(target, text.encode("utf-8"), folders, copy)
-                part.entries[path] = entry
-                if stat.st_mtime_ns < recent and copy is not None:  # copy is set on every path above
-                    part.cache[path] = row if cached and row is not None else _row(entry, stat, copy)
+                _read_concept(
+                    bundle, path, os.path.join(copy_to, path), now, folders, cache, stats, bodies, recent, part
+                )
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")
             except OSError as exc:
                 part.error = f"cannot copy {path} into {copy_to}: {exc.strerror or exc}"
                 return part
     return part
+
+
+def _read_concept(
+    bundle: Bundle,
+    path: str,
+    target: str,
+    now: datetime,
+    folders: Folders,
+    cache: dict[str, CacheRow] | None,
+    stats: dict[str, Stat] | None,
+    bodies: frozenset[str],
+    recent: int,
+    part: _Part,
+) -> None:
+    """One concept of an llms-txt export: its entry from the cache row when its file and its copy are as the
+    row says (the file read only when its body is needed and the previous llms-full.txt does not hold it),
+    else parsed and copied."""
+    row = cache.get(path) if cache else None
+    seen = stats.get(path) if stats is not None else None
+    data: bytes | None = None
+    size_mtime: tuple[int, int]
+    if seen is not None:
+        size_mtime = seen[0], seen[1]
+    else:
+        data, info = read_file(bundle.real_path(path), path)
+        size_mtime = info.st_size, info.st_mtime_ns
+    copy: os.stat_result | None = None
+    if row is not None:
+        try:
+            copy = os.lstat(target)
+        except OSError:
+            pass
+        if (
+            copy is not None
+            and row[:2] == size_mtime
+            and (copy.st_size, copy.st_mtime_ns) == row[10:]
+            and stat.S_ISREG(copy.st_mode)
+        ):
+            entry: Entry | None = _from_row(path, row, now)
+            if entry is not None and entry.current:
+                if path in bodies:
+                    part.unread.append(path)
+                else:
+                    if data is None:
+                        data = read_file(bundle.real_path(path), path)[0]
+                    entry = _cached(path, decode_text(data, path)[0], row, now)
+            if entry is not None:
+                part.copied[path] = False
+                part.entries[path] = entry
+                part.outputs[path] = row[10], row[11]
+                if size_mtime[1] < recent:
+                    part.cache[path] = row
+                return
+    if data is None:
+        data, info = read_file(bundle.real_path(path), path)
+        size_mtime = info.st_size, info.st_mtime_ns
+    text = decode_text(data, path)[0]
+    parsed = _summary_entry(path, text, now)
+    part.copied[path], copy = copy_into(target, text.encode("utf-8"), folders, copy)
+    part.entries[path] = parsed
+    part.outputs[path] = copy.st_size, copy.st_mtime_ns
+    if size_mtime[1] < recent:
+        part.cache[path] = _row(parsed, size_mtime, copy)
 
 
 def _workers(concepts: int) -> int:
@@ -335,6 +410,7 @@ def _read(
     cache: dict[str, CacheRow] | None,
     progress: Callable[[int, int], None] | None = None,
     listings: dict[str, ListingRow] | None = None,
+    known: Known | None = None,
 ) -> _Part:
     by_dir: dict[str, list[str]] = {d: [] for d in bundle.iter_directories()}
     total = 0
@@ -342,7 +418,12 @@ def _read(
         by_dir.setdefault(path.rpartition("/")[0] + "/" if "/" in path else "", []).append(path)
         total += 1
     work = sorted(by_dir.items())
-    workers = _workers(total)
+    if known is not None and cache:  # concepts whose cache row holds cost little: count the others
+        stats, unknown = known.stats, (None, None)
+        heavy = sum(1 for p, _ in _each(work) if cache.get(p, unknown)[:2] != stats.get(p, unknown)[:2])
+    else:
+        heavy = total
+    workers = _workers(heavy)
     if workers == 1:
         part = _read_part(
             str(bundle.root),
@@ -352,6 +433,7 @@ def _read(
             cache,
             None if progress is None else lambda done: progress(done, total),
             listings,
+            known,
         )
         if progress is not None:
             progress(total, total)
@@ -369,7 +451,8 @@ def _read(
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
     merged = _Part()
     done = 0
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_share, initargs=(known,)) as pool:
         shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
         kept = [None if listings is None else {d: listings[d] for d, _ in run if d in listings} for run in runs]
         n = len(runs)
@@ -382,11 +465,19 @@ def _read(
             merged.copied.update(part.copied)
             merged.cache.update(part.cache)
             merged.listings.update(part.listings)
+            merged.unread += part.unread
+            merged.outputs.update(part.outputs)
             merged.error = merged.error or part.error
             done += sum(len(p) for p in part_sizes.pop(0))
             if progress is not None:
                 progress(done, total)
     return merged
+
+
+def _each(work: list[tuple[str, list[str]]]) -> Iterator[tuple[str, str]]:
+    for directory, paths in work:
+        for path in paths:
+            yield path, directory
 
 
 def collect(
@@ -398,14 +489,42 @@ def collect(
     cache: dict[str, CacheRow] | None = None,
     progress: Callable[[int, int], None] | None = None,
     listings: dict[str, ListingRow] | None = None,
+    known: Known | None = None,
+    bodies: Callable[[Entry], str | None] | None = None,
 ) -> Collected:
     """Every listing from the root, depth first, in signpost order; ``copy_to`` also copies every concept file
     (``cache``: rows of the previous export there; the new rows end up in ``Collected.cache``);
     ``listings``: the listings it kept, or ``{}`` to keep new ones; all end up in ``Collected.listings``;
+    ``known``: what the walk found (``known.bodies``: the concepts ``bodies(entry)`` has the body of, from
+    the previous llms-full.txt; None when it turns out not to: then the file is read after all);
     ``progress(done, total)`` as concepts are read."""
     day = as_of or datetime.now(UTC).date()
     now = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    part = _read(bundle, now, str(copy_to) if copy_to is not None else None, cache, progress, listings)
+    target = str(copy_to) if copy_to is not None else None
+    part = _read(bundle, now, target, cache, progress, listings, known)
+    if part.unread and target is not None:
+        again: list[str] = []
+        for path in part.unread:
+            entry = part.entries[path]
+            body = bodies(entry) if bodies is not None else None
+            if body is None:
+                again.append(path)
+            else:
+                entry.body = body
+        if again:  # read the long way: the file and its copy looked at again
+            folders = Folders(os.path.realpath(target))
+            recent = time.time_ns() - RACY_NS
+            for path in again:
+                try:
+                    _read_concept(
+                        bundle, path, os.path.join(target, path), now, folders, cache, None, frozenset(), recent, part
+                    )
+                except BundleError as exc:
+                    del part.entries[path]
+                    part.cache.pop(path, None)
+                    part.warnings.append(f"{path}: skipped, could not be read: {exc}")
+                except OSError as exc:
+                    part.error = part.error or f"cannot copy {path} into {target}: {exc.strerror or exc}"
     if part.error:
         raise ConfigError(part.error, fix="pass -o a writable folder")
     root_title, summary, _ = part.directories.get("", ("", "", []))
@@ -416,6 +535,7 @@ def collect(
         copied=part.copied,
         cache=part.cache,
         listings=part.listings,
+        outputs=part.outputs,
     )
     seen: set[str] = set()
     stack: list[tuple[str, str, str]] = [("", "", out.title)]  # (directory, top-level directory, title)

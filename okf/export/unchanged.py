@@ -18,20 +18,34 @@ import hashlib
 import os
 import stat
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from okf.export.listings import Stat
 from okf.export.reading import RACY_NS
 from okf.export.write import outputs_signature
 
 
-def bundle_signature(root: str) -> tuple[str | None, str]:
-    """Two hashes of the bundle at ``root``, hidden entries aside: of its names and markdown files' stats (None
-    when a markdown file changed too recently to be trusted), and of its names alone (every directory, file
-    and symlink target: what :mod:`okf.export.listings` needs to stay the same)."""
+@dataclass
+class Walk:
+    """One walk over the bundle: ``signature``, a hash of its names and markdown files' stats (None when a
+    markdown file changed too recently to be trusted); ``names``, a hash of its names alone (every directory,
+    file and symlink target: what :mod:`okf.export.listings` needs to stay the same); ``stats``, each markdown
+    file's stat by bundle path (a symlink's target's), which the export then uses instead of asking again."""
+
+    signature: str | None
+    names: str
+    stats: dict[str, Stat]
+    recent: int  # ns: a file whose times are at or after this was changed too recently to be trusted
+
+
+def bundle_signature(root: str) -> Walk:
+    """Walk the bundle at ``root``, hidden entries aside (:class:`Walk`)."""
     digest, names = hashlib.blake2b(digest_size=20), hashlib.blake2b(digest_size=20)
     recent = time.time_ns() - RACY_NS
     racy = False
+    stats: dict[str, Stat] = {}
     stack = [""]
     while stack:
         here = stack.pop()
@@ -67,6 +81,7 @@ def bundle_signature(root: str) -> tuple[str | None, str]:
                 named.append(f"{name}\0!{exc.errno}")
                 continue
             racy = racy or info.st_mtime_ns >= recent or info.st_ctime_ns >= recent
+            stats[here + name] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
             parts.append(
                 f"{name}\0{stat.S_IFMT(info.st_mode)}\0{stat.S_IMODE(info.st_mode)}\0{info.st_size}\0"
                 f"{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}"
@@ -76,7 +91,7 @@ def bundle_signature(root: str) -> tuple[str | None, str]:
         names.update(head + listed)
         digest.update(head + listed + "\n".join(parts).encode("utf-8", "surrogateescape") + b"\n\n")
         stack.extend(reversed(dirs))
-    return (None if racy else digest.hexdigest()), names.hexdigest()
+    return Walk(None if racy else digest.hexdigest(), names.hexdigest(), stats, recent)
 
 
 def _same_staleness(seal: dict[str, Any], now: datetime) -> bool:

@@ -159,18 +159,24 @@ def copy_into(
     return True, _put(target, data)
 
 
-def outputs_signature(out: str, files: list[str]) -> str | None:
+def outputs_signature(out: str, files: list[str], known: dict[str, tuple[int, int]] | None = None) -> str | None:
     """The hash of the size and modification time of each of ``files`` in ``out`` (None when one is missing or
-    is not a regular file: a symlink is never trusted)."""
+    is not a regular file: a symlink is never trusted). ``known``: the (size, mtime_ns) of files this export
+    has just written or found unchanged as regular files, not asked for again."""
     digest = hashlib.blake2b(digest_size=20)
     for rel in files:
-        try:
-            info = os.lstat(os.path.join(out, rel))
-        except OSError:
-            return None
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        digest.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+        seen = known.get(rel) if known is not None else None
+        if seen is not None:
+            size, mtime = seen
+        else:
+            try:
+                info = os.lstat(os.path.join(out, rel))
+            except OSError:
+                return None
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            size, mtime = info.st_size, info.st_mtime_ns
+        digest.update(f"{rel}\0{size}\0{mtime}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -187,6 +193,8 @@ class ExportWriter:
         self._cache: dict[str, Any] = {}
         self._read: dict[str, Any] | None = None
         self.sealed: dict[str, Any] | None = None  # okf.export.unchanged's seal, completed by commit
+        self.outputs: dict[str, tuple[int, int]] = {}  # files written or found unchanged: (size, mtime_ns)
+        self.full_spans: dict[str, list[int]] | None = None  # where llms-full.txt holds each body
 
     def add(self, rel: str, text: str | bytes) -> None:
         """Queue ``rel`` (a POSIX path inside the folder) with its content."""
@@ -236,6 +244,37 @@ class ExportWriter:
             return {}
         return {path: tuple(row) for path, row in rows.items() if isinstance(row, list) and len(row) == 12}
 
+    def old_full(self, source: str) -> tuple[str, dict[str, list[int]]] | None:
+        """The text of the ``llms-full.txt`` the previous export of ``source`` by this version of okf left, and
+        where it put each body, when the file is still as that export left it (its size and modification
+        time); None otherwise."""
+        data = self.manifest()
+        full = data.get("full")
+        if data.get("bundle") != source or data.get("okf") != __version__ or not isinstance(full, dict):
+            return None
+        spans = full.get("spans")
+        if not isinstance(spans, dict):
+            return None
+        path = os.path.join(self.root, "llms-full.txt")
+        try:
+            fd = os.open(path, _READ)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or [info.st_size, info.st_mtime_ns] != full.get("stat"):
+                return None
+            chunks, left = [], info.st_size
+            while left > 0 and (chunk := os.read(fd, left)):
+                chunks.append(chunk)
+                left -= len(chunk)
+            text = b"".join(chunks).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        finally:
+            os.close(fd)
+        return text, spans
+
     def listings(self, source: str, names: str) -> dict[str, Any]:
         """The listings the previous export of ``source`` into this folder kept (okf.export.listings), when the
         bundle's names hash to ``names`` as they did then; empty otherwise."""
@@ -273,6 +312,12 @@ class ExportWriter:
                     self.written += 1
                 else:
                     self.unchanged += 1
+                try:
+                    info = os.lstat(self.root / rel)
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    self.outputs[rel] = info.st_size, info.st_mtime_ns
             for rel in sorted(previous - set(self.files)):
                 if not _inside(os.path.dirname(self.root / rel), real):
                     continue  # a folder on the way became a symlink: never removes through it
@@ -283,8 +328,11 @@ class ExportWriter:
                     pass
             files = sorted(self.files)
             content = {"kind": self.kind, "files": files, **self._cache}
+            full = self.outputs.get("llms-full.txt")
+            if self._cache.get("cache") and self.full_spans is not None and full is not None:
+                content["full"] = {"stat": list(full), "spans": self.full_spans}
             if self.sealed is not None:
-                outputs = outputs_signature(str(self.root), files)
+                outputs = outputs_signature(str(self.root), files, self.outputs)
                 if outputs is not None:
                     content["seal"] = {**self.sealed, "outputs": outputs}
             if content != self.manifest():  # the same as read (a repeat export): no need to write it out again

@@ -512,3 +512,38 @@ def test_fast_yaml_lines_remembered_are_fresh_copies():
     first["generated"]["by"] = "changed"
     again = fast_load(text)
     assert again == {"type": "Note", "tags": ["a", "b"], "generated": {"by": "x", "at": yaml.safe_load("2026-01-01")}}
+
+
+def _split_by_lines(text: str) -> tuple[str | None, str, int, str] | None:
+    """The frontmatter split as a plain walk over the lines (what fm.split must give): None when unclosed."""
+    lines = text.split("\n")
+    if lines[0].rstrip() != "---" or not text.startswith("---"):
+        return None, text, 1, "---"
+    for n in range(1, len(lines)):
+        if lines[n].rstrip() in ("---", "..."):
+            return "\n".join(lines[1:n]) + ("\n" if n > 1 else ""), "\n".join(lines[n + 1 :]), n + 2, lines[n].rstrip()
+    return None
+
+
+_SPACES = ["", " ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u3000", "\xa0", "a"]
+_LINES = st.one_of(
+    st.builds(
+        lambda mark, tail: mark + tail,
+        st.sampled_from(["---", "...", "----", " ---", "--", ".."]),
+        st.sampled_from(_SPACES),
+    ),
+    st.sampled_from(["a: b", "", "key: ---", "- x"]),
+)
+
+
+@given(st.lists(_LINES, min_size=1, max_size=8))
+@settings(max_examples=400, deadline=None)
+def test_split_equals_a_walk_over_the_lines(lines):
+    text = "\n".join(lines)
+    expected = _split_by_lines(text)
+    if expected is None:
+        with pytest.raises(BundleError, match="never closed"):
+            fm.split(text)
+        return
+    parts = fm.split(text)
+    assert (parts.yaml_text, parts.body, parts.body_start_line, parts.closer) == expected

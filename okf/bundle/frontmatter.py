@@ -11,6 +11,7 @@ whose yaml.dump layout would change every compiled file's bytes (docs/format.md)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,11 @@ class NotAMapping(BundleError):
     """Frontmatter that loads to a list or a scalar instead of a mapping."""
 
 
+# The line that closes frontmatter: "---" or "...", then only whitespace (as str.rstrip() strips it: re's \s
+# for str patterns is str.isspace()), at the start of a line ("\n" ends lines, as str.split("\n") splits them).
+_CLOSER = re.compile(r"^(---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+
+
 @dataclass
 class Split:
     """A document split into its frontmatter text and body, with the body's first line number."""
@@ -71,9 +77,9 @@ def split(text: str, path: str = "") -> Split:
     Raises BundleError when a frontmatter block is opened but never closed.
     """
     # A first line of exactly "---" (trailing spaces tolerated) opens frontmatter.
-    if not text.startswith("---") or text.split("\n", 1)[0].rstrip() != "---":
-        return Split(None, text, 1)
     pos = text.find("\n")
+    if not text.startswith("---") or (text if pos < 0 else text[:pos]).rstrip() != "---":
+        return Split(None, text, 1)
     if pos < 0:
         raise BundleError(
             "frontmatter opened with '---' but never closed",
@@ -82,19 +88,12 @@ def split(text: str, path: str = "") -> Split:
             fix="add a closing '---' line after the frontmatter",
         )
     start = pos + 1
-    line_no = 2
-    cursor = start
-    while cursor <= len(text):
-        end = text.find("\n", cursor)
-        line = text[cursor:] if end < 0 else text[cursor:end]
-        if line.rstrip() in ("---", "..."):
-            yaml_text = text[start:cursor]
-            body = "" if end < 0 else text[end + 1 :]
-            return Split(yaml_text, body, line_no + 1, closer=line.rstrip())
-        if end < 0:
-            break
-        cursor = end + 1
-        line_no += 1
+    closer = _CLOSER.search(text, start)
+    if closer is not None:
+        end = text.find("\n", closer.start())
+        body = "" if end < 0 else text[end + 1 :]
+        line_no = 2 + text.count("\n", start, closer.start())
+        return Split(text[start : closer.start()], body, line_no + 1, closer=closer.group(1))
     raise BundleError(
         "frontmatter opened with '---' but never closed",
         path=path,

@@ -13,6 +13,7 @@ import re
 import sys
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from builders import HOSTILE_TITLE, concept, hostile_bundle, write_files
@@ -238,6 +239,16 @@ def test_repeat_export_reuses_unchanged_concepts_without_parsing(
     assert changed.written == 3  # leave.md, welcome.md, llms-full.txt (llms.txt is unchanged)
 
 
+def _manifest(out: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The export manifest's two lines of JSON: its head (kind, files, seal) and what an export reuses."""
+    head, _, rest = (out / ".okf-export.json").read_text(encoding="utf-8").partition("\n")
+    return json.loads(head), json.loads(rest) if rest.strip() else {}
+
+
+def _write_manifest(out: Path, head: dict[str, Any], rest: dict[str, Any]) -> None:
+    (out / ".okf-export.json").write_text(json.dumps(head) + "\n" + json.dumps(rest) + "\n", encoding="utf-8")
+
+
 def _age(bundle: Path) -> None:
     old = 1_700_000_000
     for path in bundle.rglob("*.md"):
@@ -313,7 +324,7 @@ def test_a_file_changed_within_two_seconds_leaves_no_seal(tmp_path: Path) -> Non
     bundle = small_bundle(tmp_path / "b")  # just written: its times are too recent to trust
     out = tmp_path / "out"
     export_llms_txt(bundle, out, as_of=AS_OF)
-    assert "seal" not in json.loads((out / ".okf-export.json").read_text(encoding="utf-8"))
+    assert "seal" not in _manifest(out)[0]
 
 
 def test_stale_on_its_stale_after_day_on_first_and_cached_export(tmp_path: Path) -> None:
@@ -418,14 +429,13 @@ def test_a_damaged_seal_means_a_full_export(tmp_path: Path, monkeypatch: pytest.
     _age(bundle)
     out = tmp_path / "out"
     first = export_llms_txt(bundle, out, as_of=AS_OF)
-    manifest = out / ".okf-export.json"
-    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data, rest = _manifest(out)
     for report in ({**data["seal"]["report"], "kind": "site"}, {**data["seal"]["report"], "concepts": "many"}, []):
         data["seal"]["report"] = report
-        manifest.write_text(json.dumps(data), encoding="utf-8")
+        _write_manifest(out, data, rest)
         again = export_llms_txt(bundle, out, as_of=AS_OF)  # no error: the export runs in full
         assert (again.concepts, again.files, again.written) == (first.concepts, first.files, 0)
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+        data, rest = _manifest(out)
         assert data["seal"]["report"]["concepts"] == first.concepts  # the seal written anew
 
 
@@ -449,12 +459,11 @@ def test_an_export_after_an_edit_reads_only_the_edited_concepts(
         return real_read(real, rel)
 
     monkeypatch.setattr(reading, "read_file", counting)
-    manifest = out / ".okf-export.json"
 
     def damage_spans() -> None:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+        head, data = _manifest(out)
         data["full"]["spans"] = {path: [start + 1, end] for path, (start, end) in data["full"]["spans"].items()}
-        manifest.write_text(json.dumps(data), encoding="utf-8")
+        _write_manifest(out, head, data)
 
     def edit_full() -> None:
         full = out / "llms-full.txt"
@@ -475,3 +484,22 @@ def test_an_export_after_an_edit_reads_only_the_edited_concepts(
         export_llms_txt(bundle, fresh, as_of=AS_OF)
         for name in ("llms.txt", "llms-full.txt", "people/leave.md"):
             assert (out / name).read_bytes() == (fresh / name).read_bytes(), (n, name)
+
+
+def test_a_manifest_in_one_line_is_read_for_its_seal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A manifest of one JSON line (as okf wrote them before the two-line layout): its files are still known
+    # (so files of removed concepts are removed), its rows are not reused, and the export is a full one.
+    for module in ("okf.export.unchanged", "okf.export.reading"):
+        monkeypatch.setattr(sys.modules[module], "RACY_NS", 0)
+    bundle = small_bundle(tmp_path / "b")
+    _age(bundle)
+    out = tmp_path / "out"
+    first = export_llms_txt(bundle, out, as_of=AS_OF)
+    head, rest = _manifest(out)
+    del head["seal"]
+    (out / ".okf-export.json").write_text(json.dumps({**head, **rest}), encoding="utf-8")
+    (bundle / "people" / "leave.md").unlink()
+    again = export_llms_txt(bundle, out, as_of=AS_OF)
+    assert (again.removed, again.concepts) == (1, first.concepts - 1)
+    assert not (out / "people" / "leave.md").exists()
+    assert _manifest(out)[1]["cache"]  # written in two lines again

@@ -192,6 +192,8 @@ class ExportWriter:
         self.removed = 0
         self._cache: dict[str, Any] = {}
         self._read: dict[str, Any] | None = None
+        self._rest = ""
+        self._state: dict[str, Any] | None = None
         self.sealed: dict[str, Any] | None = None  # okf.export.unchanged's seal, completed by commit
         self.outputs: dict[str, tuple[int, int]] = {}  # files written or found unchanged: (size, mtime_ns)
         self.full_spans: dict[str, list[int]] | None = None  # where llms-full.txt holds each body
@@ -221,15 +223,32 @@ class ExportWriter:
             self.unchanged += 1
 
     def manifest(self) -> dict[str, Any]:
-        """The manifest the previous export of this kind left in the folder (``{}`` when none)."""
-        if self._read is None:  # read once: it holds a row per concept
+        """The head of the manifest the previous export of this kind left in the folder (its kind, files and
+        seal; ``{}`` when none). The manifest is two lines of JSON: this head, then what an export reuses (the
+        rows of :meth:`state`), so checking the seal does not parse a row per concept."""
+        if self._read is None:  # read once
             try:
-                data = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+                text = (self.root / MANIFEST).read_text(encoding="utf-8")
+                head, _, rest = text.partition("\n")
+                data = json.loads(head)
             except (OSError, ValueError):
-                data = {}
+                data, rest = {}, ""
             ok = isinstance(data, dict) and data.get("kind") == self.kind and isinstance(data.get("files"), list)
             self._read = data if ok else {}
+            self._rest = rest if ok else ""
         return self._read
+
+    def state(self) -> dict[str, Any]:
+        """The rest of the previous manifest (the bundle, okf's version, concept rows, kept listings, where
+        llms-full.txt holds each body); ``{}`` when none. Parsed on first use."""
+        if self._state is None:
+            self.manifest()
+            try:
+                data = json.loads(self._rest) if self._rest.strip() else {}
+            except ValueError:
+                data = {}
+            self._state = data if isinstance(data, dict) else {}
+        return self._state
 
     def _previous(self) -> set[str]:
         files = self.manifest().get("files", [])
@@ -238,7 +257,7 @@ class ExportWriter:
     def cache(self, source: str) -> dict[str, Any]:
         """The concept rows the previous export of ``source`` (a bundle root) into this folder left, by this
         version of okf; empty when there are none (any other bundle, version or shape)."""
-        data = self.manifest()
+        data = self.state()
         rows = data.get("cache")
         if data.get("bundle") != source or data.get("okf") != __version__ or not isinstance(rows, dict):
             return {}
@@ -248,7 +267,7 @@ class ExportWriter:
         """The text of the ``llms-full.txt`` the previous export of ``source`` by this version of okf left, and
         where it put each body, when the file is still as that export left it (its size and modification
         time); None otherwise."""
-        data = self.manifest()
+        data = self.state()
         full = data.get("full")
         if data.get("bundle") != source or data.get("okf") != __version__ or not isinstance(full, dict):
             return None
@@ -278,7 +297,7 @@ class ExportWriter:
     def listings(self, source: str, names: str) -> dict[str, Any]:
         """The listings the previous export of ``source`` into this folder kept (okf.export.listings), when the
         bundle's names hash to ``names`` as they did then; empty otherwise."""
-        data = self.manifest()
+        data = self.state()
         rows = data.get("listings")
         if (
             data.get("bundle") != source
@@ -327,17 +346,19 @@ class ExportWriter:
                 except OSError:
                     pass
             files = sorted(self.files)
-            content = {"kind": self.kind, "files": files, **self._cache}
+            content: dict[str, Any] = {"kind": self.kind, "files": files}
+            rest = dict(self._cache)
             full = self.outputs.get("llms-full.txt")
-            if self._cache.get("cache") and self.full_spans is not None and full is not None:
-                content["full"] = {"stat": list(full), "spans": self.full_spans}
+            if rest.get("cache") and self.full_spans is not None and full is not None:
+                rest["full"] = {"stat": list(full), "spans": self.full_spans}
             if self.sealed is not None:
                 outputs = outputs_signature(str(self.root), files, self.outputs)
                 if outputs is not None:
                     content["seal"] = {**self.sealed, "outputs": outputs}
-            if content != self.manifest():  # the same as read (a repeat export): no need to write it out again
-                manifest = json.dumps(content, separators=(",", ":")) + "\n"
-                write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"), root=real)
+            manifest = json.dumps(content, separators=(",", ":")) + "\n"
+            if rest:
+                manifest += json.dumps(rest, separators=(",", ":")) + "\n"
+            write_if_changed(self.root / MANIFEST, manifest.encode("utf-8"), root=real)
         except OSError as exc:
             raise ConfigError(
                 f"cannot write the export into {self.root}: {exc.strerror or exc}", fix="pass -o a writable folder"

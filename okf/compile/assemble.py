@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -172,7 +173,8 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
         entry["assets"] = dict(sorted(plan.assets.items()))
     if SHARED.get("missing"):
         entry["missing"] = SHARED.pop("missing")
-    return write_outputs(SHARED["side"], outputs), keep, entry
+    # The folders this process made in this step are remembered (nothing removes folders until write_bundle).
+    return write_outputs(SHARED["side"], outputs, SHARED.setdefault("made_folders", set())), keep, entry
 
 
 def render_documents(state: CompileState) -> None:
@@ -226,8 +228,15 @@ def _render_concept(
     if plan.source.kind in ("markdown", "html"):
         body = rewrite_markdown_links(body, plan, resolve, link_asset)
     else:  # plain text: escaped, so markdown shows exactly its text (and the links compile adds)
+        known = plan.escaped.of_lines(*node.lines) if plan.escaped is not None else None
         body = link_text(
-            body, plan, node.path, node.lines[0], room=max(0, SHARED["max_chars"] - len(body)), escape=True
+            body,
+            plan,
+            node.path,
+            node.lines[0],
+            room=max(0, SHARED["max_chars"] - len(body)),
+            escape=True,
+            escaped=known,
         )
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()  # okf.sources.span_sha256 of the concept's lines
     old = _read_old(output, node.path, old_files)
@@ -261,23 +270,30 @@ def render_indexes(state: CompileState) -> None:
     for entry in state.doc_entries.values():
         missing = [t for t in entry.get("terms", {}) if t not in weights]
         weights.update((t, unseen) for t in missing if len(t) >= 3 and wordlike(t))
-    summaries: dict[str, dict[str, list[Any]]] = {}
+    summaries: dict[str, tuple[dict[str, int], dict[str, str]]] = {}
 
-    def summary_of(node: Node) -> dict[str, list[Any]]:
-        """Summed term summaries of the documents under ``node``: term -> [count, word]."""
+    def summary_of(node: Node) -> tuple[dict[str, int], dict[str, str]]:
+        """Summed term summaries of the documents under ``node``: term -> count, and term -> word as written
+        (a group's: its first member's that has the term)."""
         if node.path in summaries:
             return summaries[node.path]
-        total: dict[str, list[Any]] = {}
+        counts: dict[str, int] = {}
+        words: dict[str, str] = {}
         if node.type == "Document":
             entry = state.doc_entries.get(node.anchors[0]) or {}
-            total = entry.get("terms", {})  # read only: a group sums into lists of its own
+            terms = entry.get("terms", {})  # term -> [count, word]
+            counts = dict(zip(terms, map(itemgetter(0), terms.values())))
+            words = dict(zip(terms, map(itemgetter(1), terms.values())))
         else:
-            for child in node.children:
-                for term, (n, word) in summary_of(child).items():
-                    held = total.setdefault(term, [0, word])
-                    held[0] += n
-        summaries[node.path] = total
-        return total
+            parts = [summary_of(child) for child in node.children]
+            get = counts.get
+            for part, _ in parts:
+                for term, n in part.items():
+                    counts[term] = get(term, 0) + n
+            for _, part_words in reversed(parts):  # the first member's word wins
+                words.update(part_words)
+        summaries[node.path] = (counts, words)
+        return counts, words
 
     chosen: dict[str, list[str]] = {}
 
@@ -288,15 +304,14 @@ def render_indexes(state: CompileState) -> None:
         return found
 
     def _terms_of(node: Node) -> list[str]:
-        summary = summary_of(node)
+        counts, words = summary_of(node)
         exclude = title_terms(node.title)
         if node.type != "Document":
             for child in node.children:
                 exclude |= title_terms(child.title)
-        counts = {t: v[0] for t, v in summary.items()}
         # A group over many documents names more of what it holds: its signpost is all a selector sees of them.
-        limit = DIRECTORY_TERMS + min(44, len(summary) // 40) if node.type == "Topic" else DIRECTORY_TERMS
-        return [summary[t][1] for t in distinctive(counts, weights, limit=limit, exclude=exclude)]
+        limit = DIRECTORY_TERMS + min(44, len(counts) // 40) if node.type == "Topic" else DIRECTORY_TERMS
+        return [words[t] for t in distinctive(counts, weights, limit=limit, exclude=exclude)]
 
     def fill(node: Node) -> None:
         kept = []

@@ -18,6 +18,7 @@ import heapq
 import math
 import re
 from collections.abc import Iterable, Mapping
+from itertools import compress
 from operator import mul
 
 from okf.compile.state import Node
@@ -237,18 +238,23 @@ def candidate_scores(counts: Mapping[str, int], weights: Mapping[str, float]) ->
     """A concept's ``CANDIDATES`` best key-term candidates with their tf-idf (1 + log tf, times idf): what it
     adds to a directory. Computed with C-level maps: it runs once per concept of every compile."""
     keys = list(filter(weights.__contains__, counts))
-    scores = map(mul, map(_tf, map(counts.__getitem__, keys)), map(weights.__getitem__, keys))
-    pairs = zip(scores, keys)
-    # The same list either way (ties broken by the term): a C sort is faster than heapq's loop for short ones.
-    best = sorted(pairs, reverse=True)[:CANDIDATES] if len(keys) < 1000 else heapq.nlargest(CANDIDATES, pairs)
+    if not keys:
+        return {}
+    top = max(counts.values())
+    if top >= len(_TF):  # the table of 1 + log(n) grows to the largest count seen (the same floats)
+        _TF.extend([1.0 + math.log(n) for n in range(len(_TF), top + 1)])
+    scores = list(map(mul, map(_TF.__getitem__, map(counts.__getitem__, keys)), map(weights.__getitem__, keys)))
+    pairs: Iterable[tuple[float, str]] = zip(scores, keys)
+    if len(scores) > CANDIDATES:
+        # Only pairs scoring at least the CANDIDATES-th best score can be among the best (found by a sort of
+        # the floats alone); sorting just those gives the full sort's first CANDIDATES, ties by the term.
+        cut = sorted(scores, reverse=True)[CANDIDATES - 1]
+        pairs = compress(pairs, map(cut.__le__, scores))
+    best = sorted(pairs, reverse=True)[:CANDIDATES]
     return {t: score for score, t in best}
 
 
 _TF = [0.0] + [1.0 + math.log(n) for n in range(1, 64)]
-
-
-def _tf(n: int) -> float:
-    return _TF[n] if n < 64 else 1.0 + math.log(n)
 
 
 def subtree_scores(node: Node, scores_of: dict[str, dict[str, float]]) -> dict[str, float]:

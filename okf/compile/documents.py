@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from okf.compile.assemble import render_plan
-from okf.compile.escape import escapes_per_line
+from okf.compile.escape import TextEscapes
 from okf.compile.links import index_document
 from okf.compile.manifest import manifest_files
 from okf.compile.mirror import cited_resource, write_mirror
@@ -64,6 +64,7 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
     del text, read
     title = humanize(PurePosixPath(source.resource).stem)
     skip, note, meta = 0, None, None
+    escaped: TextEscapes | None = None
     if source.kind == "markdown":
         skip, note, said = read_note_frontmatter(lines, source.resource)
         warnings += said
@@ -82,7 +83,8 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
         sizer = Sizer(lines, starts)
     else:
         found = text_headings(lines)
-        sizer = Sizer(lines, None, escapes_per_line(lines))
+        escaped = TextEscapes(lines)  # found once: for sizing here, and for each concept's body when rendered
+        sizer = Sizer(lines, None, escaped.per_line())
     named = note_title(source.resource, heading, note) if source.kind == "markdown" else None
     title = named or title
     root = build_tree(found, len(lines), title, first=skip + 1)
@@ -110,6 +112,7 @@ def plan_source(source: SourceFile) -> tuple[DocPlan | None, list[str], str | No
         first_line=skip + 1,
         meta=meta,
         cited=cited_resource(options, source),
+        escaped=escaped,
     )
     if data is not None:
         SHARED.setdefault("mirrored", {}).update(write_mirror(source, data))
@@ -132,6 +135,7 @@ def plan_and_render(source: SourceFile) -> tuple[DocPlan | None, list[str], str 
         SHARED["plans"] = {source.resource: plan}
         rendered = render_plan(source.resource)
         plan.lines, plan.terms_by_word, plan.term_hits, plan.line_starts = [], None, None, []
+        plan.escaped = None
     return plan, warnings, skipped, rendered, SHARED.pop("mirrored", {})
 
 

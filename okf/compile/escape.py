@@ -83,9 +83,10 @@ def _delimiter(text: str, start: int, end: int) -> bool:
     return left or right
 
 
-def escapes(text: str) -> list[int]:
-    """Sorted offsets in ``text`` before which a backslash goes, so markdown renders ``text`` as written."""
-    code = code_lines(text)
+def escapes(text: str, code: list[tuple[int, int]] | None = None) -> list[int]:
+    """Sorted offsets in ``text`` before which a backslash goes, so markdown renders ``text`` as written.
+    ``code``: ``code_lines(text)`` when already at hand."""
+    code = code_lines(text) if code is None else code
     starts = [a for a, _ in code]
 
     def in_code(at: int) -> bool:
@@ -121,16 +122,47 @@ def escapes(text: str) -> list[int]:
     return sorted(set(marks))
 
 
+class TextEscapes:
+    """:func:`escapes` and :func:`code_lines` of a whole text (its ``lines`` joined by newlines), found once,
+    and each line's share; :meth:`of_lines` gives a run of its lines' own escapes from them."""
+
+    def __init__(self, lines: list[str]) -> None:
+        text = "\n".join(lines)
+        self.lines = lines
+        self.code = code_lines(text)
+        self.code_starts = [a for a, _ in self.code]
+        self.marks = escapes(text, self.code)
+        self.starts = [0, *accumulate(len(line) + 1 for line in lines)]  # offset of each line, and the end
+
+    def per_line(self) -> list[int]:
+        """The backslashes each line gets (what :func:`escapes_per_line` returns)."""
+        counts = [0] * len(self.lines)
+        ends = self.starts[1:]
+        for at in self.marks:
+            counts[min(bisect.bisect_right(ends, at), len(self.lines) - 1)] += 1
+        return counts
+
+    def of_lines(self, first: int, last: int) -> tuple[list[int], list[tuple[int, int]]] | None:
+        """``escapes(body)`` and ``code_lines(body)`` of lines ``first..last`` (1-based) joined by newlines, taken
+        from the whole text's, or None when they may differ: only what precedes a line decides anything
+        across lines (an ordered-list marker and an indented code line count only after a blank line, and
+        code lines continue a code run), and a body's first line reads as following a blank line. So the
+        two agree when line ``first`` is the first line or follows a blank one; then nothing before it
+        matters (a blank line is never code), and the lines after it change nothing inside it (every
+        pattern stops at its line's end, where ``$`` and a newline read alike)."""
+        if first > 1 and self.lines[first - 2].strip():
+            return None
+        base, end = self.starts[first - 1], self.starts[last] - 1
+        lo, hi = bisect.bisect_left(self.marks, base), bisect.bisect_left(self.marks, end)
+        marks = [at - base for at in self.marks[lo:hi]]
+        lo, hi = bisect.bisect_left(self.code_starts, base), bisect.bisect_left(self.code_starts, end)
+        code = [(a - base, b - base) for a, b in self.code[lo:hi]]
+        return marks, code
+
+
 def escapes_per_line(lines: list[str]) -> list[int]:
     """The backslashes :func:`escapes` adds to each of ``lines`` (joined by newlines), line by line."""
-    counts = [0] * len(lines)
-    marks = escapes("\n".join(lines))
-    if not marks:
-        return counts
-    ends = list(accumulate(len(line) + 1 for line in lines))
-    for at in marks:
-        counts[min(bisect.bisect_right(ends, at), len(lines) - 1)] += 1
-    return counts
+    return TextEscapes(lines).per_line()
 
 
 def escape_text(text: str) -> str:

@@ -114,15 +114,25 @@ def rewrite_markdown_links(
 
 
 def link_text(
-    body: str, plan: DocPlan, path: str, first_line: int, room: int | None = None, escape: bool = False
+    body: str,
+    plan: DocPlan,
+    path: str,
+    first_line: int,
+    room: int | None = None,
+    escape: bool = False,
+    escaped: tuple[list[int], list[tuple[int, int]]] | None = None,
 ) -> str:
     """Rewrite section references and the first use of each defined term as links to their concepts.
     ``body`` is the document's lines from ``first_line`` on, joined by newlines. Links are written while
     they add at most ``room`` characters (so a concept stays within the judge's window); the rest stay text.
     ``escape`` backslash-escapes what markdown would read as markup (plain text, okf.compile.escape); no
-    link is written into a line a renderer shows literally (an indented code block)."""
-    marks = escapes(body) if escape else []
-    code = code_lines(body) if escape and ("    " in body or "\t" in body) else []
+    link is written into a line a renderer shows literally (an indented code block). ``escaped``: the body's
+    escapes and code lines when already known (okf.compile.escape.TextEscapes.of_lines)."""
+    if escape and escaped is not None:
+        marks, code = escaped
+    else:
+        marks = escapes(body) if escape else []
+        code = code_lines(body) if escape and ("    " in body or "\t" in body) else []
     if room is not None:
         room = max(0, room - len(marks))
     spans: list[tuple[int, int, str, str]] = []

@@ -77,7 +77,7 @@ def write_mirror(source: SourceFile, data: bytes) -> dict[str, int]:
     bundle's copy is the same bytes (``SHARED["kept_mirrors"]``); the written file and its size."""
     if source.resource in SHARED.get("kept_mirrors", ()):
         return {}
-    return write_outputs(SHARED["side"], {source.mirror: data})
+    return write_outputs(SHARED["side"], {source.mirror: data}, SHARED.setdefault("made_folders", set()))
 
 
 # -- assets: files a markdown or HTML source links to that are not sources ---------------------------------

@@ -185,6 +185,7 @@ class DocPlan:
     meta: Any = None  # the source's own frontmatter (okf.compile.source_meta.SourceMeta), when it has one
     cited: str = ""  # sources[].resource as written: the mirror, a URL, or the path under the compile root
     assets: dict[str, str] = field(default_factory=dict)  # non-source files its links name: resource -> bundle path
+    escaped: Any = None  # plain text: its escapes, found once (okf.compile.escape.TextEscapes)
 
 
 @dataclass

@@ -7,6 +7,8 @@ import bisect
 import heapq
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import mul, neg, truediv
 
 from okf.compile.describe import STEM_MARK, candidate_scores, concept_tags, describe_concept, directory_terms
 from okf.compile.state import DocPlan, Node
@@ -45,8 +47,12 @@ class DocumentSurvey:
     def summary_terms(self) -> list[str]:
         """The document's most weighty terms (most concepts holding them, rare ones favoured); computed once."""
         if self._summary is None:
+            # ``weights`` holds exactly the eligible terms of ``df``, in df's order (idf_table): the scores
+            # ``-n * (1.0 + w / 4)`` by C-level maps over it, each float computed as the expression would.
             weights = self.weights
-            scored = [(-n * (1.0 + w / 4), t) for t, n in self.df.items() if (w := weights.get(t)) is not None]
+            keys = list(weights)
+            counts = map(neg, map(self.df.__getitem__, keys))
+            scored = zip(map(mul, counts, map((1.0).__add__, map(truediv, weights.values(), repeat(4)))), keys)
             self._summary = [t for _, t in heapq.nsmallest(SUMMARY_TERMS, scored)]
         return self._summary
 
@@ -56,7 +62,8 @@ class DocumentSurvey:
 
     def table(self) -> dict[str, int]:
         """Term -> concepts holding it: this document's share of the bundle vocabulary."""
-        return dict(sorted(self.df.items()))
+        keys = sorted(self.df)  # the terms alone: a string sort, no tuple comparisons (terms are unique)
+        return dict(zip(keys, map(self.df.__getitem__, keys)))
 
 
 def survey_document(plan: DocPlan, concepts: list[Node]) -> DocumentSurvey:
@@ -95,7 +102,7 @@ def survey_document(plan: DocPlan, concepts: list[Node]) -> DocumentSurvey:
     for directory in iter_dirs(plan.node):
         shown.update(survey.dir_terms.setdefault(directory.path, directory_terms(directory, survey.scores_of)))
     shown.update(survey.summary_terms())
-    survey.forms = word_forms(chunks, shown)
+    survey.forms = word_forms(chunks, shown, learned=True)  # nothing was counted since count_each
     for node in concepts:
         node.tags = [survey.forms.get(t[1:], t[1:]) if t.startswith(STEM_MARK) else t for t in node.tags]
         if not node.description:

@@ -193,20 +193,30 @@ def write_file(root: str, path: str, content: bytes) -> None:
         os.close(fd)
 
 
-def make_folders(root: str, paths: Iterable[str]) -> None:
+def make_folders(root: str, paths: Iterable[str], made: set[str] | None = None) -> None:
     """Create the folders holding ``paths`` under ``root``, each once, parents first; existing ones are fine
-    (worker processes share the folders above their documents)."""
+    (worker processes share the folders above their documents). ``made``: folders (``root`` + path) this
+    process already made or found in this step, skipped without a system call; the new ones are added."""
     folders = {posixpath.dirname(p) for p in paths} - {""}
+    if made is not None:
+        folders = {f for f in folders if root + f not in made}
+        if not folders:
+            return
     for folder in sorted({a for f in folders for a in _ancestors(f)}):
+        if made is not None and root + folder in made:
+            continue
         try:
             os.mkdir(root + folder)
         except FileExistsError:
             pass
+        if made is not None:
+            made.add(root + folder)
 
 
-def write_outputs(root: str, outputs: dict[str, bytes]) -> dict[str, int]:
-    """Write new files into the side tree at ``root`` (ends with a separator); their sizes by path."""
-    make_folders(root, outputs.keys())
+def write_outputs(root: str, outputs: dict[str, bytes], made: set[str] | None = None) -> dict[str, int]:
+    """Write new files into the side tree at ``root`` (ends with a separator); their sizes by path. ``made``:
+    see :func:`make_folders` (only while nothing removes folders from ``root``)."""
+    make_folders(root, outputs.keys(), made)
     written = {}
     for path, content in outputs.items():
         write_file(root, path, content)

@@ -204,13 +204,16 @@ def count_each(texts: list[str]) -> tuple[list[Counter[str]], set[str]]:
     return [Counter(chain.from_iterable(map(table, chunks))) for chunks in split], distinct
 
 
-def word_forms(chunks: set[str], wanted: set[str]) -> dict[str, str]:
+def word_forms(chunks: set[str], wanted: set[str], *, learned: bool = False) -> dict[str, str]:
     """Each ``wanted`` term mapped to the word (lowercase) that writes it in the most distinct ``chunks`` of a
     text (its whitespace-separated pieces, as :func:`count_terms` keeps them): how the term is shown.
 
-    Ties go to the alphabetically first word, so the result depends on the text only.
+    Ties go to the alphabetically first word, so the result depends on the text only. ``learned``: the
+    chunks were just counted by :func:`count_each` with no other counting since (the tables still hold them
+    all: only counting learns or clears), so the pass that checks them is skipped.
     """
-    _known(chunks)
+    if not learned:
+        _known(chunks)
     keys = list(chunks)
     # The chunks whose first term is wanted, and those with several terms (C-level filters, no Python loop).
     picked = set(compress(keys, map(wanted.__contains__, map(_FIRST.__getitem__, keys))))

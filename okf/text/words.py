@@ -51,7 +51,7 @@ def stem(word: str) -> str:
     """The Snowball English stem of a lowercase word; words with digits or non-letters are returned as is."""
     if len(word) <= 2 or not word.isalpha():
         return word
-    if word.isascii():
+    if "is" in word and word.isascii():  # the pattern needs "is": most words skip the regex call
         word = _BRITISH_ISE.sub(r"iz\1", word)
     stemmed: str = _STEMMER.stemWord(word)
     return stemmed

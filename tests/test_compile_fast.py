@@ -1,0 +1,53 @@
+"""The compile's term statistics written for speed give exactly what the plain expressions they replaced give."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okf.compile.describe import CANDIDATES, candidate_scores
+from okf.compile.survey import SUMMARY_TERMS, DocumentSurvey
+from okf.text.words import stem
+
+_terms = st.text(alphabet="abcdefgh", min_size=1, max_size=4)
+# Few distinct weights and counts, so equal scores (ties broken by the term) are common.
+_weights = st.dictionaries(_terms, st.sampled_from([0.1, 0.5, 1.0, 1.7, 2.25, 3.0]), max_size=60)
+_counts = st.dictionaries(_terms, st.one_of(st.integers(1, 5), st.integers(60, 300)), max_size=80)
+
+
+def _plain_candidates(counts: dict[str, int], weights: dict[str, float]) -> dict[str, float]:
+    """candidate_scores as first written: every pair scored, sorted whole."""
+    pairs = [((1.0 + math.log(n)) * weights[t], t) for t, n in counts.items() if t in weights]
+    return {t: score for score, t in sorted(pairs, reverse=True)[:CANDIDATES]}
+
+
+@settings(max_examples=400, deadline=None)
+@given(_counts, _weights)
+def test_candidate_scores_are_the_plain_ones(counts: dict[str, int], weights: dict[str, float]) -> None:
+    found = candidate_scores(Counter(counts), weights)
+    assert list(found.items()) == list(_plain_candidates(counts, weights).items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(_counts, st.data())
+def test_summary_and_table_are_the_plain_ones(df: dict[str, int], data: st.DataObject) -> None:
+    survey = DocumentSurvey()
+    survey.df = Counter(df)
+    # As idf_table leaves it: the eligible terms of df (here any subset), in df's order.
+    keep = data.draw(st.lists(st.booleans(), min_size=len(df), max_size=len(df)))
+    weights = data.draw(st.lists(st.sampled_from([0.2, 0.7, 1.3, 2.0]), min_size=len(df), max_size=len(df)))
+    survey.weights = {t: w for (t, k), w in zip(zip(df, keep), weights) if k}
+    scored = [(-n * (1.0 + w / 4), t) for t, n in survey.df.items() if (w := survey.weights.get(t)) is not None]
+    assert survey.summary_terms() == [t for _, t in heapq.nsmallest(SUMMARY_TERMS, scored)]
+    assert list(survey.table().items()) == list(dict(sorted(survey.df.items())).items())
+
+
+def test_stem_keeps_the_british_spellings_rule() -> None:
+    """The -ise to -ize rule still applies (now only to words holding "is"), and other words stem as before."""
+    assert stem("authorised") == stem("authorized")
+    assert stem("organisation") == stem("organization")
+    assert stem("agreement") == "agreement"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from itertools import chain, repeat
 from typing import Any
 
 from okf.compile.state import CompileState
@@ -53,7 +54,13 @@ def vocabulary_outputs(state: CompileState) -> dict[str, bytes]:
     lines = [encode({"source": r, "terms": state.vocabulary[r]}) for r in sorted(state.vocabulary)]
     df: Counter[str] = Counter()
     for table in state.vocabulary.values():
-        df.update(table)
+        counts = table.values()
+        if set(map(type, counts)) <= {int} and min(counts, default=1) >= 1 and max(counts, default=0) <= 100_000:
+            # Counted at C speed, each term repeated its count of times (a number of concepts: small), where
+            # Counter.update with a mapping loops in Python over every term of every table.
+            df.update(chain.from_iterable(map(repeat, table, counts)))
+        else:  # a table read back from an edited terms.jsonl: added as it is
+            df.update(table)
     expansions: dict[str, str] = {}
     for resource in sorted(state.doc_entries):
         for short, long in (state.doc_entries[resource].get("acronyms") or {}).items():

@@ -32,7 +32,7 @@ from okf.compile.vault import (
     unresolved_bullet,
     unresolved_lines,
 )
-from okf.compile.vocabulary import collect_vocabulary, vocabulary_outputs
+from okf.compile.vocabulary import add_counts, collect_vocabulary, vocabulary_outputs
 from okf.compile.write import open_side_tree, write_outputs
 from okf.text.keyterms import distinctive, idf_table, title_terms, wordlike
 
@@ -286,10 +286,10 @@ def render_indexes(state: CompileState) -> None:
             words = dict(zip(terms, map(itemgetter(1), terms.values())))
         else:
             parts = [summary_of(child) for child in node.children]
-            get = counts.get
+            summed: Counter[str] = Counter()
             for part, _ in parts:
-                for term, n in part.items():
-                    counts[term] = get(term, 0) + n
+                add_counts(summed, part)
+            counts = dict(summed)
             for _, part_words in reversed(parts):  # the first member's word wins
                 words.update(part_words)
         summaries[node.path] = (counts, words)

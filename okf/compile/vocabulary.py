@@ -48,19 +48,24 @@ def collect_vocabulary(state: CompileState) -> None:
         state.vocabulary[resource] = table
 
 
+def add_counts(total: Counter[str], counts: dict[str, int]) -> None:
+    """``total.update(counts)``, at C speed when the counts are small whole numbers (numbers of concepts or
+    documents holding a term): each term repeated its count of times, where Counter.update with a mapping
+    loops in Python over every term. Anything else (a table read back from an edited file) is added as it is."""
+    values = counts.values()
+    if set(map(type, values)) <= {int} and min(values, default=1) >= 1 and max(values, default=0) <= 100_000:
+        total.update(chain.from_iterable(map(repeat, counts, values)))
+    else:
+        total.update(counts)
+
+
 def vocabulary_outputs(state: CompileState) -> dict[str, bytes]:
     """``.okf/terms.jsonl`` and ``.okf/vocabulary.json`` of this compile."""
     encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
     lines = [encode({"source": r, "terms": state.vocabulary[r]}) for r in sorted(state.vocabulary)]
     df: Counter[str] = Counter()
     for table in state.vocabulary.values():
-        counts = table.values()
-        if set(map(type, counts)) <= {int} and min(counts, default=1) >= 1 and max(counts, default=0) <= 100_000:
-            # Counted at C speed, each term repeated its count of times (a number of concepts: small), where
-            # Counter.update with a mapping loops in Python over every term of every table.
-            df.update(chain.from_iterable(map(repeat, table, counts)))
-        else:  # a table read back from an edited terms.jsonl: added as it is
-            df.update(table)
+        add_counts(df, table)
     expansions: dict[str, str] = {}
     for resource in sorted(state.doc_entries):
         for short, long in (state.doc_entries[resource].get("acronyms") or {}).items():

@@ -7,10 +7,9 @@ import click
 from okf.bundle import Bundle
 from okf.checker import check
 from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
-from okf.cli.contract import run_contract_check
-from okf.cli.options import settings_options
+from okf.cli.flags import settings_options
 from okf.cli.progress import StageProgress
-from okf.settings import CHECK_FANOUT
+from okf.setting import CHECK_FANOUT
 
 
 @click.command("check")
@@ -43,6 +42,8 @@ def command(bundle: str, as_json: bool, strict: bool, fanout: int, contract: str
       okf check bundles/harborview --contract bundles/harborview.contract.yaml
     """
     if contract is not None:
+        from okf.cli.contract import run_contract_check  # the contract machinery only when a contract is checked
+
         run_contract_check(bundle, contract, as_json=as_json, strict=strict, quiet=quiet)
         return
     bar = StageProgress({"concepts": ("Checking", " concepts")}) if progress_enabled(quiet, as_json) else None

@@ -547,3 +547,43 @@ def test_split_equals_a_walk_over_the_lines(lines):
         return
     parts = fm.split(text)
     assert (parts.yaml_text, parts.body, parts.body_start_line, parts.closer) == expected
+
+
+def _split_by_line(text: str) -> tuple[str | None, str, int, str] | None:
+    """The line-by-line reading fm.split replaced (its reference): (yaml, body, body line, closer), None when
+    the block is never closed."""
+    if not text.startswith("---") or text.split("\n", 1)[0].rstrip() != "---":
+        return None, text, 1, "---"
+    pos = text.find("\n")
+    if pos < 0:
+        return None
+    start = cursor = pos + 1
+    line_no = 2
+    while cursor <= len(text):
+        end = text.find("\n", cursor)
+        line = text[cursor:] if end < 0 else text[cursor:end]
+        if line.rstrip() in ("---", "..."):
+            return text[start:cursor], "" if end < 0 else text[end + 1 :], line_no + 1, line.rstrip()
+        if end < 0:
+            break
+        cursor = end + 1
+        line_no += 1
+    return None
+
+
+_SPLIT_PIECES = ["---", "...", "----", "\n", " ", "\t", "\r", "\x0b", "\x85", "\u2028", "\u3000", "a: b", "x", "-"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(opened=st.booleans(), pieces=st.lists(st.sampled_from(_SPLIT_PIECES), max_size=14))
+def test_split_finds_the_closing_line_as_a_line_by_line_reading_does(opened: bool, pieces: list[str]) -> None:
+    text = ("---\n" if opened else "") + "".join(pieces)
+    expected = _split_by_line(text)
+    if expected is None:
+        with pytest.raises(BundleError):
+            fm.split(text)
+        return
+    parts = fm.split(text)
+    assert (parts.yaml_text, parts.body, parts.body_start_line) == expected[:3]
+    if parts.yaml_text is not None:
+        assert parts.closer == expected[3]

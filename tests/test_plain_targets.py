@@ -102,3 +102,14 @@ def test_plain_target_refuses_what_needs_decoding_or_normalizing() -> None:
             "a\\b.md",
         ]
     )
+
+
+_PIECES = ["a", "b.md", "é", "/", "//", ".", "..", "~", "#", "?", "%20", "\\", ":", " ", "\t", "\x00", "\u2003", "-"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(target=st.one_of(st.lists(st.sampled_from(_PIECES), max_size=8).map("".join), st.text(max_size=12)))
+def test_plain_target_is_the_regular_expression(target: str) -> None:
+    from okf.bundle.paths import PLAIN, plain_target
+
+    assert plain_target(target) == (PLAIN.fullmatch(target) is not None and target not in ("", "/"))

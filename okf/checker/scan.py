@@ -31,6 +31,8 @@ def _clip(text: str, limit: int = 100) -> str:
 
 def _same_description(entry: str, description: str) -> bool:
     """Equal up to whitespace, or the entry is the description's leading part (a shortened summary)."""
+    if entry == description:  # as okf's compiler writes every index entry: no need to normalize either
+        return True
     short, full = _norm(entry).rstrip(".\u2026 "), _norm(description)
     return short == full.rstrip(".\u2026 ") or (bool(short) and full.startswith(short))
 

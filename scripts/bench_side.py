@@ -1,6 +1,6 @@
 """Two versions of okf side by side: `okf check` and `okf export llms-txt` on the same bundle, alternating.
 
-Usage: python scripts/bench_side.py --before TREE --after TREE --bundle PATH [--runs 3] [--what check,export]
+Usage: python scripts/bench_side.py --before TREE --after TREE --bundle PATH [--runs 3] [--what check,cli,export]
 
 TREE is a directory holding an ``okf`` package (e.g. ``git archive <commit> okf | tar -x -C TREE``; "." for this
 checkout). Each measure runs in a fresh child process with ``PYTHONPATH=TREE`` (imports not counted: the call
@@ -10,6 +10,9 @@ CPU per concept (user and system apart: creating files is system time, and on a 
 with the file system far more than okf's own work does); then the medians and the after/before ratios, and the load average at the start and end.
 
 - ``check``: ``okf.check(bundle)``; the diagnostics of both versions are compared (a difference is reported).
+- ``cli``: the command ``python -m okf check BUNDLE --json`` as people run it, start-up and imports included
+  (wall and CPU of the process and its workers from the outside); the two versions' stdout, bar the
+  ``seconds`` line, is compared byte for byte.
 - ``export``: ``export_llms_txt(bundle, out)`` into an empty folder ("first"), then again into the same folder
   ("repeat": every file unchanged), then again after one concept file was touched ("touched": its times
   changed, its bytes not, as an edit that is undone or a checkout would leave it: nothing may be taken as
@@ -23,6 +26,7 @@ import argparse
 import filecmp
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -54,8 +58,37 @@ print(json.dumps(result))
 """
 
 
+def run_cli(env: dict[str, str], bundle: str) -> dict[str, object]:
+    """``okf check BUNDLE --json`` in a child: wall and CPU (the child and its workers), stdout bar seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "okf", "check", bundle, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"okf check exited {done.returncode}: {done.stderr[-600:]}")
+    user = after.ru_utime - before.ru_utime
+    cpu = user + after.ru_stime - before.ru_stime
+    shown = "".join(line for line in done.stdout.splitlines(True) if not line.lstrip().startswith('"seconds"'))
+    return {
+        "concepts": json.loads(done.stdout)["concepts"],
+        "diagnostics": shown,
+        "wall": wall,
+        "cpu": cpu,
+        "user": user,
+    }
+
+
 def run(tree: str, kind: str, bundle: str, out: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
+    if kind == "cli":
+        return run_cli(env, bundle)
     done = subprocess.run(
         [sys.executable, "-c", CHILD, kind, bundle, out],
         env=env,
@@ -92,7 +125,7 @@ def main() -> int:
             for name, tree in (("before", args.before), ("after", args.after)):
                 for kind in kinds:
                     out = scratch / f"{name}-{n}"
-                    steps = ["check"] if kind == "check" else ["first", "repeat", "touched"]
+                    steps = [kind] if kind in ("check", "cli") else ["first", "repeat", "touched"]
                     for step in steps:
                         if step == "touched":
                             when = 1_600_000_000_000_000_000 + n * 10 + (name == "after")
@@ -113,11 +146,12 @@ def main() -> int:
                         )
             if "export" in kinds and not same_tree(scratch / f"before-{n}", scratch / f"after-{n}"):
                 print(f"run {n + 1}: the two exports DIFFER")
-        if "check" in kinds:
-            diags = {json.dumps(f["diagnostics"]) for name in ("before", "after") for f in figures[("check", name)]}
-            print("check diagnostics: " + ("identical in every run" if len(diags) == 1 else "DIFFER"))
+        for kind in ("check", "cli"):
+            if kind in kinds:
+                diags = {json.dumps(f["diagnostics"]) for name in ("before", "after") for f in figures[(kind, name)]}
+                print(f"{kind} diagnostics: " + ("identical in every run" if len(diags) == 1 else "DIFFER"))
         print("medians (after / before):")
-        for step in ("check", "first", "repeat", "touched"):
+        for step in ("check", "cli", "first", "repeat", "touched"):
             if (step, "before") not in figures:
                 continue
             med = {

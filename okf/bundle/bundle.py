@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from okf.bundle import identity
 from okf.bundle.codes import diagnostic
@@ -41,7 +41,9 @@ from okf.errors import (
     PathEscapeError,
 )
 from okf.markdown import find_images, find_links, headings
-from okf.text.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from okf.text.vocabulary import Vocabulary
 
 __all__ = ["Bundle"]
 
@@ -103,6 +105,7 @@ class Bundle:
         self._concepts: OrderedDict[str, Concept] = OrderedDict()
         self._concept_dirs: dict[str, bool] = {}
         self._is_dir: dict[str, bool] = {}
+        self._plain: dict[str, tuple[Literal["concept", "directory"], str] | None] = {}
         self._corpus_id: str | None = None
         self._unreadable: dict[str, str] = {}  # directory -> why it could not be listed
         self._vocabulary: Vocabulary | bool | None = False  # False: not read yet
@@ -251,6 +254,15 @@ class Bundle:
         """For a normalized ``rel`` (``a/b.md`` or ``a/b/``): ("concept", path) or ("directory", path + "/")
         when the scans show it is one (its directories real, itself no symlink), else None (ask the long way).
         What :meth:`resolve` then :meth:`is_dir` and :meth:`is_concept_path` would conclude, without path work."""
+        known = self._plain.get(rel, False)
+        if known is not False:  # the scans it reads are themselves kept: so may its answer be
+            return known  # type: ignore[return-value]
+        if len(self._plain) >= _CACHE_SIZE * 16:
+            self._plain.clear()
+        self._plain[rel] = known = self._plain_entry(rel)
+        return known
+
+    def _plain_entry(self, rel: str) -> tuple[Literal["concept", "directory"], str] | None:
         slash = rel.endswith("/")
         bare = rel[:-1] if slash else rel
         parent, _, name = bare.rpartition("/")
@@ -547,6 +559,8 @@ class Bundle:
     def vocabulary(self) -> Vocabulary | None:
         """The bundle's vocabulary statistics written by okf compile (``.okf/vocabulary.json``), or None."""
         if self._vocabulary is False:
+            from okf.text.vocabulary import Vocabulary  # navigation's, never check's: imported when asked
+
             self._vocabulary = Vocabulary.load(Path(self._root_real))
         return self._vocabulary  # type: ignore[return-value]
 

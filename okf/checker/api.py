@@ -99,7 +99,7 @@ def check(
     result: tuple[list[Diagnostic], int, list[Diagnostic]] | None = None
     if count > 1:
         try:
-            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count, progress)
+            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count, progress, sources)
         except (BrokenProcessPool, OSError):  # no processes here (limits, a killed worker): check in this one
             result = None
     if result is not None:

@@ -25,6 +25,9 @@ _DIR_SLICE = 50  # directories per task
 
 Listed = dict[str, tuple[str, int, str]]
 _state: dict[str, object] = {}
+# What a forked worker finds in its copy of this process: the caller's bundle (its directories already scanned)
+# and source files, used when the worker checks the same root; a spawned worker starts empty and opens its own.
+_inherited: dict[str, object] = {}
 
 
 def default_workers(concepts: int) -> int:
@@ -39,8 +42,11 @@ def default_workers(concepts: int) -> int:
 
 
 def _start(root: str, now: datetime, citing: tuple[Any, ...]) -> None:
-    bundle = Bundle.open(root)
-    _state.update(bundle=bundle, now=now, sources=SourceFiles(bundle, *citing))
+    bundle, sources = _inherited.get("bundle"), _inherited.get("sources")
+    if not isinstance(bundle, Bundle) or str(bundle.root) != root or not isinstance(sources, SourceFiles):
+        bundle = Bundle.open(root)
+        sources = SourceFiles(bundle, *citing)
+    _state.update(bundle=bundle, now=now, sources=sources)
 
 
 def _plain(diags: list[Diagnostic]) -> list[tuple[Any, ...]]:
@@ -71,11 +77,31 @@ def check_in_pool(
     citing: tuple[Any, ...],
     workers: int,
     progress: Progress | None = None,
+    sources: SourceFiles | None = None,
 ) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
     """What :func:`okf.checker.scan.check_directories` and :func:`okf.checker.scan.check_concepts` give, computed by
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
-    read, concept diagnostics)."""
+    read, concept diagnostics). ``sources``: the caller's SourceFiles for ``citing``, which forked workers share."""
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "fork":
+        _inherited.update(bundle=bundle, sources=sources)
+    try:
+        return _check_in(bundle, directories, paths, fanout, now, citing, workers, progress, method)
+    finally:
+        _inherited.clear()
+
+
+def _check_in(
+    bundle: Bundle,
+    directories: list[str],
+    paths: list[str],
+    fanout: int,
+    now: datetime,
+    citing: tuple[Any, ...],
+    workers: int,
+    progress: Progress | None,
+    method: str,
+) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context(method),

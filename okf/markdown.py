@@ -233,6 +233,7 @@ def _links_in_inline(inline: Token, first_line: int) -> list[MdLink]:
 # ASCII punctuation (a hard break...).
 _DECLINE_MARKS = ("`", "<", "|", "![", "~~~")
 _DECLINE_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_ASCII_CONTROLS = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])  # _DECLINE_CHARS in ASCII
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 _PUNCTUATION = r"[!-/:-@\[-`{-~]"  # CommonMark's ASCII punctuation: what a backslash escapes
 _ESCAPE = re.compile(r"\\(" + _PUNCTUATION + ")")
@@ -249,7 +250,10 @@ def _declined(text: str, *, escapes: bool = False) -> bool:
     for mark in _DECLINE_MARKS:
         if mark in text:
             return True
-    if not text.replace("\n", " ").isprintable() and _DECLINE_CHARS.search(text):
+    if text.isascii():  # most text: its declined characters are the ASCII controls, deleted in one C pass
+        if len(text.encode("ascii").translate(None, _ASCII_CONTROLS)) != len(text):
+            return True
+    elif not text.replace("\n", " ").isprintable() and _DECLINE_CHARS.search(text):
         return True
     return "&" in text and _ENTITY.search(text) is not None
 

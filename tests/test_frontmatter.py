@@ -587,3 +587,9 @@ def test_split_finds_the_closing_line_as_a_line_by_line_reading_does(opened: boo
     assert (parts.yaml_text, parts.body, parts.body_start_line) == expected[:3]
     if parts.yaml_text is not None:
         assert parts.closer == expected[3]
+
+
+def test_the_ascii_unsafe_characters_are_the_unsafe_ones_below_128() -> None:
+    from okf.bundle.fastyaml import _ASCII_UNSAFE, _UNSAFE
+
+    assert {chr(b) for b in _ASCII_UNSAFE} == {chr(i) for i in range(128) if _UNSAFE.match(chr(i))}

@@ -473,3 +473,9 @@ def test_fast_blocks_read_plain_documents() -> None:
     assert fast is not None and fast == _parse_blocks(text, 0)
     assert [b.kind for b in fast] == ["heading", "paragraph", "heading", "paragraph"]
     assert _fast_blocks("- a list\n", 0) is None and _fast_blocks("Title\n===\n", 0) is None
+
+
+def test_the_ascii_declines_are_the_declined_characters_below_128() -> None:
+    from okf.markdown import _ASCII_CONTROLS, _DECLINE_CHARS
+
+    assert {chr(b) for b in _ASCII_CONTROLS} == {chr(i) for i in range(128) if _DECLINE_CHARS.match(chr(i))}

@@ -25,6 +25,7 @@ from yaml.resolver import Resolver
 _STR = "tag:yaml.org,2002:str"
 # Characters PyYAML reads differently or refuses (line breaks \x85 \u2028 \u2029, BOM, non-printables, tab).
 _UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_ASCII_UNSAFE = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])  # what _UNSAFE matches in ASCII
 _FIRST = r"(?:[A-Za-z0-9_./~(+$^\\\u00a0-\U0010ffff]|-(?=[A-Za-z0-9.]))"
 _PLAIN_BLOCK = re.compile(_FIRST + r"(?:[^:#\s]|:(?=\S)| +(?=[^\s#]))*")
 _PLAIN_FLOW = re.compile(_FIRST + r"(?:[^:#\s,?\[\]{}]|:(?=[^\s,\[\]{}])| +(?=[^\s#,?\[\]{}:]))*")
@@ -275,7 +276,10 @@ def _compiled(yaml_text: str) -> dict[Any, Any] | None:
 
 def fast_load(yaml_text: str) -> dict[Any, Any] | None:
     """``yaml.safe_load(yaml_text)`` for the subset described above, or None when the text is outside it."""
-    if _UNSAFE.search(yaml_text):  # a "#" outside quotes is refused where it stands (a comment)
+    if yaml_text.isascii():  # its unsafe characters are the ASCII controls but newline: deleted in one C pass
+        if len(yaml_text.encode("ascii").translate(None, _ASCII_UNSAFE)) != len(yaml_text):
+            return None
+    elif _UNSAFE.search(yaml_text):  # a "#" outside quotes is refused where it stands (a comment)
         return None
     if yaml_text.startswith("type: "):
         try:

@@ -251,12 +251,96 @@ def _quoted_list(text: str) -> list[str]:
     return cast(list[str], value)
 
 
-def _compiled(yaml_text: str) -> dict[Any, Any] | None:
-    """The compiler's frontmatter layout (above) read with one match, or None when the text has another."""
-    m = _COMPILED.fullmatch(yaml_text)
-    if m is None:
+_QUOTED = re.compile(_Q)
+_QUOTED_LIST = re.compile(f"{_Q}(?:, {_Q})*")
+_LINES_PAIR = re.compile(r"\[([0-9]{1,9}), ([0-9]{1,9})\]")
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+_BY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+-]*")
+_AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+
+
+def _q(value: str) -> str | None:
+    """``value`` when the whole of it is one ``_Q`` (a double-quoted string), else None. Without a backslash
+    that is a string in quotes holding no quote: string tests, no regular expression."""
+    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
         return None
-    g = m.groups()
+    if "\\" not in value:
+        return None if '"' in value[1:-1] else value
+    return value if _QUOTED.fullmatch(value) else None
+
+
+def _q_list(value: str) -> str | None:
+    """The items of ``[_Q, _Q, ...]`` as ``_COMPILED`` captures them (without the brackets), else None."""
+    if len(value) < 4 or value[0] != "[" or value[-1] != "]":
+        return None
+    inner = value[1:-1]
+    if "\\" not in inner:
+        ok = inner[0] == '"' and inner[-1] == '"' and len(inner) > 1
+        return inner if ok and not any('"' in item for item in inner[1:-1].split('", "')) else None
+    return inner if _QUOTED_LIST.fullmatch(inner) else None
+
+
+def _whole(pattern: re.Pattern[str]) -> Callable[[str], str | None]:
+    """A reader of values ``pattern`` matches whole."""
+    return lambda value: value if pattern.fullmatch(value) else None
+
+
+_READ_DIGEST, _READ_BY, _READ_AT = _whole(_DIGEST), _whole(_BY), _whole(_AT)
+
+
+def _groups(yaml_text: str) -> tuple[str | None, ...] | None:
+    """What ``_COMPILED.fullmatch(yaml_text).groups()`` gives, read line by line with string operations
+    (several times cheaper than the match on real frontmatter; tests/test_frontmatter.py compares them)."""
+    lines = yaml_text.split("\n")
+    if len(lines) < 13 or lines[-1] != "":
+        return None
+    at = 0
+
+    def take(prefix: str, read: Callable[[str], str | None], optional: bool = False) -> str | None:
+        nonlocal at
+        line = lines[at]
+        if not line.startswith(prefix):
+            if optional:
+                return None
+            raise _Decline
+        value = read(line[len(prefix) :])
+        if value is None:
+            raise _Decline
+        at += 1
+        return value
+
+    def exact(line: str) -> None:
+        nonlocal at
+        if lines[at] != line:
+            raise _Decline
+        at += 1
+
+    try:
+        top = [take("type: ", _q), take("title: ", _q), take("description: ", _q)]
+        top += [take("resource: ", _q, True), take("tags: ", _q_list, True), take("aliases: ", _q_list, True)]
+        exact("sources:")
+        exact("  - id: src")
+        source = [take("    resource: ", _q), take("    title: ", _q)]
+        source += [take("    author: ", _q, True), take("    last_modified: ", _q, True)]
+        pair = _LINES_PAIR.fullmatch(lines[at][len("    lines: ") :]) if lines[at].startswith("    lines: ") else None
+        if pair is None:
+            return None
+        at += 1
+        digest = take("    sha256: ", _READ_DIGEST)
+        exact("generated:")
+        actor = [take("  by: ", _READ_BY), take("  at: ", _READ_AT)]
+    except (_Decline, IndexError):
+        return None
+    if at != len(lines) - 1:
+        return None
+    return (*top, *source, pair.group(1), pair.group(2), digest, *actor)
+
+
+def _compiled(yaml_text: str) -> dict[Any, Any] | None:
+    """The compiler's frontmatter layout (above), or None when the text has another."""
+    g = _groups(yaml_text)
+    if g is None:
+        return None
     out: dict[Any, Any] = {}
     for key, value in zip(_TOP_KEYS, g[:6], strict=True):
         if value is not None:
@@ -265,12 +349,12 @@ def _compiled(yaml_text: str) -> dict[Any, Any] | None:
     for key, value in zip(_SOURCE_KEYS, g[6:10], strict=True):
         if value is not None:
             source[key] = _quoted(value)
-    digest = g[12]
-    source["lines"] = [_plain(g[10]), _plain(g[11])]
+    digest = cast(str, g[12])
+    source["lines"] = [_plain(cast(str, g[10])), _plain(cast(str, g[11]))]
     # Hex digits are a string to PyYAML's resolver unless all decimal or 0b... (an int); those are typed by it.
     source["sha256"] = _plain(digest) if digest.isdigit() or digest.startswith("0b") else digest
     out["sources"] = [source]
-    out["generated"] = {"by": _typed(g[13], True), "at": _plain(g[14])}
+    out["generated"] = {"by": _typed(cast(str, g[13]), True), "at": _plain(cast(str, g[14]))}
     return out
 
 

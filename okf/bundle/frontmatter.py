@@ -11,7 +11,6 @@ whose yaml.dump layout would change every compiled file's bytes (docs/format.md)
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,11 +53,6 @@ class NotAMapping(BundleError):
     """Frontmatter that loads to a list or a scalar instead of a mapping."""
 
 
-# The line that closes frontmatter: "---" or "...", then only whitespace (as str.rstrip() strips it: re's \s
-# for str patterns is str.isspace()), at the start of a line ("\n" ends lines, as str.split("\n") splits them).
-_CLOSER = re.compile(r"^(---|\.\.\.)[^\S\n]*$", re.MULTILINE)
-
-
 @dataclass
 class Split:
     """A document split into its frontmatter text and body, with the body's first line number."""
@@ -88,12 +82,20 @@ def split(text: str, path: str = "") -> Split:
             fix="add a closing '---' line after the frontmatter",
         )
     start = pos + 1
-    closer = _CLOSER.search(text, start)
-    if closer is not None:
-        end = text.find("\n", closer.start())
-        body = "" if end < 0 else text[end + 1 :]
-        line_no = 2 + text.count("\n", start, closer.start())
-        return Split(text[start : closer.start()], body, line_no + 1, closer=closer.group(1))
+    # The first line after the opener that is exactly "---" or "..." (trailing whitespace tolerated, as
+    # str.rstrip strips it) closes it: lines starting so are found by substring search (C code), then tested.
+    dashes, dots = text.find("\n---", pos), text.find("\n...", pos)
+    while dashes >= 0 or dots >= 0:
+        at = dashes if dots < 0 or 0 <= dashes < dots else dots
+        end = text.find("\n", at + 4)
+        line = text[at + 1 :] if end < 0 else text[at + 1 : end]
+        if line.rstrip() in ("---", "..."):
+            body = "" if end < 0 else text[end + 1 :]
+            return Split(text[start : at + 1], body, text.count("\n", start, at + 1) + 3, closer=line.rstrip())
+        if at == dashes:  # each search goes on from its last find: linear in the text
+            dashes = text.find("\n---", at + 1)
+        else:
+            dots = text.find("\n...", at + 1)
     raise BundleError(
         "frontmatter opened with '---' but never closed",
         path=path,

@@ -7,6 +7,7 @@ Workers start by ``fork`` when this process has a single thread (fast, and safe 
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import threading
@@ -42,6 +43,9 @@ def default_workers(concepts: int) -> int:
 
 
 def _start(root: str, now: datetime, citing: tuple[Any, ...]) -> None:
+    # What the worker starts with (modules, the bundle's scans) lives as long as it does: frozen, the garbage
+    # collector's full passes need not walk it again and again (they cost several percent of a check).
+    gc.freeze()
     bundle, sources = _inherited.get("bundle"), _inherited.get("sources")
     if not isinstance(bundle, Bundle) or str(bundle.root) != root or not isinstance(sources, SourceFiles):
         bundle = Bundle.open(root)

@@ -441,6 +441,8 @@ def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[Md
     """
     if not fast:
         return _markdown_it_links(text, line_offset)
+    if "](" not in text and "]:" not in text and "<" not in text:
+        return []  # no inline link, reference definition or autolink can be written without one of these
     quick = _fast_links(text, line_offset)
     if quick is not None:
         return quick

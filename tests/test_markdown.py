@@ -479,3 +479,16 @@ def test_the_ascii_declines_are_the_declined_characters_below_128() -> None:
     from okf.markdown import _ASCII_CONTROLS, _DECLINE_CHARS
 
     assert {chr(b) for b in _ASCII_CONTROLS} == {chr(i) for i in range(128) if _DECLINE_CHARS.match(chr(i))}
+
+
+_BRACKETS = ["[", "]", "(", ")", ":", "<", ">", "http://x.y", "\\", "a", "b.md", " ", "\n", "!", "*", "`", "&#93;"]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_BRACKETS), max_size=16).map("".join))
+def test_text_without_link_syntax_has_no_links(text: str) -> None:
+    """find_links answers [] at once for text with no "](", "]:" or "<": markdown-it finds none there either."""
+    if "](" not in text and "]:" not in text and "<" not in text:
+        assert find_links(text, fast=False) == [] == find_links(text)
+    else:
+        assert find_links(text) == find_links(text, fast=False)

@@ -29,6 +29,8 @@ _KNOWN = {
     "stale_after",
 }
 _STATUSES = {s.value for s in Status}
+_STR_ONLY = frozenset({str})
+_STR_OR_NONE = frozenset({str, type(None)})
 _LINES_TEXT = re.compile(r"^\s*(\d+)\s*[-\u2013:]\s*(\d+)\s*$")
 
 
@@ -102,7 +104,8 @@ def _source(value: Any) -> SourceRef | None:
         return SourceRef(resource=value)
     if not isinstance(value, dict):
         return None
-    data = {str(k): v for k, v in value.items()}
+    # YAML's keys are strings but for "1:" or "null:" (C-level type test first: most sources are all strings).
+    data = dict(value) if set(map(type, value)) <= _STR_ONLY else {str(k): v for k, v in value.items()}
     if "lines" in data and data["lines"] is not None:
         span = _lines(data["lines"])
         if span is None:
@@ -113,7 +116,7 @@ def _source(value: Any) -> SourceRef | None:
         if data["last_modified"] is None:
             return None
     for key in ("resource", "id", "title", "author", "sha256"):
-        if key in data and data[key] is not None:
+        if type(data.get(key)) not in _STR_OR_NONE:  # a string is itself as text: only others are converted
             text = _scalar_text(data[key])
             if text is None:
                 return None
@@ -161,6 +164,8 @@ def build_meta(
         tags = raw["tags"]
         if isinstance(tags, str):
             fields["tags"] = [t.strip() for t in tags.split(",") if t.strip()]
+        elif isinstance(tags, list) and set(map(type, tags)) <= _STR_ONLY:  # all strings, tested in C
+            fields["tags"] = list(tags)
         elif isinstance(tags, list) and all(_scalar_text(t) is not None for t in tags):
             fields["tags"] = [str(t) for t in tags]
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 
 import frontmatter as python_frontmatter
@@ -433,7 +434,7 @@ _digest = st.one_of(
 @settings(max_examples=300, deadline=None)
 def test_compiled_layout_equals_pyyaml(texts, optional, lists, has_tags, lines, digest, by, at):
     # The one-match path for the frontmatter okf's compiler writes, with the compiler's own quoting.
-    from okf.bundle.fastyaml import _COMPILED, _compiled, _groups
+    from okf.bundle.fastyaml import COMPILED_LAYOUT, _compiled, _groups
     from okf.compile.render import yaml_str
 
     kind, title, description, resource, doc_title, _ = texts
@@ -469,7 +470,7 @@ def test_compiled_layout_equals_pyyaml(texts, optional, lists, has_tags, lines, 
         assert quick is None
         return
     assert quick is not None and _typed_equal(quick, expected)
-    match = _COMPILED.fullmatch(text)
+    match = re.fullmatch(COMPILED_LAYOUT, text)
     assert _groups(text) == (match.groups() if match else None)
     compiled = _compiled(text) if "2026-02-30" not in text else None
     if compiled is not None:
@@ -632,8 +633,8 @@ _OPTIONAL = (3, 4, 5, 10, 11)  # resource, tags, aliases, author, last_modified
 def test_the_line_reading_of_the_compiled_layout_is_the_match(
     keep: list[bool], edits: list[tuple[int, int, str]], dropped: int
 ) -> None:
-    """okf.bundle.fastyaml reads the compiler's layout line by line; ``_COMPILED`` (one match) says what it is."""
-    from okf.bundle.fastyaml import _COMPILED, _groups
+    """okf.bundle.fastyaml reads the compiler's layout line by line; ``COMPILED_LAYOUT`` (one match) says what it is."""
+    from okf.bundle.fastyaml import COMPILED_LAYOUT, _groups
 
     left_out = {i for i, kept in zip(_OPTIONAL, keep, strict=True) if not kept} | {dropped}
     lines = [line for i, line in enumerate(_LAYOUT) if i not in left_out]
@@ -641,5 +642,5 @@ def test_the_line_reading_of_the_compiled_layout_is_the_match(
         line = lines[row % len(lines)]
         lines[row % len(lines)] = line[:column] + insert + line[column:]
     text = "\n".join(lines)
-    match = _COMPILED.fullmatch(text)
+    match = re.fullmatch(COMPILED_LAYOUT, text)
     assert _groups(text) == (match.groups() if match else None)

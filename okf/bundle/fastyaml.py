@@ -209,10 +209,11 @@ def _block(lines: list[str]) -> Any:
 
 
 # The frontmatter okf's compiler writes (okf.compile.render.concept_file) when the source had none of its
-# own, matched whole: values are double-quoted (JSON syntax), flow lists of them, two integers, a hex digest
-# and two plain scalars. One match replaces a Python step per line; the values are then typed as below.
+# own, as one regular expression: values are double-quoted (JSON syntax), flow lists of them, two integers, a
+# hex digest and two plain scalars. It is read line by line (_groups, cheaper than the match on real text, and
+# no compiling of this pattern at import); tests/test_frontmatter.py compiles it to compare the two.
 _Q = r'"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"'  # the unrolled loop: a character class run is fast in re
-_COMPILED = re.compile(
+COMPILED_LAYOUT = (
     rf"type: ({_Q})\n"
     rf"title: ({_Q})\n"
     rf"description: ({_Q})\n"
@@ -270,7 +271,7 @@ def _q(value: str) -> str | None:
 
 
 def _q_list(value: str) -> str | None:
-    """The items of ``[_Q, _Q, ...]`` as ``_COMPILED`` captures them (without the brackets), else None."""
+    """The items of ``[_Q, _Q, ...]`` as ``COMPILED_LAYOUT`` captures them (without the brackets), else None."""
     if len(value) < 4 or value[0] != "[" or value[-1] != "]":
         return None
     inner = value[1:-1]
@@ -289,7 +290,7 @@ _READ_DIGEST, _READ_BY, _READ_AT = _whole(_DIGEST), _whole(_BY), _whole(_AT)
 
 
 def _groups(yaml_text: str) -> tuple[str | None, ...] | None:
-    """What ``_COMPILED.fullmatch(yaml_text).groups()`` gives, read line by line with string operations
+    """What ``COMPILED_LAYOUT`` fully matched on ``yaml_text`` captures, read line by line with string operations
     (several times cheaper than the match on real frontmatter; tests/test_frontmatter.py compares them)."""
     lines = yaml_text.split("\n")
     if len(lines) < 13 or lines[-1] != "":

@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from builders import HOSTILE_TITLE, concept, hostile_bundle, write_files
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from okf.cli import main
 from okf.errors import ConfigError
@@ -503,3 +505,12 @@ def test_a_manifest_in_one_line_is_read_for_its_seal_only(tmp_path: Path, monkey
     assert (again.removed, again.concepts) == (1, first.concepts - 1)
     assert not (out / "people" / "leave.md").exists()
     assert _manifest(out)[1]["cache"]  # written in two lines again
+
+
+@given(st.text(alphabet=st.one_of(st.characters(max_codepoint=200), st.sampled_from(["…", "\u2028", "\xa0"]))))
+@settings(max_examples=300, deadline=None)
+def test_escape_translates_only_when_needed(text: str) -> None:
+    # escape() skips translating text with no character to escape: the same result as translating always.
+    from okf.export.llms import _ESCAPES
+
+    assert escape(text) == " ".join(text.translate(_ESCAPES).split())

@@ -21,9 +21,15 @@ _UNQUOTED = re.compile(r"[A-Za-z0-9_.~/-]*")
 _ESCAPES = {**{ord(c): "\\" + c for c in "\\`*_[]<>#|!{}"}, **dict.fromkeys((*range(32), 127), " ")}
 
 
+# Any character _ESCAPES maps: without one, translating changes nothing (a search is cheaper than translate).
+_ESCAPED = re.compile("[" + re.escape("".join(chr(c) for c in _ESCAPES)) + "]")
+
+
 def escape(text: str) -> str:
     """One line of markdown text that renders as exactly ``text`` (specials backslash-escaped)."""
-    return " ".join(text.translate(_ESCAPES).split())
+    if _ESCAPED.search(text):
+        text = text.translate(_ESCAPES)
+    return " ".join(text.split())
 
 
 def url(entry_path: str, base_url: str | None) -> str:

@@ -4,9 +4,11 @@ Signpost order is the order a reader meets them: the root's listing, each direct
 (index entries first, then synthesized ones), depth first. A concept listed twice appears once, at its first
 place. Staleness is judged against ``as_of`` (a date), so the same bundle and date give the same output.
 
-Reading is the cost: every directory is listed and every concept parsed once. A big bundle is read by one
-worker process per CPU, each taking a contiguous run of directories (and, for llms.txt, copying its concepts'
-files into the export folder); the result does not depend on how the work was split.
+Reading is the cost: every directory is listed and every concept parsed once (for llms.txt, only what it shows
+of the frontmatter is typed, and a concept whose cache row holds is not parsed, nor read when the previous
+llms-full.txt holds its body). When many concepts must be parsed, one worker process per CPU reads, each
+taking a contiguous run of directories (and, for llms.txt, copying its concepts' files into the export folder);
+the result does not depend on how the work was split.
 """
 
 from __future__ import annotations

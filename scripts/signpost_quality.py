@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,42 +27,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from okf.bundle import Bundle  # noqa: E402
+from okf.compile.describe import mostly_identifiers  # noqa: E402
 from okf.errors import BundleError  # noqa: E402
 from okf.models import JUDGE_WINDOW_CHARS  # noqa: E402
 from okf.navigator.receipts import judged_text  # noqa: E402
-
-_STRUCTURAL = {
-    "part",
-    "chapter",
-    "section",
-    "sections",
-    "article",
-    "schedule",
-    "annex",
-    "appendix",
-    "exhibit",
-    "guidance",
-    "app",
-    "rule",
-    "paragraph",
-    "clause",
-    "documents",
-    "entries",
-    "to",
-    "and",
-    "more",
-}
-_IDENT = re.compile(r"^(?:[a-z]{0,3}\d[\w.()]*|[ivxlcdm]+|[a-z]|\d+\)?)$", re.IGNORECASE)
-
-
-def mostly_identifiers(text: str) -> bool:
-    """More than half the words are numbers, numbering or structural words."""
-    words = [w.strip(".,;:()[]") for w in text.split()]
-    words = [w for w in words if w]
-    if not words:
-        return True
-    plain = sum(1 for w in words if w.casefold() in _STRUCTURAL or _IDENT.match(w))
-    return plain > len(words) / 2
 
 
 def measure(root: Path, window: int) -> dict[str, Any]:

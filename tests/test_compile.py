@@ -406,3 +406,20 @@ def test_a_concept_whose_title_says_it_all_still_has_tags(tmp_path: Path) -> Non
     bundle = Bundle.open(tmp_path / "out")
     untagged = [p for p in bundle.iter_concepts() if not bundle.load(p).meta.tags]
     assert untagged == []
+
+
+def test_a_folder_of_numbered_sections_is_described_in_their_words() -> None:
+    """Members titled "Section 1.2 Act", "Sections 1 to 40: ..." would make a folder's description mostly
+    numbering; it names them by their words instead (issue 11: no identifier-only directory descriptions)."""
+    from okf.compile.describe import content_label, directory_description, mostly_identifiers
+
+    sections = [(f"Section 1.{n} {term}", []) for n, term in enumerate(["Act", "Affiliate", "COGS", "Control"] * 9)]
+    plain = directory_description(sections, [])
+    assert not mostly_identifiers(plain) and plain.startswith("Act; Affiliate; COGS; Control;")
+    ranges = [("Sections 1 to 40: rules, authority", []), ("Sections 41 to 80: permission, variation", [])]
+    assert directory_description(ranges, []) == "rules, authority; permission, variation."
+    # Titles with words of their own keep their numbering; numbering alone is kept as it is.
+    mixed = [("Section 1.2 Act", []), ("Termination for convenience by either party", [])]
+    assert directory_description(mixed, []) == "Section 1.2 Act; Termination for convenience by either party."
+    assert content_label("Part 1.Chapter 2") == "Part 1.Chapter 2"
+    assert content_label("18.8.2: A PFP Operator must disclose") == "A PFP Operator must disclose"

@@ -308,6 +308,36 @@ def joined_parts(members: list[Member]) -> list[Member]:
     return out
 
 
+def mostly_identifiers(text: str) -> bool:
+    """More than half of the words of ``text`` are numbers, numbering or structural words ("Sections 1 to 40",
+    "Part 1.Chapter 2; 93); 94)"): a line that says where things are, not what they are about."""
+    words = [w.strip(".,;:()[]") for w in text.split()]
+    words = [w for w in words if w]
+    if not words:
+        return True
+    return sum(1 for w in words if _identifier_word(w)) > len(words) / 2
+
+
+def _identifier_word(word: str) -> bool:
+    pieces = [p for p in re.split(r"[.;:,()\-–—/]+", word) if p]
+    return all(
+        p.casefold() in _STRUCTURAL or p.casefold() in ("and", "more") or _IDENT_TOKEN.fullmatch(p) for p in pieces
+    )
+
+
+def content_label(name: str) -> str:
+    """``name`` without the numbering it opens with, when words follow ("Sections 1 to 40: rules, authority"
+    -> "rules, authority"; "Section 1.2 Act" -> "Act"); ``name`` itself when nothing but numbering is left."""
+    words = name.split()
+    start = 0
+    while start < len(words) and _identifier_word(words[start].strip(".,;:()[]")):
+        start += 1
+        if words[start - 1].endswith(":"):
+            break  # "Sections 1 to 40: rules, ...": what follows the colon is the content
+    rest = " ".join(words[start:]).lstrip(":;,.-–— ")
+    return rest if start and _WORD.search(rest) else name
+
+
 def directory_description(
     members: list[Member] | list[str], key_terms: list[str], limit: int = DIR_DESCRIPTION_CHARS
 ) -> str:
@@ -315,9 +345,20 @@ def directory_description(
 
     Each member is named with its own key terms, as many as its share of the room allows, so a reader sees
     two levels of what lies below. The directory's key terms not already shown close the line, taking at
-    most a third of the room; members fill the rest, cut at a whole member.
+    most a third of the room; members fill the rest, cut at a whole member. A line that would say mostly
+    numbering (members titled "Section 1.2 Act", "Sections 1 to 40: ...") names the members by their words
+    alone.
     """
     pairs = joined_parts([(m, []) if isinstance(m, str) else m for m in members])
+    text = _described(pairs, key_terms, limit)
+    if mostly_identifiers(text):
+        worded = [(content_label(name), terms) for name, terms in pairs]
+        if worded != pairs:
+            text = _described(worded, key_terms, limit)
+    return text
+
+
+def _described(pairs: list[Member], key_terms: list[str], limit: int) -> str:
     shown = {t.casefold() for _, terms in pairs for t in terms}
     extra = [t for t in key_terms if t.casefold() not in shown]
     tail = ""

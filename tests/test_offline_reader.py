@@ -170,9 +170,10 @@ def test_select_a_rare_word_only_one_entry_carries_decides() -> None:
 
 def test_select_a_short_listing_that_says_nothing_is_read_on_in_every_part() -> None:
     offers = [offer(0, "a/", "Drummer, bassist", "Bands and albums."), offer(1, "b/", "Iata, route", "Airports.")]
+    # Read on, but faintly: what stronger choices elsewhere hold is read first.
     assert kept("What other position did the person who introduced the DISCLOSE Act hold?", offers) == {
-        0: "weak",
-        1: "weak",
+        0: "faint",
+        1: "faint",
     }
 
 
@@ -378,12 +379,29 @@ def test_scripted_reader_defaults_to_offline_decisions() -> None:
 
 
 def test_select_a_two_way_choice_keeps_both_sides() -> None:
-    # One side says the question strongly; the other says part of it: in a short listing it is read on too.
+    # One side says the question strongly; the other says part of it: in a short listing it is read on too,
+    # faintly (a little of the question and no word that tells the two apart).
     offers = [
         offer(0, "a/", "Vacation and holidays", "New hires get vacation days and holidays."),
         offer(1, "b/", "Payroll", "Pay days for new staff."),
     ]
-    assert kept(QUESTION, offers) == {0: "strong", 1: "weak"}
+    assert kept(QUESTION, offers) == {0: "strong", 1: "faint"}
+
+
+def test_select_grades_by_how_much_of_what_the_listing_tells_apart_an_entry_says() -> None:
+    # Neither entry says enough to be sure. One carries a word of the question few entries carry (a lead):
+    # weak; one says only a word every entry carries: faint. Faint choices are read after weak ones.
+    offers = [
+        offer(0, "a/", "Leave", "Annual leave for staff, hires and contractors."),
+        offer(1, "b/", "Onboarding", "Hires get a laptop, a badge and a mentor."),
+        offer(2, "c/", "Payroll", "Pay dates for staff and hires."),
+        offer(3, "d/", "Travel", "Trips, hires of cars and hotels."),
+        offer(4, "e/", "Security", "Badges and hires' access."),
+        offer(5, "f/", "Benefits", "Pension and health plans for hires."),
+        offer(6, "g/", "Holidays", "Public holidays and vacation days off."),
+    ]
+    grades = kept(QUESTION, offers)
+    assert grades.get(6) in ("strong", "weak") and grades.get(1) == "faint", grades
 
 
 def test_select_a_common_defined_term_does_not_make_an_exclusive_choice(tmp_path: Path) -> None:

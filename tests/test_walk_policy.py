@@ -133,3 +133,41 @@ def test_shortlists_do_not_depend_on_batch_size_or_concurrency(tmp_path: Path) -
     many = evaluate(bundle, questions, reader=OfflineReader(), budgets={"batch_size": 8}, concurrency=3)
     assert [r.shortlist for r in one.results] == [r.shortlist for r in many.results]
     assert all(r.shortlist for r in one.results)
+
+
+def _policies(root: Path) -> Path:
+    """A root listing pointing at one folder of ten policies; the one about vacation for new hires is last."""
+    topics = ["expenses", "travel", "laptops", "parking", "badges", "meetings", "printing", "security", "email"]
+    files = {
+        f"policies/p{i}.md": concept(f"{t.title()} policy", f"Rules for {t} at the office.", description=f"{t} rules")
+        for i, t in enumerate(topics)
+    }
+    files["policies/p9.md"] = concept(
+        "Vacation policy", "New hires get fifteen vacation days each year.", description="vacation days for new hires"
+    )
+    return write_files(root, files)
+
+
+class _ListingOrderReader(OfflineReader):
+    """The offline reader without concept ordering: concepts are read in listing order."""
+
+    orders_concepts = False
+
+
+def test_concepts_whose_signposts_speak_to_the_question_are_read_first(tmp_path: Path) -> None:
+    root = _policies(tmp_path / "b")
+    question = "How many vacation days do new hires get?"
+    first = navigate(root, question, reader=OfflineReader(), budgets={"max_bodies": 2, "batch_size": 1})
+    assert judged(first)[0] == "policies/p9.md"
+    assert [e.path for e in first.shortlist] == ["policies/p9.md"]
+    grades = next(e.data["first"] for e in first.trace if e.kind == "collected" and e.path == "policies/")
+    assert grades == {"policies/p9.md": "strong"}
+    # In listing order the same budget never reaches it.
+    plain = navigate(root, question, reader=_ListingOrderReader(), budgets={"max_bodies": 2, "batch_size": 1})
+    assert "policies/p9.md" not in judged(plain) and not plain.shortlist
+    # The order only decides what is read first: with room for all, every concept is still judged, and the
+    # concept entries the reader read count among the signpost words.
+    everything = navigate(root, question, reader=OfflineReader())
+    assert sorted(judged(everything)) == sorted(f"policies/p{i}.md" for i in range(10))
+    listing_order = navigate(root, question, reader=_ListingOrderReader())
+    assert everything.stats.words_signposts > listing_order.stats.words_signposts

@@ -2,8 +2,9 @@
 
 Two kinds of task run on one event loop and share the state below:
 
-- a *descent* per opened directory: it collects every concept of the directory as a candidate, offers the
-  selector only the subdirectory signposts (paged), and starts one descent per kept subdirectory at once, so
+- a *descent* per opened directory: it collects every concept of the directory as a candidate (a reader that
+  orders concepts grades their signposts first: those it chooses are read before the others), offers the
+  selector the subdirectory signposts (paged), and starts one descent per kept subdirectory at once, so
   sibling subtrees are explored concurrently;
 - a *judge batch*: the pump takes up to ``batch_size`` candidates from the queue as soon as any exist (while
   descents go on), admits them against the budgets and judges them as one call; batches run in parallel.
@@ -33,7 +34,7 @@ from okf.errors import BundleError, DeadlineExceeded, OKFError
 from okf.models import Budgets, NavigationResult, NavigationStats, ShortlistEntry, StopReason
 from okf.navigator.receipts import Offered, offer, receipt
 from okf.navigator.trace import Progress, TraceRecorder, failure_reasons, summarize_reasons
-from okf.readers.base import Judgement, Reader, Selection, SignpostOffer, Usage, Verdict, deadline
+from okf.readers.base import DOUBT, Judgement, Reader, Selection, SignpostOffer, Usage, Verdict, deadline
 
 # Judge batches admitted at once. The reader bounds the calls really in flight; this cap keeps candidates
 # queued (so later batches fill up to batch_size) instead of admitting many half-empty batches early.
@@ -50,6 +51,10 @@ _DRAIN = {"bodies", "calls"}
 # waited for; the walk's own timeout fires this much later, only for readers that ignore it.
 DEADLINE_GRACE_S = 0.25
 _RESERVED = {"index.md", "log.md"}
+# The doubt a concept the selector did not choose adds to its directory's, for a reader that orders concepts:
+# read after what it chose faintly (okf.readers.base.DOUBT), but still read: every concept of an opened
+# directory is a candidate.
+UNCHOSEN = DOUBT["faint"] + 1
 
 Key = tuple[int, ...]
 
@@ -415,17 +420,22 @@ class Walk:
         self.stats.directories_opened += 1
         signposts = listing.signposts
         concepts = [(i, s) for i, s in enumerate(signposts) if not s.is_dir]
-        self.trace.add("collected", directory, concepts=[s.path for _, s in concepts])
+        grades = await self._order_concepts(directory, [s for _, s in concepts]) if concepts else {}
+        if grades:
+            self.trace.add("collected", directory, concepts=[s.path for _, s in concepts], first=grades)
+        else:
+            self.trace.add("collected", directory, concepts=[s.path for _, s in concepts])
         weak = self.weakness.get(directory, 0)
         for i, signpost in concepts:
-            self._enqueue(signpost.path, key + (i,), "descent", directory, weak)
+            doubt = (DOUBT[grades[signpost.path]] if signpost.path in grades else UNCHOSEN) if grades else 0
+            self._enqueue(signpost.path, key + (i,), "descent", directory, weak + doubt)
         subdirectories = [(i, s) for i, s in enumerate(signposts) if s.is_dir and s.path not in self.opened]
         if not subdirectories or self.stopped_by is not None:
             return
         kept = await self._select(directory, [s for _, s in subdirectories])
         for position, grade in kept:
             i, signpost = subdirectories[position]
-            weak = self.weakness.setdefault(signpost.path, self.weakness.get(directory, 0) + (grade == "weak"))
+            weak = self.weakness.setdefault(signpost.path, self.weakness.get(directory, 0) + DOUBT[grade])
             if depth + 1 > self.budgets.max_depth:
                 self.depth_blocked = True  # the selector wanted it; only the depth bound kept it closed
                 continue
@@ -433,6 +443,16 @@ class Walk:
                 self.deferred.setdefault(weak, []).append((signpost.path, depth + 1, key + (i,)))
             else:
                 self._spawn_descent(signpost.path, depth + 1, key + (i,))
+
+    async def _order_concepts(self, directory: str, concepts: list[Signpost]) -> dict[str, str]:
+        """The selector's grade for each concept of a listing it chose to read first, for a reader that orders
+        concepts (``orders_concepts``): the others are read after them, never dropped."""
+        if not getattr(self.reader, "orders_concepts", False) or self.stopped_by is not None:
+            return {}
+        selection = await self._select_page(directory, 0, concepts, asyncio.current_task(), concepts=True)
+        if selection is None or selection.failed:
+            return {}
+        return {concepts[c.index].path: c.grade for c in selection.choices if 0 <= c.index < len(concepts)}
 
     async def _select(self, directory: str, subdirectories: list[Signpost]) -> list[tuple[int, str]]:
         """(position into ``subdirectories``, grade) the selector kept; pages of ``page_size`` are offered at once."""
@@ -465,8 +485,15 @@ class Walk:
         return sorted(kept.items())
 
     async def _select_page(
-        self, directory: str, page_no: int, page: list[Signpost], owner: asyncio.Task[object] | None
+        self,
+        directory: str,
+        page_no: int,
+        page: list[Signpost],
+        owner: asyncio.Task[object] | None,
+        *,
+        concepts: bool = False,
     ) -> Selection | None:
+        """One selector call on ``page``: subdirectories to open, or (``concepts``) concepts to read first."""
         await self._acquire_slot()
         if not self._admit_call():
             self._release_slot()
@@ -474,11 +501,12 @@ class Walk:
         if owner is not None:
             self._sending[owner] = self._sending.get(owner, 0) + 1
         offers = [
-            SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=True)
+            SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=not concepts)
             for k, s in enumerate(page)
         ]
-        self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
-        self.stats.signposts_offered += len(page)
+        if not concepts:
+            self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
+            self.stats.signposts_offered += len(page)
         self.stats.words_signposts += sum(_words(s.title) + _words(s.description) for s in page)
         selection: Selection | None = None
         started = time.monotonic()
@@ -506,12 +534,19 @@ class Walk:
         if selection.failed:
             self.stats.failures += 1
             self.trace.add("failure", directory, role="selector", error=selection.error or "selection failed")
-            self.trace.warn(
-                f"{directory or '(root)'}: the selector failed on page {page_no + 1} "
-                f"({selection.error or 'no reason given'}); its {len(page)} subdirectories "
-                "were not opened",
-                directory,
-            )
+            if concepts:
+                self.trace.warn(
+                    f"{directory or '(root)'}: the selector failed on its concepts "
+                    f"({selection.error or 'no reason given'}); they are read in listing order",
+                    directory,
+                )
+            else:
+                self.trace.warn(
+                    f"{directory or '(root)'}: the selector failed on page {page_no + 1} "
+                    f"({selection.error or 'no reason given'}); its {len(page)} subdirectories "
+                    "were not opened",
+                    directory,
+                )
         return selection
 
     # -- candidates and judging ------------------------------------------------------------------------

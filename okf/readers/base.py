@@ -21,6 +21,11 @@ connections they opened in the running event loop; a reader stays usable afterwa
 A reader that bounds the calls it sends at once may say so with an ``int`` attribute ``concurrency``: the
 walk then admits a call against its ``max_calls`` and ``max_tokens`` budgets only when a slot is free, so a
 call waiting for a slot is never counted as spent (:class:`~okf.readers.llm.LLMReader` has one).
+
+A reader whose ``orders_concepts`` attribute is true is also offered the concept entries of each opened
+directory's listing (``SignpostOffer.is_dir`` false, one more selector call): the concepts it chooses are read
+first, in the order of their grades, and the others after them; every concept of an opened directory stays
+a candidate (:class:`~okf.readers.offline.OfflineReader` does; a model reader spends no call on it).
 """
 
 from __future__ import annotations
@@ -73,13 +78,19 @@ class SignpostOffer(BaseModel):
 class Choice(BaseModel):
     """One kept signpost with the selector's short reason.
 
-    ``grade`` says how sure the selector is: ``strong`` (it says what the question asks about) or ``weak``
-    (it may hold it). The walk reads what strong choices hold before what weak ones hold.
+    ``grade`` says how sure the selector is: ``strong`` (it says what the question asks about), ``weak``
+    (it may hold it) or ``faint`` (it says little of the question, but something). The walk reads what
+    strong choices hold before what weak ones hold, and what faint ones hold last (``DOUBT``).
     """
 
     index: int
     reason: str = ""
-    grade: Literal["strong", "weak"] = "strong"
+    grade: Literal["strong", "weak", "faint"] = "strong"
+
+
+# What a choice of each grade adds to the doubt on the way to a directory: the walk opens directories with
+# less doubt on the way first.
+DOUBT = {"strong": 0, "weak": 1, "faint": 2}
 
 
 class Selection(BaseModel):

@@ -6,7 +6,8 @@ else. It is no model: it cannot understand a paraphrase it has no word for.
 
 - select (okf.readers.selection): keep a signpost whose title, name, description or key terms say enough
   of what the question asks about, weighed by rarity in the bundle and by how well it tells the listing
-  apart; open both of two signposts it cannot separate.
+  apart; open both of two signposts it cannot separate. It grades the concept entries of a listing the same
+  way, so the walk reads the concepts whose signposts speak to the question before the others.
 - judge (okf.readers.judging): a graded verdict per body (relevant / partial / no) from the weighed share
   of the question it says, and says together in one passage; decided on that body alone.
 - answer (okf.readers.extractive): quote the evidence sentences that say the most of the question.
@@ -51,6 +52,10 @@ class OfflineReader(OfflineRoles):
         self.vocabulary = vocabulary
         self._bodies: OrderedDict[str, Body] = OrderedDict()
         self._questions: OrderedDict[str, Question] = OrderedDict()
+
+    # It grades the concepts of an opened directory from their signposts too, so the walk reads the likely
+    # ones first (okf.readers.base); the judge still decides every body it reads.
+    orders_concepts = True
 
     @property
     def name(self) -> str:

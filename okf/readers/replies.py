@@ -179,8 +179,10 @@ def parse_selection(text: str, signposts: Sequence[SignpostOffer]) -> list[Choic
             continue
         reason = _reason(item.get("reason")) if isinstance(item, dict) else ""
         # A missing or unknown grade is read as strong: a kept signpost is never silently demoted.
-        weak = isinstance(item, dict) and str(item.get("grade", "")).strip().lower() == "weak"
-        grade: Literal["strong", "weak"] = "weak" if weak else "strong"
+        said = str(item.get("grade", "")).strip().lower() if isinstance(item, dict) else ""
+        grade: Literal["strong", "weak", "faint"] = (
+            "weak" if said == "weak" else "faint" if said == "faint" else "strong"
+        )
         choices.setdefault(index, Choice(index=index, reason=reason, grade=grade))  # duplicates: first one wins
     if bad:
         valid = f"{min(offered)}..{max(offered)}" if offered else "none"

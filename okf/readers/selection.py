@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from typing import Literal
 
 from okf.readers.base import Choice, SignpostOffer
 from okf.readers.matching import WORD, Field, Question, Unit
@@ -34,6 +35,8 @@ LEAD_TELLING = 0.67
 # A signpost saying this share of the question (but not enough to be sure) is opened as a weak choice:
 # what it holds is read after what strong choices hold.
 WEAK_SHARE = 0.15
+# A weak choice without a lead saying less than this share of what the listing tells apart is a faint one.
+FAINT_BELOW = 0.25
 # A listing this short is read on in every part when none of its entries says enough to the question.
 BROWSE_LISTING = 6
 # Words that make a title the name of an organisation (a small general table).
@@ -123,10 +126,12 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
             )
         elif len(leads) >= LEADS or plain_share >= WEAK_SHARE or (said and n <= BROWSE_LISTING):
             # In a short listing, an entry saying anything of the question is read on after the sure ones:
-            # a two-way choice the reader cannot settle keeps both sides.
+            # a two-way choice the reader cannot settle keeps both sides. One with a lead, or saying a fair
+            # share of what the listing tells apart, is a weak choice; one saying only a little, a faint one.
+            grade: Literal["weak", "faint"] = "weak" if leads or weight / informative >= FAINT_BELOW else "faint"
             choices.append(
                 Choice(
-                    index=offer.index, grade="weak", reason=f"{where} mentions {question.named({u.key for u in said})}"
+                    index=offer.index, grade=grade, reason=f"{where} mentions {question.named({u.key for u in said})}"
                 )
             )
     if choices:
@@ -144,7 +149,7 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
         return [
             Choice(
                 index=o.index,
-                grade="weak",
+                grade="faint",
                 reason="a short listing none of whose entries can be told "
                 "apart by the question's words: every part is read on",
             )

@@ -44,12 +44,16 @@ def test_partial_entries_give_way_to_strong_ones_and_do_not_end_the_walk(tmp_pat
 def test_partial_entries_fill_in_only_while_strong_evidence_is_scarce(tmp_path: Path) -> None:
     root = write_files(tmp_path / "b", {f"d/c{i}.md": concept(f"C{i}") for i in range(4)})
     grades = {"d/c0": "partial", "d/c1": "relevant", "d/c2": "partial", "d/c3": "partial"}
-    result = navigate(root, "q", reader=ScriptedReader(select=["d/"], judge=grades))
-    assert [(e.path, e.grade) for e in result.shortlist] == [
-        ("d/c1.md", "relevant"),
-        ("d/c0.md", "partial"),
-        ("d/c2.md", "partial"),
-    ]
+    result = navigate(root, "q", reader=ScriptedReader(select=["d/"], judge=grades), budgets={"max_shortlist": 6})
+    # Partial entries fill up to half the shortlist (3 of 6), two places fewer per relevant entry.
+    assert [(e.path, e.grade) for e in result.shortlist] == [("d/c1.md", "relevant"), ("d/c0.md", "partial")]
+    alone = navigate(
+        root,
+        "q",
+        reader=ScriptedReader(select=["d/"], judge={**grades, "d/c1": "partial"}),
+        budgets={"max_shortlist": 6},
+    )
+    assert [e.path for e in alone.shortlist] == ["d/c0.md", "d/c1.md", "d/c2.md"]
 
 
 def test_what_strong_choices_hold_is_read_before_what_weak_ones_hold(tmp_path: Path) -> None:

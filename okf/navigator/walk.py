@@ -59,13 +59,11 @@ UNCHOSEN = DOUBT["faint"] + 1
 Key = tuple[int, ...]
 
 
-# Partial (weak) entries kept beside strong ones: fill in only while little strong evidence was found.
-PARTIAL_ROOM = 3
-
-
-def _partial_room(strong: int) -> int:
-    """How many partial entries a shortlist with ``strong`` strong entries keeps."""
-    return max(0, PARTIAL_ROOM - strong)
+def partial_room(strong: int, max_shortlist: int) -> int:
+    """How many partial entries a shortlist with ``strong`` strong entries keeps: partial evidence fills in up
+    to half the shortlist (rounded up), two places fewer for each strong entry (it gives way quickly as strong
+    evidence is found: a question answered three times over needs no partial evidence beside it)."""
+    return max(0, (max_shortlist + 1) // 2 - 2 * strong)
 
 
 def _words(text: str) -> int:
@@ -831,7 +829,7 @@ class Walk:
         # Strong entries first, then partial ones for the room left; each in walk order.
         strong = sorted((f for f in self.found if f.strong), key=lambda f: self.keys[f.entry.path])
         weak = sorted((f for f in self.found if not f.strong), key=lambda f: self.keys[f.entry.path])
-        found = strong + weak[: max(0, min(self.budgets.max_shortlist - len(strong), _partial_room(len(strong))))]
+        found = strong + weak[: partial_room(len(strong), self.budgets.max_shortlist)]
         if len(strong) > self.budgets.max_shortlist:
             dropped = len(strong) - self.budgets.max_shortlist
             self.trace.warn(

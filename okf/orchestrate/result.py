@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from okf.models import NavigationResult, NavigationStats, ShortlistEntry
 from okf.navigator.receipts import offer
-from okf.navigator.walk import PARTIAL_ROOM
+from okf.navigator.walk import partial_room
 from okf.orchestrate.crosscheck import Check, Found
 from okf.readers.base import Usage
 
@@ -63,7 +63,7 @@ def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int]
     # Partial evidence fills in as a lone walk's does: while few concepts answer the question as asked.
     # The question's own walks' partial entries first (what a lone walk would have kept).
     partial = sorted((f for f in found if not f.relevant), key=lambda f: f.by not in ("question", "subquestion"))
-    partial = partial[: max(0, PARTIAL_ROOM - len(answering))]
+    partial = partial[: partial_room(len(answering), max_shortlist)]
     return (answering + partial + agreed + others)[:max_shortlist]
 
 

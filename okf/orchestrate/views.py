@@ -101,6 +101,8 @@ class AngleView:
         limit = getattr(reader, "concurrency", None)
         if isinstance(limit, int):
             self.concurrency = limit
+        # A reader that orders the concepts of a listing (okf.readers.base) does so for every angle's walk.
+        self.orders_concepts = getattr(reader, "orders_concepts", False) is True
 
     @property
     def name(self) -> str:

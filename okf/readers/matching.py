@@ -13,7 +13,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import pairwise
 
 from okf.text.vocabulary import Vocabulary
@@ -58,6 +58,18 @@ class Unit:
 
     def all_terms(self) -> frozenset[str]:
         return self.terms | {t for p in self.phrases for t in p}
+
+    @cached_property
+    def contained(self) -> tuple[str, ...]:
+        """Terms long enough to be found written into a longer word (``Field.has``)."""
+        return tuple(t for t in self.terms if len(t) >= CONTAINMENT_MIN and t.isalpha())
+
+    @cached_property
+    def written(self) -> str:
+        """The question's word as written, run together, when long enough to be looked for inside a word
+        (``Field.has_word``); empty otherwise."""
+        letters = compact(self.word)
+        return letters if len(letters) >= CONTAINMENT_MIN and not letters.isdigit() else ""
 
 
 @dataclass(frozen=True)
@@ -285,10 +297,18 @@ class Field:
         return len(letters) >= CONTAINMENT_MIN and not letters.isdigit() and letters in self.letters
 
     def has_unit(self, unit: Unit) -> bool:
-        """Some form of ``unit`` is here."""
-        if self.has_word(unit.key, unit.word) or any(self.has(t) for t in unit.terms if t != unit.key):
+        """Some form of ``unit`` is here (:meth:`has` of any of its terms, its word as written inside a
+        run-together word, or all terms of one of its phrases)."""
+        terms = self.terms
+        if not terms.isdisjoint(unit.terms):
             return True
-        return any(all(t in self.terms for t in phrase) for phrase in unit.phrases)
+        letters = self.letters
+        if any(t in letters for t in unit.contained):
+            return True
+        written = unit.written
+        if written and written in letters:
+            return True
+        return any(all(t in terms for t in phrase) for phrase in unit.phrases)
 
 
 @lru_cache(maxsize=20_000)

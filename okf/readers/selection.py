@@ -89,7 +89,10 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
     heads = [Field.of(f"{o.title} {_name_of(o.path)}") for o in offers]
     tails = [Field.of(o.description) for o in offers]
     in_head = {u.key: {i for i in range(len(offers)) if heads[i].has_unit(u)} for u in units}
-    anywhere = {u.key: in_head[u.key] | {i for i in range(len(offers)) if tails[i].has_unit(u)} for u in units}
+    anywhere = {
+        u.key: in_head[u.key] | {i for i in range(len(offers)) if i not in in_head[u.key] and tails[i].has_unit(u)}
+        for u in units
+    }
     n = len(offers)
 
     def telling(unit: Unit) -> float:

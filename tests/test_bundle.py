@@ -18,6 +18,7 @@ from okf.errors import (
     PathEscapeError,
 )
 from okf.markdown import parse_index
+from tests.builders import concept, write_files
 
 NOTE = "---\ntype: Note\ntitle: {title}\ndescription: {desc}\n---\n# {title}\n\nBody of {title}.\n"
 
@@ -402,3 +403,18 @@ def test_real_path_fast_path_still_refuses_symlink_escapes(tmp_path, write_bundl
         with pytest.raises(PathEscapeError):
             b.real_path(rel)
     assert list(b.iter_concepts()) == ["a.md", "d/b.md"]
+
+
+def test_exists_answers_from_the_scan_as_the_file_system_does(tmp_path) -> None:
+    """A name its directory did not hold is absent without a system call; every kind of entry still counts."""
+    root = write_files(tmp_path / "b", {"a.md": concept("A"), "sub/c.md": concept("C"), ".hidden/x.md": "x"})
+    (root / "outside").mkdir()
+    os.symlink(root / "sub", root / "linked-dir")  # a symlinked directory: not listed, but it exists
+    os.symlink(root / "nowhere", root / "broken.md")
+    os.mkfifo(root / "pipe")
+    bundle = Bundle.open(root)
+    list(bundle.iter_concepts())  # every directory scanned
+    names = ["a.md", "sub", "sub/c.md", "sub/missing.md", "log.md", ".hidden", ".hidden/x.md", "linked-dir"]
+    names += ["linked-dir/c.md", "broken.md", "pipe", "outside", "missing/x.md", "sub/../a.md", "./a.md"]
+    for name in names:
+        assert bundle.exists(name) == os.path.exists(root / name), name

@@ -59,6 +59,16 @@ class _Dir:
     dirs: tuple[str, ...]
     symlinks: frozenset[str] = frozenset()
     unaddressable: tuple[str, ...] = ()  # names with a backslash or a control character: left out
+    unlisted: frozenset[str] = frozenset()  # other names found but not listed (hidden, symlinks out, devices)
+
+    def absent(self, name: str) -> bool:
+        """True when the directory held no entry of this name when it was read."""
+        return (
+            name not in self.file_set
+            and name not in self.dir_set
+            and name not in self.unlisted
+            and name not in self.unaddressable
+        )
 
     @cached_property
     def concepts(self) -> tuple[str, ...]:
@@ -148,10 +158,12 @@ class Bundle:
         dirs: list[str] = []
         links: list[str] = []
         odd: list[str] = []
+        unlisted: list[str] = []
         try:
             with os.scandir(real) as entries:
                 for entry in entries:
                     if entry.name.startswith("."):
+                        unlisted.append(entry.name)
                         continue
                     if _UNADDRESSABLE.search(entry.name):
                         odd.append(entry.name)  # no bundle path can name it: reported, never listed
@@ -163,17 +175,24 @@ class Bundle:
                             if inside and os.path.isfile(target):
                                 files.append(entry.name)
                                 links.append(entry.name)
+                            else:
+                                unlisted.append(entry.name)
                         elif entry.is_dir(follow_symlinks=False):
                             dirs.append(entry.name)
                         elif entry.is_file(follow_symlinks=False):
                             files.append(entry.name)
+                        else:
+                            unlisted.append(entry.name)
                     except OSError:
+                        unlisted.append(entry.name)
                         continue
         except OSError as exc:
             self._unreadable[directory] = exc.strerror or type(exc).__name__
             self._dirs[directory] = None
             return None
-        found = _Dir(tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links), tuple(sorted(odd)))
+        found = _Dir(
+            tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links), tuple(sorted(odd)), frozenset(unlisted)
+        )
         self._dirs[directory] = found
         return found
 
@@ -244,7 +263,13 @@ class Bundle:
         return scan is not None and name in scan.file_set
 
     def exists(self, rel: str) -> bool:
-        """True when ``rel`` exists inside the bundle (hidden files included)."""
+        """True when ``rel`` exists inside the bundle (hidden files included). A name its directory did not
+        hold when the bundle read that directory is absent without a system call (as listings see it)."""
+        parent, _, name = rel.rpartition("/")
+        if name and name not in (".", "..") and "//" not in rel and not rel.startswith("/") and self.is_dir(parent):
+            scan = self._scan(parent + "/" if parent else "")
+            if scan is not None and scan.absent(name):
+                return False
         try:
             return os.path.exists(self.real_path(rel))
         except PathEscapeError:

@@ -113,3 +113,19 @@ def test_plain_target_is_the_regular_expression(target: str) -> None:
     from okf.bundle.paths import PLAIN, plain_target
 
     assert plain_target(target) == (PLAIN.fullmatch(target) is not None and target not in ("", "/"))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picked=st.lists(targets, min_size=1, max_size=6), directory=st.sampled_from(["", "sub/", "sub/deep/"]))
+def test_links_left_out_for_check_all_resolve(bundle: Bundle, picked: list[str], directory: str) -> None:
+    """links(unsure_only=True) leaves out only links that resolve to something: check's diagnostics stay."""
+    from okf.bundle.model import Concept, ConceptMeta
+
+    body = "\n\n".join(f"See [t{i}]({target})." for i, target in enumerate(picked) if target.strip())
+    own = Concept(id=directory + "own", path=directory + "own.md", meta=ConceptMeta(), body=body, body_start_line=1)
+    every, unsure = bundle.links(own), bundle.links(own, unsure_only=True)
+    assert all(link in every for link in unsure)
+    assert all(link.exists and not link.external and link.path is not None for link in every if link not in unsure)
+    assert [link for link in every if link.external or link.path is None or not link.exists] == [
+        link for link in unsure if link.external or link.path is None or not link.exists
+    ]

@@ -382,8 +382,9 @@ class Bundle:
                 self._concepts.popitem(last=False)
         return concept
 
-    def links(self, concept: Concept | str) -> list[Link]:
-        """The markdown links in a concept's body, resolved against the bundle."""
+    def links(self, concept: Concept | str, *, unsure_only: bool = False) -> list[Link]:
+        """The markdown links in a concept's body, resolved against the bundle. ``unsure_only``: leave out the
+        plain links the scans show lead to a concept or directory (what ``okf check`` has nothing to say of)."""
         if isinstance(concept, str):
             concept = self.concept(concept)
         body = concept.body
@@ -392,7 +393,12 @@ class Bundle:
         base = concept.path.rpartition("/")[0]
         out: list[Link] = []
         for md in find_links(body, concept.body_start_line - 1):
-            out.append(self._resolve_link(md.text, md.target, md.line, base, concept.path))
+            target = md.target
+            if unsure_only and plain_target(target):
+                rel = target[1:] if target.startswith("/") else f"{base}/{target}" if base else target
+                if self.plain_entry(rel) is not None:
+                    continue
+            out.append(self._resolve_link(md.text, target, md.line, base, concept.path))
         return out
 
     def images(self, concept: Concept | str) -> list[Link]:

@@ -76,7 +76,7 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
         out.append(diagnostic("W132", path, 1, f"stale since {concept.meta.stale_after.isoformat()} (stale_after)"))
     out.extend(_frontmatter_rules(concept, sources))
     out.extend(_targets(path, "image !", "W104", bundle.images(concept)))
-    out.extend(_targets(path, "link ", "W101", bundle.links(concept)))
+    out.extend(_targets(path, "link ", "W101", bundle.links(concept, unsure_only=True)))
     if "[[" in concept.body:  # Obsidian link syntax okf compile could not resolve: not a link in OKF
         for wikilink in find_wikilinks(concept.body):
             out.append(

@@ -500,6 +500,15 @@ def _plain(text: str) -> str:
     return _ESCAPE.sub("", text) if "\\" in text else text
 
 
+# A bullet with a plain label (no escape, emphasis or bracket), a plain destination (as _href returns it) and
+# either nothing after it or " - " and a description that starts with no space or separator and holds nothing
+# the steps of _fast_index decline: its title, target and description are the groups, stripped.
+_SIMPLE_ENTRY = re.compile(
+    r"[*+-] \[([^\[\]\\*_]*)\]\(((?!//)[A-Za-z0-9_./#?=-]+)\)"
+    r"(?: - ([^\s\-\u2013\u2014:|\\\[*_][^\\\[*_]*))?"
+)
+
+
 def _fast_index(text: str, line_offset: int) -> IndexListing | None:
     """``parse_index`` by line scan when every line is blank, a plain heading or a plain linked bullet
     (backslash escapes of punctuation included, as okf's compiler writes them)."""
@@ -511,6 +520,12 @@ def _fast_index(text: str, line_offset: int) -> IndexListing | None:
     for number, line in enumerate(text.split("\n"), start=1 + line_offset):
         if not line.strip(" "):
             previous = "blank"
+            continue
+        simple = _SIMPLE_ENTRY.fullmatch(line)
+        if simple:  # the entry okf's compiler writes, read by one match: what the steps below give it
+            previous = "bullet"
+            title, target, description = simple.groups()
+            listing.entries.append(IndexEntry(title.strip(), target, (description or "").strip(), section, number))
             continue
         heading = _INDEX_HEADING.fullmatch(line)
         if heading:

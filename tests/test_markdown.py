@@ -492,3 +492,30 @@ def test_text_without_link_syntax_has_no_links(text: str) -> None:
         assert find_links(text, fast=False) == [] == find_links(text)
     else:
         assert find_links(text) == find_links(text, fast=False)
+
+
+_ENTRY_TEXT = st.text(alphabet=st.sampled_from(list("ab (),.:;-–—|…é\"'?#/ ")), max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["* ", "- ", "+ ", "*  ", " * "]),
+            _ENTRY_TEXT,
+            st.sampled_from(["a.md", "sub/", "/x/y.md", "a.md#s", "//h/x", "a%20b.md", "x-1_2.md"]),
+            st.sampled_from(["", " - ", " -", " : ", " – ", " -- ", "  - ", " - - ", " x "]),
+            _ENTRY_TEXT,
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    st.booleans(),
+)
+def test_index_entries_as_the_compiler_writes_them_equal_markdown_it(entries, heading) -> None:
+    lines = ["# Heading", ""] if heading else []
+    lines += [f"{bullet}[{label}]({target}){sep}{text}".rstrip() for bullet, label, target, sep, text in entries]
+    text = "\n".join(lines) + "\n"
+    quick = _fast_index(text, 2)
+    if quick is not None:
+        assert quick == parse_index(text, 2, fast=False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, cast
 
 import yaml
@@ -209,9 +209,9 @@ def _block(lines: list[str]) -> Any:
 
 
 # The frontmatter okf's compiler writes (okf.compile.render.concept_file) when the source had none of its
-# own, as one regular expression: values are double-quoted (JSON syntax), flow lists of them, two integers, a
-# hex digest and two plain scalars. It is read line by line (_groups, cheaper than the match on real text, and
-# no compiling of this pattern at import); tests/test_frontmatter.py compiles it to compare the two.
+# own, matched whole: values are double-quoted (JSON syntax), flow lists of them, two integers, a hex digest
+# and two plain scalars. One match replaces a Python step per line; the values are then typed as below. The
+# pattern is compiled on first use, not at every start.
 _Q = r'"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"'  # the unrolled loop: a character class run is fast in re
 COMPILED_LAYOUT = (
     rf"type: ({_Q})\n"
@@ -252,89 +252,15 @@ def _quoted_list(text: str) -> list[str]:
     return cast(list[str], value)
 
 
-_QUOTED = re.compile(_Q)
-_QUOTED_LIST = re.compile(f"{_Q}(?:, {_Q})*")
-_LINES_PAIR = re.compile(r"\[([0-9]{1,9}), ([0-9]{1,9})\]")
-_DIGEST = re.compile(r"[0-9a-f]{64}")
-_BY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+-]*")
-_AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
-
-
-def _q(value: str) -> str | None:
-    """``value`` when the whole of it is one ``_Q`` (a double-quoted string), else None. Without a backslash
-    that is a string in quotes holding no quote: string tests, no regular expression."""
-    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
-        return None
-    if "\\" not in value:
-        return None if '"' in value[1:-1] else value
-    return value if _QUOTED.fullmatch(value) else None
-
-
-def _q_list(value: str) -> str | None:
-    """The items of ``[_Q, _Q, ...]`` as ``COMPILED_LAYOUT`` captures them (without the brackets), else None."""
-    if len(value) < 4 or value[0] != "[" or value[-1] != "]":
-        return None
-    inner = value[1:-1]
-    if "\\" not in inner:
-        ok = inner[0] == '"' and inner[-1] == '"' and len(inner) > 1
-        return inner if ok and not any('"' in item for item in inner[1:-1].split('", "')) else None
-    return inner if _QUOTED_LIST.fullmatch(inner) else None
-
-
-def _whole(pattern: re.Pattern[str]) -> Callable[[str], str | None]:
-    """A reader of values ``pattern`` matches whole."""
-    return lambda value: value if pattern.fullmatch(value) else None
-
-
-_READ_DIGEST, _READ_BY, _READ_AT = _whole(_DIGEST), _whole(_BY), _whole(_AT)
+@cache
+def _layout() -> re.Pattern[str]:
+    return re.compile(COMPILED_LAYOUT)
 
 
 def _groups(yaml_text: str) -> tuple[str | None, ...] | None:
-    """What ``COMPILED_LAYOUT`` fully matched on ``yaml_text`` captures, read line by line with string operations
-    (several times cheaper than the match on real frontmatter; tests/test_frontmatter.py compares them)."""
-    lines = yaml_text.split("\n")
-    if len(lines) < 13 or lines[-1] != "":
-        return None
-    at = 0
-
-    def take(prefix: str, read: Callable[[str], str | None], optional: bool = False) -> str | None:
-        nonlocal at
-        line = lines[at]
-        if not line.startswith(prefix):
-            if optional:
-                return None
-            raise _Decline
-        value = read(line[len(prefix) :])
-        if value is None:
-            raise _Decline
-        at += 1
-        return value
-
-    def exact(line: str) -> None:
-        nonlocal at
-        if lines[at] != line:
-            raise _Decline
-        at += 1
-
-    try:
-        top = [take("type: ", _q), take("title: ", _q), take("description: ", _q)]
-        top += [take("resource: ", _q, True), take("tags: ", _q_list, True), take("aliases: ", _q_list, True)]
-        exact("sources:")
-        exact("  - id: src")
-        source = [take("    resource: ", _q), take("    title: ", _q)]
-        source += [take("    author: ", _q, True), take("    last_modified: ", _q, True)]
-        pair = _LINES_PAIR.fullmatch(lines[at][len("    lines: ") :]) if lines[at].startswith("    lines: ") else None
-        if pair is None:
-            return None
-        at += 1
-        digest = take("    sha256: ", _READ_DIGEST)
-        exact("generated:")
-        actor = [take("  by: ", _READ_BY), take("  at: ", _READ_AT)]
-    except (_Decline, IndexError):
-        return None
-    if at != len(lines) - 1:
-        return None
-    return (*top, *source, pair.group(1), pair.group(2), digest, *actor)
+    """What ``COMPILED_LAYOUT`` captures when it matches the whole of ``yaml_text``, else None."""
+    match = _layout().fullmatch(yaml_text)
+    return match.groups() if match else None
 
 
 def _compiled(yaml_text: str) -> dict[Any, Any] | None:

@@ -248,7 +248,7 @@ def _declined(text: str, *, escapes: bool = False) -> bool:
             return True
         text = _ESCAPE.sub("a", text)
     for mark in _DECLINE_MARKS:
-        if mark in text:
+        if mark[0] in text and mark in text:  # one character first: memchr, where "![" in text is a slow search
             return True
     if text.isascii():  # most text: its declined characters are the ASCII controls, deleted in one C pass
         if len(text.encode("ascii").translate(None, _ASCII_CONTROLS)) != len(text):
@@ -433,6 +433,16 @@ def _chunks(text: str) -> list[tuple[int, str]]:
     return [(a, "\n".join(lines[a:b])) for a, b in zip(starts, starts[1:] + [len(lines)])]
 
 
+def _chunkable(text: str) -> bool:
+    """True when what the scanner may decline in ``text`` ends at a blank line (escapes, entities, images,
+    tables), so its chunks may be read apart: no code span or fence, HTML or autolink, tab or other control."""
+    if "`" in text or "<" in text or "~~~" in text:
+        return False
+    if text.isascii():
+        return len(text.encode("ascii").translate(None, _ASCII_CONTROLS)) == len(text)
+    return text.replace("\n", " ").isprintable() or _DECLINE_CHARS.search(text) is None
+
+
 def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[MdLink]:
     """Every inline link in ``text`` (autolinks included), in order. ``fast=False`` forces markdown-it.
 
@@ -441,12 +451,12 @@ def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[Md
     """
     if not fast:
         return _markdown_it_links(text, line_offset)
-    if "](" not in text and "]:" not in text and "<" not in text:
+    if "<" not in text and ("]" not in text or ("](" not in text and "]:" not in text)):
         return []  # no inline link, reference definition or autolink can be written without one of these
     quick = _fast_links(text, line_offset)
     if quick is not None:
         return quick
-    if "]:" in text or _masked(text) is None:
+    if "]:" in text or (_masked(text) is None and not _chunkable(text)):
         return _markdown_it_links(text, line_offset)
     chunks = _chunks(text)
     if len(chunks) == 1:
@@ -460,7 +470,7 @@ def find_links(text: str, line_offset: int = 0, *, fast: bool = True) -> list[Md
 
 def find_images(text: str, line_offset: int = 0) -> list[MdLink]:
     """Every inline image ``![alt](src)`` in ``text``, in order, with the line it is on (alt as ``text``)."""
-    if "![" not in text:
+    if "!" not in text or "![" not in text:
         return []
     images: list[MdLink] = []
     for tok in _tokens(text):

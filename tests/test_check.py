@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from okf.bundle import CODES, Bundle
 from okf.checker import check
@@ -193,3 +195,10 @@ def test_span_text_by_line_starts_equals_span_text(text: str) -> None:
     for a in range(-1, 8):
         for b in range(-1, 8):
             assert span_text_at(text, starts, a, b) == span_text(text, a, b), (a, b)
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", "\n", "\r", "\u2028", " "]), max_size=40))
+def test_line_starts_are_where_each_line_begins(text: str) -> None:
+    from okf.sources import line_starts
+
+    assert line_starts(text) == [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]

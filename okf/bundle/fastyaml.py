@@ -229,8 +229,6 @@ COMPILED_LAYOUT = (
     r"    sha256: ([0-9a-f]{64})\n"
     r"generated:\n  by: ([A-Za-z0-9_][A-Za-z0-9_./+-]*)\n  at: ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)\n"
 )
-_TOP_KEYS = ("type", "title", "description", "resource", "tags", "aliases")
-_SOURCE_KEYS = ("resource", "title", "author", "last_modified")
 
 
 def _quoted(text: str) -> str:
@@ -268,14 +266,19 @@ def _compiled(yaml_text: str) -> dict[Any, Any] | None:
     g = _groups(yaml_text)
     if g is None:
         return None
+    # Unrolled (the keys in the layout's order, as PyYAML gives them); a value without a backslash is its inside.
     out: dict[Any, Any] = {}
-    for key, value in zip(_TOP_KEYS, g[:6], strict=True):
+    for key, value in (("type", g[0]), ("title", g[1]), ("description", g[2]), ("resource", g[3])):
         if value is not None:
-            out[key] = _quoted_list(value) if key in ("tags", "aliases") else _quoted(value)
+            out[key] = value[1:-1] if "\\" not in value else _quoted(value)
+    if g[4] is not None:
+        out["tags"] = _quoted_list(g[4])
+    if g[5] is not None:
+        out["aliases"] = _quoted_list(g[5])
     source: dict[Any, Any] = {"id": "src"}
-    for key, value in zip(_SOURCE_KEYS, g[6:10], strict=True):
+    for key, value in (("resource", g[6]), ("title", g[7]), ("author", g[8]), ("last_modified", g[9])):
         if value is not None:
-            source[key] = _quoted(value)
+            source[key] = value[1:-1] if "\\" not in value else _quoted(value)
     digest = cast(str, g[12])
     source["lines"] = [_plain(cast(str, g[10])), _plain(cast(str, g[11]))]
     # Hex digits are a string to PyYAML's resolver unless all decimal or 0b... (an int); those are typed by it.

@@ -179,10 +179,11 @@ def test_worker_processes_give_the_serial_report(tmp_path, write_bundle, monkeyp
             )
         files[f"d{d}/bad.md"] = "---\ntype: [oops\n---\n"
         files[f"d{d}/bin.md"] = b"---\ntype: N\n---\n\xff\n"
+    files[".okf/manifest.json"] = "{not json"  # read by the pool's caller while the workers check (E006)
     root = write_bundle(tmp_path, files)
     serial = check(Bundle.open(root), now=NOW, workers=1)
     pooled = check(Bundle.open(root), now=NOW, workers=2)
-    assert len(serial.diagnostics) > 30
+    assert len(serial.diagnostics) > 30 and "E006" in {d.code for d in serial.diagnostics if d.path.startswith(".okf")}
     assert pooled.diagnostics == serial.diagnostics  # same diagnostics, same order
     assert pooled.corpus_id == serial.corpus_id and pooled.concepts == serial.concepts == 27
 

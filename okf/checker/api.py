@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -84,13 +85,16 @@ def check(
     diags: list[Diagnostic] = []
     files = 0
 
-    manifest = None
-    try:
-        manifest = bundle.manifest()
-    except BundleError as exc:
-        diags.append(diagnostic("E006", exc.path or ".okf/manifest.json", None, exc.message, exc.fix))
-    citing = source_citing(manifest)
-    sources = SourceFiles(bundle, *citing)
+    manifest: dict[str, object] | None = None
+
+    def citing() -> tuple[Any, ...]:
+        # The compile manifest: where the sources are (drift), and the content id; read while workers check.
+        nonlocal manifest
+        try:
+            manifest = bundle.manifest()
+        except BundleError as exc:
+            diags.append(diagnostic("E006", exc.path or ".okf/manifest.json", None, exc.message, exc.fix))
+        return source_citing(manifest)
 
     # Listings first: index problems, unlisted concepts, fanout; remember what each index says of a concept.
     directories = list(bundle.iter_directories())
@@ -99,13 +103,15 @@ def check(
     result: tuple[list[Diagnostic], int, list[Diagnostic]] | None = None
     if count > 1:
         try:
-            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count, progress, sources)
+            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count, progress)
         except (BrokenProcessPool, OSError):  # no processes here (limits, a killed worker): check in this one
             result = None
     if result is not None:
         found, index_files, concept_diags = result
         diags.extend(found)
     else:
+        del diags[:]  # an E006 found by a pool that failed is found again here
+        sources = SourceFiles(bundle, *citing())
         found, index_files, listed_items = check_directories(bundle, directories, fanout)
         diags.extend(found)
         concept_diags = check_concepts(bundle, paths, merge_listed([listed_items]), now, sources, progress)

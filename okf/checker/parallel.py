@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import threading
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from datetime import datetime
 from typing import Any
@@ -42,15 +43,14 @@ def default_workers(concepts: int) -> int:
     return max(1, min(cpus, 8))
 
 
-def _start(root: str, now: datetime, citing: tuple[Any, ...]) -> None:
+def _start(root: str, now: datetime) -> None:
     # What the worker starts with (modules, the bundle's scans) lives as long as it does: frozen, the garbage
     # collector's full passes need not walk it again and again (they cost several percent of a check).
     gc.freeze()
-    bundle, sources = _inherited.get("bundle"), _inherited.get("sources")
-    if not isinstance(bundle, Bundle) or str(bundle.root) != root or not isinstance(sources, SourceFiles):
+    bundle = _inherited.get("bundle")
+    if not isinstance(bundle, Bundle) or str(bundle.root) != root:
         bundle = Bundle.open(root)
-        sources = SourceFiles(bundle, *citing)
-    _state.update(bundle=bundle, now=now, sources=sources)
+    _state.update(bundle=bundle, now=now)
 
 
 def _plain(diags: list[Diagnostic]) -> list[tuple[Any, ...]]:
@@ -67,9 +67,11 @@ def _run_directories(directories: list[str], fanout: int) -> tuple[list[tuple[An
     return _plain(diags), files, listed
 
 
-def _run_concepts(paths: list[str], listed: Listed) -> list[tuple[Any, ...]]:
-    bundle, now, sources = _state["bundle"], _state["now"], _state["sources"]
-    return _plain(check_concepts(bundle, paths, listed, now, sources))  # type: ignore[arg-type]
+def _run_concepts(paths: list[str], listed: Listed, citing: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    bundle, now = _state["bundle"], _state["now"]
+    if _state.get("citing") != citing:  # the first slice this worker checks: its source files, kept for the rest
+        _state.update(citing=citing, sources=SourceFiles(bundle, *citing))  # type: ignore[arg-type]
+    return _plain(check_concepts(bundle, paths, listed, now, _state["sources"]))  # type: ignore[arg-type]
 
 
 def check_in_pool(
@@ -78,17 +80,18 @@ def check_in_pool(
     paths: list[str],
     fanout: int,
     now: datetime,
-    citing: tuple[Any, ...],
+    citing: Callable[[], tuple[Any, ...]],
     workers: int,
     progress: Progress | None = None,
-    sources: SourceFiles | None = None,
 ) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
     """What :func:`okf.checker.scan.check_directories` and :func:`okf.checker.scan.check_concepts` give, computed by
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
-    read, concept diagnostics). ``sources``: the caller's SourceFiles for ``citing``, which forked workers share."""
+    read, concept diagnostics). ``citing()`` gives what :func:`okf.checker.rules.source_citing` does: it is asked
+    once the listings are being checked (reading a compile manifest takes a while; the workers go on meanwhile).
+    """
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
     if method == "fork":
-        _inherited.update(bundle=bundle, sources=sources)
+        _inherited.update(bundle=bundle)
     try:
         return _check_in(bundle, directories, paths, fanout, now, citing, workers, progress, method)
     finally:
@@ -101,7 +104,7 @@ def _check_in(
     paths: list[str],
     fanout: int,
     now: datetime,
-    citing: tuple[Any, ...],
+    citing: Callable[[], tuple[Any, ...]],
     workers: int,
     progress: Progress | None,
     method: str,
@@ -110,10 +113,11 @@ def _check_in(
         max_workers=workers,
         mp_context=multiprocessing.get_context(method),
         initializer=_start,
-        initargs=(str(bundle.root), now, citing),
+        initargs=(str(bundle.root), now),
     ) as pool:
         # Directories first: the concept checks need what every index says of each concept (W113).
         listings = [pool.submit(_run_directories, part, fanout) for part in _slices(directories, _DIR_SLICE)]
+        cited = citing()
         found: list[Diagnostic] = []
         files = 0
         listed: Listed = {}
@@ -131,7 +135,7 @@ def _check_in(
         checked = 0
         while True:
             while len(window) < 2 * workers and (part := next(slices, None)) is not None:
-                window.append(pool.submit(_run_concepts, part, {p: listed.pop(p) for p in part if p in listed}))
+                window.append(pool.submit(_run_concepts, part, {p: listed.pop(p) for p in part if p in listed}, cited))
             if not window:
                 break
             concept_diags.extend(_models(window.popleft().result()))

@@ -77,7 +77,7 @@ def check_concept(bundle: Bundle, concept: Concept, now: datetime, sources: Sour
     out.extend(_frontmatter_rules(concept, sources))
     out.extend(_targets(path, "image !", "W104", bundle.images(concept)))
     out.extend(_targets(path, "link ", "W101", bundle.links(concept, unsure_only=True)))
-    if "[[" in concept.body:  # Obsidian link syntax okf compile could not resolve: not a link in OKF
+    if "[" in concept.body and "[[" in concept.body:  # Obsidian link syntax compile could not resolve: no OKF link
         for wikilink in find_wikilinks(concept.body):
             out.append(
                 diagnostic(

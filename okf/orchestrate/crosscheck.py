@@ -103,6 +103,16 @@ def cross_check(
     return check
 
 
+def unsaid(
+    question: str, evidence: list[Found], vocabulary: Vocabulary | None, others: list[Vocabulary | None]
+) -> list[Unit]:
+    """What ``evidence`` leaves unsaid of ``question`` when that leaves it unanswered (at least ``GAP_SHARE``
+    of its words' weight, as the cross-check decides after a round), else nothing."""
+    parsed = Question.parse(question, vocabulary)
+    gap = _unsaid(parsed, evidence, [vocabulary, *others])
+    return gap if _share(parsed, gap) >= GAP_SHARE else []
+
+
 def _answering(angle: AngleRecord, evidence: list[Found]) -> bool:
     return any(angle.id in f.answers for f in evidence)
 

@@ -15,6 +15,14 @@ stop, try new angles in the same source family, or escalate to another, within t
 
 A round may spend ``ROUND_SHARE`` of the bodies left (the last round possible, all of them), so later rounds
 keep something to read with.
+
+Second hops do not wait for the round's end (the round's slowest walk): as soon as a walk's judge grades a
+concept relevant to a part whose evidence so far leaves the part unanswered, the bridges it names are walked
+at once in the same ledger (``_evidence``), so a multi-hop question's second paragraph is read while the
+first round still runs. A hop walk is short (``HOP_BODIES`` batches of its own at most) and reads first
+among the walks of its ledger, as the question's own walk does. A hop whose start another walk of the round
+has already claimed, or that the round's bodies left nothing to read with, is walked in the next round
+instead (once).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 
 from okf.bundle import Bundle
+from okf.errors import BundleError
 from okf.models import (
     AngleRecord,
     Budgets,
@@ -37,7 +46,7 @@ from okf.models import (
 from okf.navigator.receipts import receipt
 from okf.navigator.trace import Progress, TraceRecorder
 from okf.navigator.walk import Shared, Start, Walk
-from okf.orchestrate.crosscheck import Check, Found, cross_check
+from okf.orchestrate.crosscheck import Check, Found, cross_check, unsaid
 from okf.orchestrate.escalate import AXES, Family, families
 from okf.orchestrate.hops import second_hops
 from okf.orchestrate.names import resolve
@@ -51,6 +60,8 @@ from okf.text.vocabulary import Vocabulary
 SOFT_CAP = 8
 HARD_CAP = 12
 ROUND_SHARE = 0.8
+# The bodies of a second hop's walk, in judge batches: its named concepts and what their links reach.
+HOP_BATCHES = 1
 
 
 @dataclass
@@ -70,6 +81,20 @@ class Job:
     angle: AngleRecord
     source: int
     start: Start | None = None
+    early: bool = False  # a second hop started during the round that found its bridge
+
+
+@dataclass
+class Live:
+    """The round running: its number, budgets, and the jobs, walks and tasks started so far (hops join)."""
+
+    number: int
+    budgets: Budgets
+    jobs: list[Job] = field(default_factory=list)
+    walks: list[Walk] = field(default_factory=list)
+    tasks: list[asyncio.Task[NavigationResult]] = field(default_factory=list)
+    read: dict[int, int] = field(default_factory=dict)  # walk index -> entries of walk.found looked at
+    early: dict[tuple[str, str], Found] = field(default_factory=dict)  # relevant evidence graded so far
 
 
 @dataclass
@@ -85,6 +110,8 @@ class State:
     reserve: list[AngleRecord] = field(default_factory=list)
     tried: set[frozenset[str]] = field(default_factory=set)
     hopped: set[tuple[str, str]] = field(default_factory=set)  # concepts second hops were drawn from
+    later_hops: list[Job] = field(default_factory=list)  # hops made during a round, walked in the next one
+    rewalked: set[str] = field(default_factory=set)  # hop angles moved to a later round once
     walks: int = 0
     escalated: bool = False
     alternate_tried: bool = False
@@ -122,6 +149,7 @@ class Orchestrator:
             angles_setting="off" if single else str(count) if count else "auto", planner=reader.name
         )
         self.usage: dict[str, Usage] = {}
+        self.live: Live | None = None
 
     # -- the loop --------------------------------------------------------------------------------------
 
@@ -190,51 +218,52 @@ class Orchestrator:
         return jobs[:SOFT_CAP]
 
     async def _round(self, jobs: list[Job], later: Awaitable[list[Job]] | None = None) -> None:
-        """Walk ``jobs`` at once, and ``later``'s jobs when they come: one visited set, the judgments, the
-        budgets, one clock and one trace."""
+        """Walk ``jobs`` at once, ``later``'s jobs when they come, and the second hops their evidence names as
+        it is graded: one visited set, the judgments, the budgets, one clock and one trace."""
         number = len(self.report.rounds) + 1
         round_started = time.monotonic()
         self.shared.seen = set()
         self.shared.walks.clear()
         self.judgments.new_round([])
-        budgets = self._round_budgets(len(jobs))
-        tasks: list[asyncio.Task[NavigationResult]] = []
-        walks: list[Walk] = []
+        live = self.live = Live(number, self._round_budgets(len(jobs)))
         try:
-            self._start(jobs, number, budgets, walks, tasks)
+            self._start(jobs, live)
             if later is not None:
-                more = await later
-                self._start(more, number, budgets, walks, tasks)
-                jobs = jobs + more
-            results = await asyncio.gather(*tasks)
+                self._start(await later, live)
+            while True:  # hops join while the round runs
+                running = [t for t in live.tasks if not t.done()]
+                if not running:
+                    break
+                await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                self._curb(live)
+            results = [t.result() for t in live.tasks]
         finally:
-            for task in tasks:
+            self.live = None
+            for task in live.tasks:
                 task.cancel()
-            if tasks:
-                await asyncio.gather(*tasks, return_exceptions=True)
+            if live.tasks:
+                await asyncio.gather(*live.tasks, return_exceptions=True)
             await settle(self.judgments)
-        self.state.walks += len(jobs)
-        for job, walk, result in zip(jobs, walks, results):
+        self.state.walks += len(live.jobs)
+        for job, walk, result in zip(live.jobs, live.walks, results):
             self._collect(job, walk, result)
+            if job.early and not result.stats.bodies_judged and job.angle.text not in self.state.rewalked:
+                # Started when the round's bodies were spent: walked in the next round instead.
+                self.state.rewalked.add(job.angle.text)
+                self.state.later_hops.append(Job(job.angle, job.source, job.start))
         self.report.rounds.append(
             RoundRecord(
                 round=number,
-                angles=[j.angle.id for j in jobs],
+                angles=list(dict.fromkeys(j.angle.id for j in live.jobs)),
                 state="insufficient",
                 bodies=self.shared.bodies,
                 seconds=round(time.monotonic() - round_started, 6),
             )
         )
 
-    def _start(
-        self,
-        jobs: list[Job],
-        number: int,
-        budgets: Budgets,
-        walks: list[Walk],
-        tasks: list[asyncio.Task[NavigationResult]],
-    ) -> None:
-        """Start the walks of ``jobs`` in round ``number`` (their angles join what the judge and selector read)."""
+    def _start(self, jobs: list[Job], live: Live) -> None:
+        """Start the walks of ``jobs`` in the round running (their angles join what the judge and selector read)."""
+        number, budgets = live.number, live.budgets
         self.judgments.walking += [job.angle for job in jobs]
         for job in jobs:
             job.angle.round = number
@@ -264,12 +293,21 @@ class Orchestrator:
             walk = Walk(
                 source.bundle, job.angle.text, view, budgets, shared=self.shared, start=job.start, trace=recorder
             )
-            walk.leads = job.angle.origin in ("question", "subquestion")
-            if walk.leads:
+            hop = job.angle.origin == "second_hop"
+            # The question's own walk, and a hop (the question's next step), read first in the ledger.
+            walk.leads = hop or job.angle.origin in ("question", "subquestion")
+            if hop:
+                own = HOP_BATCHES * budgets.batch_size + len(job.start.concepts if job.start else ())
+                walk.budgets = walk.budgets.model_copy(update={"max_bodies": own})
+            elif walk.leads:
                 own = max(1, self.budgets.max_bodies - self.shared.bodies)
                 walk.budgets = walk.budgets.model_copy(update={"max_bodies": own})
-            walks.append(walk)
-            tasks.append(asyncio.ensure_future(walk.run()))
+            if not self.single:
+                index = len(live.walks)
+                view.judged = lambda job=job, walk=walk, index=index: self._evidence(job, walk, index)
+            live.jobs.append(job)
+            live.walks.append(walk)
+            live.tasks.append(asyncio.ensure_future(walk.run()))
             self.state.walked_in.setdefault(job.angle.text, set()).add(job.source)
 
     def _round_budgets(self, walks: int) -> Budgets:
@@ -282,6 +320,78 @@ class Orchestrator:
         self.shared.lead_max_bodies = self.budgets.max_bodies
         remaining = self.budgets.deadline_s - (time.monotonic() - self.started)
         return self.budgets.model_copy(update={"max_bodies": max(1, allowance), "deadline_s": max(0.01, remaining)})
+
+    def _curb(self, live: Live) -> None:
+        """Once every leading walk of the round (the question's, its parts', the hops) has ended, the other
+        angles' walks end too: they finish the judgments they have sent and start nothing more, so that a
+        round lasts about as long as its leading walks (one step more), not as long as its slowest angle."""
+        if not any(w.leads for w in live.walks) or any(
+            w.leads and not t.done() for w, t in zip(live.walks, live.tasks)
+        ):
+            return
+        for walk, task in zip(live.walks, live.tasks):
+            if not task.done() and walk.stopped_by is None:
+                walk._stop("bodies")
+
+    def _evidence(self, job: Job, walk: Walk, index: int) -> None:
+        """A judge reply of ``walk`` was recorded: for each concept it newly graded relevant, when the evidence
+        of its part so far leaves the part unanswered, the bridges it names (okf.orchestrate.hops) are walked
+        now, in this round's ledger; a hop whose start another walk of the round claimed waits for the next
+        round (it would find nothing)."""
+        live = self.live
+        if live is None or index >= len(live.walks) or live.walks[index] is not walk:
+            return
+        source = self.sources[job.source]
+        fresh = walk.found[live.read.get(index, 0) :]
+        live.read[index] = len(walk.found)
+        for item in fresh:
+            key = (source.root, item.entry.path)
+            if not item.strong or key in self.state.hopped or key in live.early or key in self.state.found:
+                continue
+            try:
+                concept = source.bundle.load(item.entry.path)
+            except BundleError:
+                continue
+            answers = self.judgments.answers_of(source.root, item.entry.receipt.sha256)
+            found = Found(item.entry, concept, source.root, answers, job.angle.origin)
+            live.early[key] = found
+            self._early_hops(found, live)
+
+    def _early_hops(self, found: Found, live: Live) -> None:
+        room = SOFT_CAP - self.state.walks - len(live.jobs) - len(self.state.later_hops)
+        if room <= 0:
+            return
+        known = [*self._found(), *live.early.values()]
+        others = [s.vocabulary for s in self.sources[1:]]
+        for part in self.report.parts:
+            ids = {a.id for a in self.report.angles if a.walked and a.part == part.index}
+            if not found.answers & ids:
+                continue
+            evidence = [f for f in known if f.answers & ids]
+            gap = unsaid(part.question, evidence, self.sources[0].vocabulary, others)
+            if not gap:
+                continue
+            hops, done = second_hops(
+                part.question,
+                [found],
+                gap,
+                self.sources[0].vocabulary,
+                self.state.tried,
+                self._resolves,
+                only=self._resolves,
+            )
+            self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
+            for text, came_from in hops:
+                angle = self._angle(text, "second_hop", part.index, came_from)
+                for hop in self._hop_jobs(angle, room):
+                    room -= 1
+                    hop.early = True
+                    concepts = hop.start.concepts if hop.start else ()
+                    if any(path in self.shared.seen for path, _, _ in concepts):
+                        self.state.later_hops.append(hop)
+                    else:
+                        self._start([hop], live)
+            return
 
     def _collect(self, job: Job, walk: Walk, result: NavigationResult) -> None:
         source = self.sources[job.source]
@@ -421,6 +531,9 @@ class Orchestrator:
         jobs: list[Job] = []
         if room <= 0:
             return jobs
+        # Hops made during the last round that could not be walked in it.
+        jobs += [Job(j.angle, j.source, j.start) for j in self.state.later_hops[:room]]
+        self.state.later_hops.clear()
         found = self._found()
         for part in check.parts:
             gap = check.gaps.get(part.index, [])
@@ -562,6 +675,8 @@ class Orchestrator:
 
     def _stop(self, stop: str, reason: str) -> None:
         """Record why the orchestration stops; the caller returns None (no further round)."""
+        for job in self.state.later_hops:
+            job.angle.note = job.angle.note or f"not walked: the orchestration stopped ({stop})"
         self.report.stop = stop  # type: ignore[assignment]
         self.report.stop_reason = reason
 

@@ -17,7 +17,7 @@ body for the angle of the walk that reached it, crediting that angle only.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from okf.models import AngleRecord
@@ -98,6 +98,9 @@ class AngleView:
         self._judgments = judgments
         self._angle = angle
         self._bundle = bundle
+        # Called on the loop's next turn after each judge reply, once the walk has recorded its verdicts
+        # (okf.orchestrate.run starts second hops from new evidence at once).
+        self.judged: Callable[[], None] | None = None
         limit = getattr(reader, "concurrency", None)
         if isinstance(limit, int):
             self.concurrency = limit
@@ -149,6 +152,8 @@ class AngleView:
             else:
                 answers, judged_for = (own if grade == "relevant" else []), own
             self._judgments.record(self._bundle, document.sha256, grade, verdict.reason, answers, judged_for)
+        if self.judged is not None:
+            asyncio.get_running_loop().call_soon(self.judged)
         return judgement
 
     async def answer(self, question: str, evidence: Sequence[Evidence]) -> DraftAnswer:

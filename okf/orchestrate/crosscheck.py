@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from okf.bundle.model import Concept
 from okf.models import AngleRecord, OrchestrationState, PartRecord, ShortlistEntry
 from okf.readers.angles import name_spans
-from okf.readers.matching import Field, Question, Unit, read_body
+from okf.readers.matching import Body, Field, Question, Unit, read_body
 from okf.text.vocabulary import Vocabulary
 from okf.text.words import compact, terms
 
@@ -35,6 +36,13 @@ ECHO_MIN_TERMS = 3
 _VERSION = re.compile(r"\b(?:v?\d+(?:\.\d+)*|(?:19|20)\d\d)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1024)
+def body_of(text: str) -> Body:
+    """A concept body read into sentences and terms, once per orchestration step (the cross-check after each
+    round and the second hops read the same evidence again)."""
+    return read_body(text)
+
+
 @dataclass
 class Found:
     """One concept the walks shortlisted: its entry, the concept, its bundle, the angles it answers."""
@@ -44,6 +52,7 @@ class Found:
     bundle: str
     answers: set[str] = field(default_factory=set)
     by: str = ""  # the origin of the angle whose walk found it first
+    place: tuple[int, int] = (0, 0)  # its rank in the shortlist of the walk that found it, and that walk's number
 
     @property
     def relevant(self) -> bool:
@@ -135,7 +144,7 @@ def _unsaid(parsed: Question, evidence: list[Found], vocabularies: list[Vocabula
     said: set[str] = set()
     for f in evidence:
         head = Field.of(" ".join([f.concept.title, f.entry.path.replace("/", " ").replace("-", " ")]))
-        body = read_body(f.concept.body)
+        body = body_of(f.concept.body)
         said.update(u.key for u in wanted if head.has_unit(u) or body.has_unit(u))
     return [u for u in wanted if u.key not in said]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from okf.orchestrate.crosscheck import Found
+from okf.orchestrate.crosscheck import Found, body_of
 from okf.readers.angles import angle_key, name_spans
-from okf.readers.matching import Field, Question, Unit, read_body
+from okf.readers.matching import Field, Question, Unit
 from okf.text.vocabulary import Vocabulary
 from okf.text.words import terms
 
@@ -53,7 +53,7 @@ def second_hops(
     done: list[Found] = []
     scope = [u for u in parsed.units if u.name and u.weight >= floor]
     for f in evidence:
-        body = read_body(f.concept.body)
+        body = body_of(f.concept.body)
         if scope and not _in_scope(f, body, scope):
             done.append(f)  # evidence about something else than what the question names is no bridge
             continue

@@ -33,6 +33,7 @@ _SUMMED = (
     "words_signposts",
     "words_bodies",
 )
+_OWN = ("question", "subquestion")
 _ORIGIN_WORDS = {
     "question": "the question",
     "subquestion": "sub-questions",
@@ -57,13 +58,17 @@ def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int]
             hit = next((f for f in relevant if f not in first and any(part_of.get(a) == part for a in f.answers)), None)
         if hit is not None:
             first.append(hit)
-    answering = first + [f for f in relevant if f not in first and f.answers & own]
+    # Walks of one round share their bodies (each judged by whichever walk reached it first), so what the
+    # question's own walk would have found is spread over the walks: taken in turn from each, best first.
+    answering = first + sorted((f for f in relevant if f not in first and f.answers & own), key=lambda f: f.place)
     agreed = [f for f in relevant if f not in answering and len(f.answers) >= 2]
     others = [f for f in relevant if f not in answering and f not in agreed]
-    # Partial evidence fills in as a lone walk's does: while few concepts answer the question as asked.
-    # The question's own walks' partial entries first (what a lone walk would have kept).
-    partial = sorted((f for f in found if not f.relevant), key=lambda f: f.by not in ("question", "subquestion"))
-    partial = partial[: partial_room(len(answering), max_shortlist)]
+    # Partial evidence fills in as a lone walk's does: while the question's own walks found few concepts
+    # answering it as asked (what other angles found besides does not crowd out what a lone walk keeps).
+    # The question's own walks' partial entries first, then the others', each best first.
+    lone = sum(1 for f in answering if f.by in _OWN)
+    partial = sorted((f for f in found if not f.relevant), key=lambda f: (f.by not in _OWN, f.place))
+    partial = partial[: partial_room(lone, max_shortlist)]
     return (answering + partial + agreed + others)[:max_shortlist]
 
 

@@ -150,6 +150,7 @@ class Orchestrator:
         )
         self.usage: dict[str, Usage] = {}
         self.live: Live | None = None
+        self.named: set[tuple[str, str]] | None = None
 
     # -- the loop --------------------------------------------------------------------------------------
 
@@ -357,6 +358,17 @@ class Orchestrator:
             live.early[key] = found
             self._early_hops(found, live)
 
+    def _named(self) -> set[tuple[str, str]]:
+        """The concepts whose title is a name the question says (okf.orchestrate.names), in every bundle."""
+        if self.named is None:
+            self.named = {
+                (source.root, path)
+                for source in self.sources
+                for span in name_spans(self.question)
+                for path in resolve(source.bundle, span.text)
+            }
+        return self.named
+
     def _early_hops(self, found: Found, live: Live) -> None:
         room = SOFT_CAP - self.state.walks - len(live.jobs) - len(self.state.later_hops)
         if room <= 0:
@@ -369,7 +381,7 @@ class Orchestrator:
                 continue
             evidence = [f for f in known if f.answers & ids]
             gap = unsaid(part.question, evidence, self.sources[0].vocabulary, others)
-            if not gap:
+            if not gap and (found.bundle, found.entry.path) not in self._named():
                 continue
             hops, done = second_hops(
                 part.question,
@@ -406,12 +418,13 @@ class Orchestrator:
         job.angle.stopped_by = result.stopped_by
         for role, usage in result.stats.usage.items():
             self._spend(role, usage, counted=True)
-        for entry in _everything(walk, result):
+        number = len(self.state.results)
+        for rank, entry in enumerate(_everything(walk, result)):
             key = (source.root, entry.path)
             known = self.state.found.get(key)
             if known is None:
                 concept = source.bundle.load(entry.path)
-                self.state.found[key] = Found(entry, concept, source.root, by=job.angle.origin)
+                self.state.found[key] = Found(entry, concept, source.root, by=job.angle.origin, place=(rank, number))
                 self.state.order.append(key)
             elif known.entry.grade == "partial" and entry.grade == "relevant":
                 known.entry = entry

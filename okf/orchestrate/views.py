@@ -98,6 +98,9 @@ class AngleView:
         self._judgments = judgments
         self._angle = angle
         self._bundle = bundle
+        # Checked once (a runtime protocol check costs more than it seems, once per call).
+        self._selector: AngleSelector | None = reader if isinstance(reader, AngleSelector) else None
+        self._judge: AngleJudge | None = reader if isinstance(reader, AngleJudge) else None
         # Called on the loop's next turn after each judge reply, once the walk has recorded its verdicts
         # (okf.orchestrate.run starts second hops from new evidence at once).
         self.judged: Callable[[], None] | None = None
@@ -114,7 +117,7 @@ class AngleView:
     async def select(self, question: str, signposts: Sequence[SignpostOffer]) -> Selection:
         shared = self._judgments
         texts = list(_texts(shared.walking))
-        if not isinstance(self._reader, AngleSelector) or len(texts) < 2 or self._angle.text not in texts:
+        if self._selector is None or len(texts) < 2 or self._angle.text not in texts:
             shared.read(signposts)
             return await self._reader.select(question, signposts)
         key = (self._bundle, tuple(s.path for s in signposts), tuple(texts))
@@ -123,7 +126,7 @@ class AngleView:
         if future is None:
             shared.read(signposts)
             future = shared.selections[key] = asyncio.ensure_future(
-                self._reader.select_angles(shared.question, texts, signposts)
+                self._selector.select_angles(shared.question, texts, signposts)
             )
         reply = await asyncio.shield(future)
         index = texts.index(self._angle.text)
@@ -136,8 +139,8 @@ class AngleView:
     async def judge(self, question: str, documents: Sequence[Document]) -> Judgement:
         ids_of = _texts(self._judgments.angles)
         texts = list(ids_of)
-        if isinstance(self._reader, AngleJudge):
-            judgement = await self._reader.judge_angles(self._judgments.question, texts, documents)
+        if self._judge is not None:
+            judgement = await self._judge.judge_angles(self._judgments.question, texts, documents)
         else:
             judgement = await self._reader.judge(self._angle.text, documents)
         own = ids_of.get(self._angle.text, [self._angle.id])
@@ -146,7 +149,7 @@ class AngleView:
             if verdict.failed or verdict.relevant is None:
                 continue
             grade = verdict.grade or ("relevant" if verdict.relevant else "no")
-            if isinstance(self._reader, AngleJudge):
+            if self._judge is not None:
                 answers = [i for k in verdict.answers if 0 <= k < len(texts) for i in ids_of[texts[k]]]
                 judged_for = every
             else:

@@ -22,6 +22,8 @@ from okf.text.vocabulary import Vocabulary
 from okf.text.words import terms
 
 HOPS_PER_PART = 2
+# Lowercase words inside a name span ("and", "in", "of the"): where a span that is no title splits.
+_JOINER = re.compile(r"(?:^|\s+)(?:[a-z][\w'’-]*\s+)*[a-z][\w'’-]*(?:\s+|$)")
 # Capitalized words that name a date, not a thing ("27 September 1976"): never a bridge on their own.
 _CALENDAR = frozenset(
     terms(
@@ -81,9 +83,11 @@ def _in_scope(f: Found, body, scope: list[Unit]) -> bool:
 
 
 def _names(sentence: str, resolves: Callable[[str], bool]) -> list[str]:
+    """The names a sentence says; a span that is no title (``resolves``) is the runs of capitalized words its
+    lowercase words join ("Ann Lee and Bob Roe", "Tata Consultancy Services in Kochi": two names each)."""
     out: list[str] = []
     for span in name_spans(sentence):
-        pieces = re.split(r"\s+and\s+", span.text)
+        pieces = [p.strip() for p in _JOINER.split(span.text) if p.strip()]
         out += pieces if len(pieces) > 1 and not resolves(span.text) else [span.text]
     return out
 

@@ -391,3 +391,121 @@ def test_the_merged_shortlist_keeps_the_question_walks_partial_evidence_first(tm
     found = [partial(paths[1], "rephrasing"), partial(paths[0], "question")]
     assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1}, 10)] == [paths[0], paths[1]]
     assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1}, 1)] == [paths[0]]
+
+
+def test_the_entries_answering_the_question_are_taken_from_every_walk_in_turn(tmp_path: Path) -> None:
+    """Walks of a round share their bodies, so what the question's own walk would have found is spread over
+    them: the merged shortlist takes each walk's best first, and partial evidence still fills in while the
+    question's own walks found few concepts (what other angles found does not crowd it out)."""
+    from okf.bundle import Bundle
+    from okf.navigator.receipts import offer, receipt
+    from okf.orchestrate.crosscheck import Found
+    from okf.orchestrate.result import shortlist
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+
+    def found(path: str, grade: str, by: str, place: tuple[int, int], answers: set[str]) -> Found:
+        item = bundle.load(path)
+        entry = okf.models.ShortlistEntry.model_validate(
+            {
+                "concept_id": item.id,
+                "path": path,
+                "title": item.title,
+                "type": item.meta.type,
+                "status": "active",
+                "trust_tier": "unverified",
+                "reason": "says it",
+                "via": "descent",
+                "grade": grade,
+                "receipt": receipt("c0", path, offer(item, 2000)),
+            }
+        )
+        return Found(entry, item, str(bundle.root), answers=answers, by=by, place=place)
+
+    kiss, rope, temple, stewart = (
+        "films/kiss-and-tell.md",
+        "films/rope.md",
+        "people/shirley-temple.md",
+        "people/james-stewart.md",
+    )
+    # Found in this order: the question's walk (walk 1) first, then the rephrasing's (walk 2).
+    merged = [
+        found(kiss, "relevant", "question", (0, 1), {"a1"}),
+        found(rope, "relevant", "question", (1, 1), {"a1"}),
+        found(temple, "relevant", "rephrasing", (0, 2), {"a1", "a2"}),
+        found(stewart, "relevant", "rephrasing", (1, 2), {"a1"}),
+    ]
+    picked = shortlist(merged, {1: "a1"}, {"a1": 1, "a2": 1}, 3)
+    assert [f.entry.path for f in picked] == [kiss, temple, rope]
+    # Three concepts answer the question as asked, all found by the rephrasing's walk: the question's own
+    # walk's partial entry is still kept, as its lone walk would have kept it.
+    others = [found(p, "relevant", "rephrasing", (k, 2), {"a1"}) for k, p in enumerate([kiss, rope, temple])]
+    partial = found(stewart, "partial", "question", (0, 1), set())
+    assert stewart in [f.entry.path for f in shortlist([*others, partial], {1: "a1"}, {"a1": 1}, 10)]
+
+
+def test_a_company_named_in_a_sentence_with_its_town_is_a_second_hop_walked_in_the_first_round(
+    tmp_path: Path,
+) -> None:
+    """The page of the person the question names says "at Acme Widget Company in Springfield": a span that is
+    no title splits at its lowercase words, and the company's page is reached by a hop started as soon as the
+    person's page was graded, in the first round."""
+    root = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Encyclopedia\n\n- [People](people/index.md): engineers and singers\n"
+            "- [Companies](companies/index.md): firms and their offices\n",
+            "people/index.md": "# People\n\n- [Jo Marlowe](jo-marlowe.md): a singer\n",
+            "people/jo-marlowe.md": concept(
+                "Jo Marlowe",
+                "Jo Marlowe is a singer. Jo Marlowe worked as a software engineer at Acme Widget Company in "
+                "Springfield before singing.",
+                kind="Document",
+            ),
+            "companies/index.md": "# Companies\n\n- [Acme Widget Company](acme-widget-company.md): a firm\n"
+            "- [Springfield](springfield.md): a town\n",
+            "companies/acme-widget-company.md": concept(
+                "Acme Widget Company", "Acme Widget Company is headquartered in Boston.", kind="Document"
+            ),
+            "companies/springfield.md": concept("Springfield", "Springfield is a town.", kind="Document"),
+        },
+    )
+    result = okf.navigate(root, "Where is the firm that Jo Marlowe worked for as a software engineer based?")
+    orchestration = result.orchestration
+    assert orchestration is not None
+    hops = [a for a in orchestration.angles if a.origin == "second_hop"]
+    assert hops and hops[0].text == "Acme Widget Company" and hops[0].round == 1
+    assert hops[0].source == "people/jo-marlowe.md"
+    assert "companies/acme-widget-company.md" in [e.path for e in result.shortlist]
+
+
+def test_the_other_angles_walks_end_once_the_leading_walks_have(tmp_path: Path) -> None:
+    """A round lasts about as long as its leading walks: when the question's walk has ended, an angle's walk
+    still running finishes what it sent and starts nothing more (stopped by its bodies)."""
+    from okf.bundle import Bundle
+    from okf.models import Budgets
+    from okf.navigator.walk import Walk
+    from okf.orchestrate.run import Live, Orchestrator, Source
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+    reader = OfflineReader()
+
+    async def curb() -> tuple[Walk, Walk]:
+        source = Source(bundle, str(bundle.root), reader, bundle.vocabulary())
+        run = Orchestrator([source], QUESTION, reader, Budgets(), None)
+        live = Live(1, Budgets())
+        asked = Walk(bundle, QUESTION, reader, Budgets(), shared=run.shared)
+        angle = Walk(bundle, "Corliss Archer actress", reader, Budgets(), shared=run.shared)
+        asked.leads = True
+        running = asyncio.get_running_loop().create_future()
+        ended = asyncio.get_running_loop().create_future()
+        live.walks, live.tasks = [asked, angle], [ended, running]  # type: ignore[list-item]
+        run._curb(live)
+        assert angle.stopped_by is None  # the question's walk still runs: the angle reads on
+        ended.set_result(None)
+        run._curb(live)
+        running.cancel()
+        return asked, angle
+
+    asked, angle = asyncio.run(curb())
+    assert angle.stopped_by == "bodies" and asked.stopped_by is None

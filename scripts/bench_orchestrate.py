@@ -113,7 +113,8 @@ async def run(name: str, args: argparse.Namespace) -> dict[str, Any]:
     questions = [q for q in sampled if in_split(q.id, args.split)]
     index = GoldIndex.from_bundle(bundle)
     out: dict[str, Any] = {"corpus": name, "questions": len(questions)}
-    out["offline"] = await offline(bundle, questions, index, args.budget)
+    if not args.wall_only:
+        out["offline"] = await offline(bundle, questions, index, args.budget)
     if args.loopback_sample:
         timed = pick(questions, sample=args.loopback_sample, seed=args.seed)
         out["wall"] = await wall(bundle, timed, args.latency, args.budget)
@@ -121,18 +122,19 @@ async def run(name: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def report(r: dict[str, Any]) -> str:
-    off, auto = r["offline"]["off"], r["offline"]["auto"]
     lines = [f"{r['corpus']}: {r['questions']} questions"]
-    for setting, row in r["offline"].items():
+    for setting, row in r.get("offline", {}).items():
         lines.append(
             f"  {setting:5} any {100 * row['recall_any']:5.1f}%  all {100 * row['recall_all']:5.1f}%  "
             f"words {row['words_shortlist']:6.0f}  walks {row['walks_median']:g}/{row['walks_max']}  "
             f"cpu {row['cpu_ms']:.0f} ms"
         )
-    lines.append(
-        f"  any: auto gains {len(auto['any'] - off['any'])}, loses {len(off['any'] - auto['any'])}; "
-        f"all: gains {len(auto['all'] - off['all'])}, loses {len(off['all'] - auto['all'])}"
-    )
+    if "offline" in r:
+        off, auto = r["offline"]["off"], r["offline"]["auto"]
+        lines.append(
+            f"  any: auto gains {len(auto['any'] - off['any'])}, loses {len(off['any'] - auto['any'])}; "
+            f"all: gains {len(auto['all'] - off['all'])}, loses {len(off['all'] - auto['all'])}"
+        )
     if "wall" in r:
         s = r["wall"]["seconds"]
         ratios = [a / o for a, o in zip(s["auto"], s["off"])]
@@ -153,6 +155,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=120, help="max_bodies of the whole navigation")
     parser.add_argument("--latency", type=float, default=0.2, help="loopback seconds per model call")
     parser.add_argument("--loopback-sample", type=int, default=10, help="questions timed (0: no wall time)")
+    parser.add_argument("--wall-only", action="store_true", help="only the wall time (no offline figures)")
     parser.add_argument("--cache", default="/tmp/okf-eval-cache", help="compiled bundles (outside the repository)")
     parser.add_argument("--out", default=None, help="also write the results as JSON here")
     args = parser.parse_args()
@@ -163,7 +166,7 @@ def main() -> None:
         results.append(r)
     if args.out:
         for r in results:
-            for row in r["offline"].values():
+            for row in r.get("offline", {}).values():
                 row["any"], row["all"] = sorted(row["any"]), sorted(row["all"])
         Path(args.out).write_text(json.dumps(results, indent=2), encoding="utf-8")
 

@@ -62,6 +62,10 @@ HARD_CAP = 12
 ROUND_SHARE = 0.8
 # The bodies of a second hop's walk, in judge batches: its named concepts and what their links reach.
 HOP_BATCHES = 1
+# The bodies of the other angles' walks in the first round, and of every walk of a later round (the critical
+# path: rounds run one after the other, and a walk that reads more bodies lasts longer), in judge batches.
+SIDE_BATCHES = 4
+LATER_BATCHES = 2
 
 
 @dataclass
@@ -300,8 +304,13 @@ class Orchestrator:
             if hop:
                 own = HOP_BATCHES * budgets.batch_size + len(job.start.concepts if job.start else ())
                 walk.budgets = walk.budgets.model_copy(update={"max_bodies": own})
-            elif walk.leads:
+            elif walk.leads and number == 1:
                 own = max(1, self.budgets.max_bodies - self.shared.bodies)
+                walk.budgets = walk.budgets.model_copy(update={"max_bodies": own})
+            else:
+                # Another angle beside the question's walk, or any walk of a later round: a short walk.
+                batches = SIDE_BATCHES if number == 1 else LATER_BATCHES
+                own = min(budgets.max_bodies, batches * budgets.batch_size)
                 walk.budgets = walk.budgets.model_copy(update={"max_bodies": own})
             if not self.single:
                 index = len(live.walks)

@@ -509,3 +509,33 @@ def test_the_other_angles_walks_end_once_the_leading_walks_have(tmp_path: Path) 
 
     asked, angle = asyncio.run(curb())
     assert angle.stopped_by == "bodies" and asked.stopped_by is None
+
+
+def test_the_other_angles_and_later_rounds_walk_a_few_judge_batches(tmp_path: Path) -> None:
+    """Rounds run one after another: an angle beside the question's walk reads at most SIDE_BATCHES judge
+    batches, a walk of a later round LATER_BATCHES, while the question's own walk may spend the whole budget."""
+    from okf.bundle import Bundle
+    from okf.models import AngleRecord, Budgets
+    from okf.orchestrate.run import LATER_BATCHES, SIDE_BATCHES, Job, Live, Orchestrator, Source
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+    reader = OfflineReader()
+
+    def angle(n: int, origin: str) -> AngleRecord:
+        return AngleRecord(id=f"a{n}", text=f"{QUESTION} {origin}", origin=origin, part=1, round=0)
+
+    async def budgets() -> list[list[int]]:
+        source = Source(bundle, str(bundle.root), reader, bundle.vocabulary())
+        run = Orchestrator([source], QUESTION, reader, Budgets(batch_size=2, max_bodies=50), None)
+        out = []
+        for number, jobs in [(1, [angle(1, "question"), angle(2, "granularity")]), (2, [angle(3, "escalation")])]:
+            live = Live(number, run._round_budgets(len(jobs)))
+            run._start([Job(a, 0) for a in jobs], live)
+            out.append([w.budgets.max_bodies for w in live.walks])
+            for task in live.tasks:
+                task.cancel()
+            await asyncio.gather(*live.tasks, return_exceptions=True)
+        return out
+
+    first, later = asyncio.run(budgets())
+    assert first == [50, SIDE_BATCHES * 2] and later == [LATER_BATCHES * 2]

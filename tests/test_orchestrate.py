@@ -394,9 +394,9 @@ def test_the_merged_shortlist_keeps_the_question_walks_partial_evidence_first(tm
 
 
 def test_the_entries_answering_the_question_are_taken_from_every_walk_in_turn(tmp_path: Path) -> None:
-    """Walks of a round share their bodies, so what the question's own walk would have found is spread over
-    them: the merged shortlist takes each walk's best first, and partial evidence still fills in while the
-    question's own walks found few concepts (what other angles found does not crowd it out)."""
+    """The question's own walk's entries first; then, since walks of a round share their bodies, the other
+    walks' in turn, each walk's best first; and partial evidence still fills in while the question's own walks
+    found few concepts (what other angles found does not crowd it out)."""
     from okf.bundle import Bundle
     from okf.navigator.receipts import offer, receipt
     from okf.orchestrate.crosscheck import Found
@@ -428,15 +428,15 @@ def test_the_entries_answering_the_question_are_taken_from_every_walk_in_turn(tm
         "people/shirley-temple.md",
         "people/james-stewart.md",
     )
-    # Found in this order: the question's walk (walk 1) first, then the rephrasing's (walk 2).
+    # Found in this order: the question's walk (walk 1), then the rephrasing's (walk 2), the viewpoint's (3).
     merged = [
         found(kiss, "relevant", "question", (0, 1), {"a1"}),
-        found(rope, "relevant", "question", (1, 1), {"a1"}),
-        found(temple, "relevant", "rephrasing", (0, 2), {"a1", "a2"}),
-        found(stewart, "relevant", "rephrasing", (1, 2), {"a1"}),
+        found(rope, "relevant", "rephrasing", (0, 2), {"a1", "a2"}),
+        found(temple, "relevant", "rephrasing", (1, 2), {"a1"}),
+        found(stewart, "relevant", "viewpoint", (0, 3), {"a1"}),
     ]
     picked = shortlist(merged, {1: "a1"}, {"a1": 1, "a2": 1}, 3)
-    assert [f.entry.path for f in picked] == [kiss, temple, rope]
+    assert [f.entry.path for f in picked] == [kiss, rope, stewart]
     # Three concepts answer the question as asked, all found by the rephrasing's walk: the question's own
     # walk's partial entry is still kept, as its lone walk would have kept it.
     others = [found(p, "relevant", "rephrasing", (k, 2), {"a1"}) for k, p in enumerate([kiss, rope, temple])]

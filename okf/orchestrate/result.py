@@ -58,9 +58,12 @@ def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int]
             hit = next((f for f in relevant if f not in first and any(part_of.get(a) == part for a in f.answers)), None)
         if hit is not None:
             first.append(hit)
-    # Walks of one round share their bodies (each judged by whichever walk reached it first), so what the
-    # question's own walk would have found is spread over the walks: taken in turn from each, best first.
-    answering = first + sorted((f for f in relevant if f not in first and f.answers & own), key=lambda f: f.place)
+    # The question's own walks' entries first, in their order; then the other walks', taken in turn from
+    # each, best first (walks of a round share their bodies: what one walk alone would have found is spread
+    # over them).
+    answering = first + sorted(
+        (f for f in relevant if f not in first and f.answers & own), key=lambda f: (f.by not in _OWN, f.place)
+    )
     agreed = [f for f in relevant if f not in answering and len(f.answers) >= 2]
     others = [f for f in relevant if f not in answering and f not in agreed]
     # Partial evidence fills in as a lone walk's does: while the question's own walks found few concepts

@@ -513,7 +513,9 @@ def test_the_other_angles_walks_end_once_the_leading_walks_have(tmp_path: Path) 
 
 def test_the_other_angles_and_later_rounds_walk_a_few_judge_batches(tmp_path: Path) -> None:
     """Rounds run one after another: an angle beside the question's walk reads at most SIDE_BATCHES judge
-    batches, a walk of a later round LATER_BATCHES, while the question's own walk may spend the whole budget."""
+    batches, a walk of a later round LATER_BATCHES (once something was read: a question with nothing to
+    walk in the first round is walked in full by its escalation, tests/test_navigate_batching.py), while the
+    question's own walk may spend the whole budget."""
     from okf.bundle import Bundle
     from okf.models import AngleRecord, Budgets
     from okf.orchestrate.run import LATER_BATCHES, SIDE_BATCHES, Job, Live, Orchestrator, Source
@@ -529,6 +531,7 @@ def test_the_other_angles_and_later_rounds_walk_a_few_judge_batches(tmp_path: Pa
         run = Orchestrator([source], QUESTION, reader, Budgets(batch_size=2, max_bodies=50), None)
         out = []
         for number, jobs in [(1, [angle(1, "question"), angle(2, "granularity")]), (2, [angle(3, "escalation")])]:
+            run.shared.bodies = 10 * (number - 1)  # the first round read 10 bodies
             live = Live(number, run._round_budgets(len(jobs)))
             run._start([Job(a, 0) for a in jobs], live)
             out.append([w.budgets.max_bodies for w in live.walks])

@@ -307,8 +307,10 @@ class Orchestrator:
             elif walk.leads and number == 1:
                 own = max(1, self.budgets.max_bodies - self.shared.bodies)
                 walk.budgets = walk.budgets.model_copy(update={"max_bodies": own})
-            else:
-                # Another angle beside the question's walk, or any walk of a later round: a short walk.
+            elif number == 1 or self.shared.bodies > 0:
+                # Another angle beside the question's walk, or a walk of a later round once something was
+                # read (a later round that is the first to read, after a first round with nothing to walk,
+                # keeps the round's budget): a short walk.
                 batches = SIDE_BATCHES if number == 1 else LATER_BATCHES
                 own = min(budgets.max_bodies, batches * budgets.batch_size)
                 walk.budgets = walk.budgets.model_copy(update={"max_bodies": own})

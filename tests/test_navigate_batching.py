@@ -29,8 +29,8 @@ def judge_batches(reader: ScriptedReader) -> list[list[str]]:
 @pytest.fixture
 def wide_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """A coalescing window far wider than the test's timing gaps, so the tests do not hang on machine load."""
-    monkeypatch.setattr(walk, "COALESCE_SHARE", 1.0)
-    monkeypatch.setattr(walk, "COALESCE_MAX_S", 0.3)
+    monkeypatch.setattr(walk, "COALESCE_SHARE", 20.0)
+    monkeypatch.setattr(walk, "COALESCE_MAX_S", 1.0)
 
 
 def test_candidates_of_directories_opened_moments_apart_share_a_judge_batch(tmp_path: Path, wide_window: None) -> None:

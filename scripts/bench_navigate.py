@@ -65,10 +65,12 @@ TOPICS = [
     "security",
     "audit",
 ]
-FILLER = (
+# One note's worth of filler (scripts/bench_scale.py writes the same words); a concept here carries six.
+NOTE = (
     "This note records how the matter is handled day to day, who signs off, and where the records are "
-    "kept. Exceptions go to the owner named below. "
-) * 6
+    "kept. Exceptions go to the owner named below."
+)
+FILLER = (NOTE + " ") * 6
 
 # The mix: the selector keeps every directory named in the question, so a question naming k words per level
 # opens that many siblings at each level. (question, kind)

@@ -41,22 +41,10 @@ from pathlib import Path
 from typing import Any
 
 CONCEPTS_PER_LEAF = 10
-TOPICS = [
-    "refund",
-    "warranty",
-    "shipping",
-    "invoice",
-    "payroll",
-    "pension",
-    "vacation",
-    "training",
-    "security",
-    "audit",
-]
-FILLER = (
-    "This note records how the matter is handled day to day, who signs off, and where the records are "
-    "kept. Exceptions go to the owner named below."
-)
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_navigate import NOTE as FILLER  # noqa: E402  (the same topics and filler as bench_navigate)
+from bench_navigate import TOPICS  # noqa: E402
+
 _CONSONANTS = "bdfgklmnprstvz"
 _VOWELS = "aeiou"
 _LEVEL_ROOTS = ["har", "cop", "fal"]  # words of different levels never collide
@@ -252,7 +240,6 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
             shortlist=[e.concept_id for e in nav.shortlist],
         )
         if spec.get("base_url"):
-            sys.path.insert(0, str(Path(__file__).parent))
             from bench_navigate import critical_path
 
             out["critical_path_rounds"] = critical_path(nav)

@@ -53,7 +53,9 @@ def add_counts(total: Counter[str], counts: dict[str, int]) -> None:
     documents holding a term): each term repeated its count of times, where Counter.update with a mapping
     loops in Python over every term. Anything else (a table read back from an edited file) is added as it is."""
     values = counts.values()
-    if set(map(type, values)) <= {int} and min(values, default=1) >= 1 and max(values, default=0) <= 100_000:
+    whole = set(map(type, values)) <= {int} and min(values, default=1) >= 1 and max(values, default=0) <= 100_000
+    # ... and the totals they add to whole numbers too (a float total adds 1 n times differently from n).
+    if whole and set(map(type, map(total.get, counts, repeat(0)))) <= {int}:
         total.update(chain.from_iterable(map(repeat, counts, values)))
     else:
         total.update(counts)

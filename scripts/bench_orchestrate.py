@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_corpora import CORPORA, compile_corpus, held_out, shared_root  # noqa: E402
+from eval_corpora import CORPORA, compile_corpus, held_out, loopback_reader, shared_root  # noqa: E402
 
 from okf.eval import GoldIndex, evaluate_async, load_questions, pick  # noqa: E402
 from okf.models import Budgets  # noqa: E402
@@ -65,7 +65,6 @@ async def offline(bundle, questions, index, budget: int) -> dict[str, Any]:
 
 async def wall(bundle, questions, latency: float, budget: int) -> dict[str, list[float]]:
     from okf.navigator import navigate_async
-    from okf.readers import LLMReader, ReaderConfig
 
     script = Path(__file__).resolve().parent / "eval_corpora.py"
     child = subprocess.Popen(
@@ -82,16 +81,7 @@ async def wall(bundle, questions, latency: float, budget: int) -> dict[str, list
         for n, question in enumerate(questions):
             order = SETTINGS if n % 2 == 0 else tuple(reversed(SETTINGS))
             for setting in order:
-                reader = LLMReader(
-                    ReaderConfig(
-                        model="loopback",
-                        base_url=url,
-                        api_key_env="OKF_BENCH_KEY",
-                        cache=False,
-                        concurrency=32,
-                        max_retries=0,
-                    )
-                )
+                reader = loopback_reader(url)
                 started = time.perf_counter()
                 result = await navigate_async(
                     bundle, question.question, reader=reader, budgets=Budgets(max_bodies=budget), angles=setting

@@ -125,6 +125,22 @@ def baseline_row(questions: list[EvalQuestion], runs: list[BaselineRun], index: 
     return row
 
 
+def loopback_reader(url: str) -> Any:
+    """The real LLMReader against the loopback model at ``url``: no cache, no retries, 32 calls at once."""
+    from okf.readers import LLMReader, ReaderConfig
+
+    return LLMReader(
+        ReaderConfig(
+            model="loopback",
+            base_url=url,
+            api_key_env="OKF_BENCH_KEY",
+            cache=False,
+            concurrency=32,
+            max_retries=0,
+        )
+    )
+
+
 def serve(bundle: str, latency: float) -> None:
     """Child-process mode: the loopback model answering with the offline decisions for ``bundle``'s vocabulary;
     prints its URL and serves until stdin closes."""
@@ -142,7 +158,6 @@ async def wall_times(
     import subprocess
 
     from okf.navigator import navigate_async
-    from okf.readers import LLMReader, ReaderConfig
 
     child = subprocess.Popen(
         [sys.executable, __file__, "--serve", str(bundle.root), str(latency)],
@@ -157,16 +172,7 @@ async def wall_times(
         for setting in settings:
             times, walks = [], []
             for question in questions:
-                reader = LLMReader(
-                    ReaderConfig(
-                        model="loopback",
-                        base_url=url,
-                        api_key_env="OKF_BENCH_KEY",
-                        cache=False,
-                        concurrency=32,
-                        max_retries=0,
-                    )
-                )
+                reader = loopback_reader(url)
                 started = time.perf_counter()
                 result = await navigate_async(bundle, question.question, reader=reader, budgets=budgets, angles=setting)
                 times.append(time.perf_counter() - started)

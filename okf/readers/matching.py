@@ -85,6 +85,7 @@ class Question:
     alternatives: tuple[frozenset[str], ...] = ()
     vocabulary: Vocabulary | None = field(default=None, compare=False, repr=False)
     run_terms: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    _said: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str, vocabulary: Vocabulary | None = None) -> Question:
@@ -130,6 +131,38 @@ class Question:
             vocabulary,
             run_terms,
         )
+
+    def units_in(self, place: Field) -> frozenset[str]:
+        """Keys of the units ``place`` says (``place.has_unit`` of each), found with one set intersection for
+        the terms and a scan only of the forms looked for inside words; remembered per field."""
+        known = self._said.get(place)
+        if known is not None:
+            return known
+        index = self._index
+        found: set[str] = set()
+        for term in place.terms & index.keys():
+            found.update(index[term])
+        letters = place.letters
+        for unit in self.units:
+            if unit.key in found:
+                continue
+            if (
+                any(t in letters for t in unit.contained)
+                or (unit.written and unit.written in letters)
+                or any(all(t in place.terms for t in phrase) for phrase in unit.phrases)
+            ):
+                found.add(unit.key)
+        said = self._said[place] = frozenset(found)
+        return said
+
+    @cached_property
+    def _index(self) -> dict[str, tuple[str, ...]]:
+        """Each term of the question's units -> the keys of the units it says."""
+        index: dict[str, list[str]] = {}
+        for unit in self.units:
+            for term in unit.terms:
+                index.setdefault(term, []).append(unit.key)
+        return {term: tuple(keys) for term, keys in index.items()}
 
     def identifies(self, run: str) -> bool:
         """A run of names rare enough in the bundle to name one thing ("Adaptimmune Therapeutics"), not a

@@ -88,11 +88,10 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
     units = [u for u in question.units if u.key not in explained] or list(question.units)
     heads = [Field.of(f"{o.title} {_name_of(o.path)}") for o in offers]
     tails = [Field.of(o.description) for o in offers]
-    in_head = {u.key: {i for i in range(len(offers)) if heads[i].has_unit(u)} for u in units}
-    anywhere = {
-        u.key: in_head[u.key] | {i for i in range(len(offers)) if i not in in_head[u.key] and tails[i].has_unit(u)}
-        for u in units
-    }
+    head_says = [question.units_in(h) for h in heads]
+    says = [head_says[i] | question.units_in(tails[i]) for i in range(len(offers))]
+    in_head = {u.key: {i for i in range(len(offers)) if u.key in head_says[i]} for u in units}
+    anywhere = {u.key: {i for i in range(len(offers)) if u.key in says[i]} for u in units}
     n = len(offers)
 
     def telling(unit: Unit) -> float:

@@ -55,6 +55,7 @@ from okf.orchestrate.result import assemble
 from okf.orchestrate.views import AngleView, Judgments, settle
 from okf.readers.angles import AUTO_ANGLES, AUTO_PART_ANGLES, angle_key, name_spans
 from okf.readers.base import Reader, Usage
+from okf.readers.matching import Unit
 from okf.text.vocabulary import Vocabulary
 
 SOFT_CAP = 8
@@ -394,17 +395,7 @@ class Orchestrator:
             gap = unsaid(part.question, evidence, self.sources[0].vocabulary, others)
             if not gap and (found.bundle, found.entry.path) not in self._named():
                 continue
-            hops, done = second_hops(
-                part.question,
-                [found],
-                gap,
-                self.sources[0].vocabulary,
-                self.state.tried,
-                self._resolves,
-                only=self._resolves,
-            )
-            self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
-            for text, came_from in hops:
+            for text, came_from in self._bridges(part.question, [found], gap):
                 angle = self._angle(text, "second_hop", part.index, came_from)
                 for hop in self._hop_jobs(angle, room):
                     room -= 1
@@ -567,17 +558,7 @@ class Orchestrator:
             if fresh and gap:
                 # Each concept yields its bridges once: a later round hops from what is left unread of it and
                 # from evidence found since.
-                hops, done = second_hops(
-                    part.question,
-                    fresh,
-                    gap,
-                    self.sources[0].vocabulary,
-                    self.state.tried,
-                    self._resolves,
-                    only=self._resolves,
-                )
-                self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
-                for text, came_from in hops:
+                for text, came_from in self._bridges(part.question, fresh, gap):
                     jobs += self._hop_jobs(self._angle(text, "second_hop", part.index, came_from), room - len(jobs))
                     added += 1
             if (not evidence or not added) and (not evidence or gap):
@@ -602,6 +583,15 @@ class Orchestrator:
         if not targets:
             return None
         return Start(concepts=tuple((p, (-1, k), "") for k, p in enumerate(targets)))
+
+    def _bridges(self, question: str, evidence: list[Found], gap: list[Unit]) -> list[tuple[str, str]]:
+        """The second hops ``evidence`` opens for ``question`` (bridge text, the concept it came from); the
+        concepts read to the end are marked hopped, so each yields its bridges once."""
+        hops, done = second_hops(
+            question, evidence, gap, self.sources[0].vocabulary, self.state.tried, self._resolves, only=self._resolves
+        )
+        self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
+        return hops
 
     def _hop_jobs(self, angle: AngleRecord, room: int) -> list[Job]:
         """A second hop's walks: from the concepts its name is the title of (okf.orchestrate.names), in each

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 import okf
+from okf.bundle import Bundle
 from okf.errors import ConfigError
 from okf.models import NavigationResult
+from okf.orchestrate.crosscheck import Found
 from okf.readers import OfflineReader
 from okf.readers.base import Document, Judgement
 from okf.readers.planning import Plan, PlanHints, PlannedAngle, PlannedPart
@@ -359,32 +361,44 @@ def test_the_question_as_asked_leads_the_ledger_and_may_spend_the_whole_budget(t
     asyncio.run(ledger())
 
 
+def _found(
+    bundle: Bundle,
+    path: str,
+    grade: str,
+    by: str,
+    place: tuple[int, int] = (0, 0),
+    answers: set[str] | None = None,
+) -> Found:
+    """Evidence a walk found: ``path`` of ``bundle`` as a shortlist entry graded ``grade`` by the walk ``by``."""
+    from okf.navigator.receipts import offer, receipt
+
+    item = bundle.load(path)
+    entry = okf.models.ShortlistEntry.model_validate(
+        {
+            "concept_id": item.id,
+            "path": path,
+            "title": item.title,
+            "type": item.meta.type,
+            "status": "active",
+            "trust_tier": "unverified",
+            "reason": "partly" if grade == "partial" else "says it",
+            "via": "descent",
+            "grade": grade,
+            "receipt": receipt("c0", path, offer(item, 2000)),
+        }
+    )
+    return Found(entry, item, str(bundle.root), answers=answers or set(), by=by, place=place)
+
+
 def test_the_merged_shortlist_keeps_the_question_walks_partial_evidence_first(tmp_path: Path) -> None:
     from okf.bundle import Bundle
-    from okf.navigator.receipts import offer, receipt
-    from okf.orchestrate.crosscheck import Found
     from okf.orchestrate.result import shortlist
 
     bundle = Bundle.open(people_bundle(tmp_path / "b"))
     paths = ["models/annie-morton.md", "photographers/terry-richardson.md"]
 
     def partial(path: str, by: str) -> Found:
-        item = bundle.load(path)
-        entry = okf.models.ShortlistEntry.model_validate(
-            {
-                "concept_id": item.id,
-                "path": path,
-                "title": item.title,
-                "type": item.meta.type,
-                "status": "active",
-                "trust_tier": "unverified",
-                "reason": "partly",
-                "via": "descent",
-                "grade": "partial",
-                "receipt": receipt("c0", path, offer(item, 2000)),
-            }
-        )
-        return Found(entry, item, str(bundle.root), by=by)
+        return _found(bundle, path, "partial", by)
 
     # The angle's walk found its partial entry first; the question's own comes first all the same, and with
     # one room left (two concepts answer the question as asked) it is the one kept.
@@ -398,29 +412,12 @@ def test_the_entries_answering_the_question_are_taken_from_every_walk_in_turn(tm
     walks' in turn, each walk's best first; and partial evidence still fills in while the question's own walks
     found few concepts (what other angles found does not crowd it out)."""
     from okf.bundle import Bundle
-    from okf.navigator.receipts import offer, receipt
-    from okf.orchestrate.crosscheck import Found
     from okf.orchestrate.result import shortlist
 
     bundle = Bundle.open(film_bundle(tmp_path / "b"))
 
     def found(path: str, grade: str, by: str, place: tuple[int, int], answers: set[str]) -> Found:
-        item = bundle.load(path)
-        entry = okf.models.ShortlistEntry.model_validate(
-            {
-                "concept_id": item.id,
-                "path": path,
-                "title": item.title,
-                "type": item.meta.type,
-                "status": "active",
-                "trust_tier": "unverified",
-                "reason": "says it",
-                "via": "descent",
-                "grade": grade,
-                "receipt": receipt("c0", path, offer(item, 2000)),
-            }
-        )
-        return Found(entry, item, str(bundle.root), answers=answers, by=by, place=place)
+        return _found(bundle, path, grade, by, place=place, answers=answers)
 
     kiss, rope, temple, stewart = (
         "films/kiss-and-tell.md",

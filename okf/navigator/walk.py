@@ -425,6 +425,8 @@ class Walk:
             self.trace.add("collected", directory, concepts=[s.path for _, s in concepts])
         weak = self.weakness.get(directory, 0)
         for i, signpost in concepts:
+            # Concepts the reader chose are read at their grade's doubt, the others after them; when it chose
+            # none (or orders no concepts), nothing tells them apart: all are read at the directory's own level.
             doubt = (DOUBT[grades[signpost.path]] if signpost.path in grades else UNCHOSEN) if grades else 0
             self._enqueue(signpost.path, key + (i,), "descent", directory, weak + doubt)
         subdirectories = [(i, s) for i, s in enumerate(signposts) if s.is_dir and s.path not in self.opened]

@@ -4,6 +4,7 @@ assets, source frontmatter, escaped plain text, log order, and the okf check rul
 from __future__ import annotations
 
 import html
+import json
 import os
 import random
 import re
@@ -314,3 +315,79 @@ def test_the_interop_script_measures_harborview(tmp_path: Path) -> None:
     spec.loader.exec_module(interop)
     sources, question = interop.CORPORA["harborview"]
     assert interop.measure("harborview", sources, question, tmp_path) is True
+
+
+def test_a_source_named_with_uri_characters_is_cited_so_every_consumer_finds_it(tmp_path: Path) -> None:
+    """A "#", "?" or "%" in a file name would start a fragment, a query or an escape in a URI: the resource
+    percent-encodes them (OKF §6.2), okf check follows it, drift is still seen, and bundles written before
+    the encoding (the raw name as resource) are still followed and mapped to the original."""
+    from urllib.parse import unquote, urlsplit
+
+    from okf.eval.gold import GoldIndex
+    from okf.eval.questions import GoldSpan
+
+    name = "deals/AMENDMENT #2 ?x 100%.txt"
+    src = write_files(
+        tmp_path / "src", {name: CONTRACT, "guide.md": "# Guide\n\n![plan](img/plan%20%231%2050%25.png)\n"}
+    )
+    (src / "img").mkdir()
+    (src / "img" / "plan #1 50%.png").write_bytes(b"\x89PNG\r\n\x1a\nplan")
+    out = tmp_path / "out"
+    compile_at(src, out)
+    bundle = Bundle.open(out)
+    cited = {ref.resource for path in bundle.iter_concepts() for ref in bundle.concept(path).meta.sources}
+    resource = "/references/sources/deals/AMENDMENT %232 %3Fx 100%25.txt"
+    assert resource in cited
+    parts = urlsplit(resource)  # what any URI-aware consumer reads: the whole name, no fragment, no query
+    assert (unquote(parts.path), parts.fragment, parts.query) == ("/references/sources/" + name, "", "")
+    assert (out / "references/sources" / name).read_bytes() == (src / name).read_bytes()
+    result = CliRunner().invoke(main, ["check", str(out), "--strict", "--json"])
+    assert result.exit_code == 0, result.stdout
+    assert json.loads(result.stdout)["diagnostics"] == []
+    # The linked image is copied and its link rewritten to the copy (a link destination: every space encoded too).
+    assert "![plan](/references/sources/img/plan%20%231%2050%25.png)" in (out / "guide.md").read_text()
+    assert (out / "references/sources/img/plan #1 50%.png").is_file()
+
+    def drift(root: Path) -> list[str]:
+        return [d.message for d in check(Bundle.open(root)).diagnostics if d.code == "W150"]
+
+    def gold_covers(root: Path) -> bool:
+        return bool(GoldIndex.from_bundle(Bundle.open(root)).covering(GoldSpan(source=name, start_line=1, end_line=3)))
+
+    assert gold_covers(out)
+    (src / name).write_text(CONTRACT.replace("[***] years", "ten years"))  # the original, still reachable
+    assert drift(out) and all(f"its original, {name}" in m for m in drift(out))
+    (src / name).write_text(CONTRACT)
+
+    # A bundle written before the encoding: the raw name, "#" and all, as resource.
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    rewritten = 0
+    for path in old.rglob("*.md"):
+        text = path.read_text()
+        if resource in text:
+            path.write_text(text.replace(resource, "/references/sources/" + name))
+            rewritten += 1
+    assert rewritten >= 2  # every concept of the contract
+    assert check(Bundle.open(old)).diagnostics == []
+    assert gold_covers(old)
+
+    for root in (out, old):  # moved away from the source folder: the bundle's own copy is compared
+        moved = tmp_path / "moved" / root.name
+        shutil.copytree(root, moved)
+        copy = moved / "references/sources" / name
+        copy.write_text(copy.read_text().replace("[***] years", "five years"))
+        assert drift(moved)
+
+
+def test_no_copy_sources_encode_the_path_under_the_compile_folder(tmp_path: Path) -> None:
+    name = "deals/AMENDMENT #2 ?x 100%.txt"
+    src = write_files(tmp_path / "src", {name: CONTRACT})
+    out = tmp_path / "out"
+    compile_at(src, out, copy_sources=False)
+    bundle = Bundle.open(out)
+    cited = {ref.resource for path in bundle.iter_concepts() for ref in bundle.concept(path).meta.sources}
+    assert cited == {"deals/AMENDMENT %232 %3Fx 100%25.txt"}
+    assert [d.code for d in check(bundle).diagnostics] == []
+    (src / name).write_text(CONTRACT.replace("[***] years", "ten years"))
+    assert any(d.code == "W150" for d in check(Bundle.open(out)).diagnostics)

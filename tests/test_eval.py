@@ -124,6 +124,7 @@ def test_index_maps_compiled_resources_back_to_source_paths(tmp_path: Path, mode
     src.mkdir(parents=True)
     (src / "leave.md").write_text("# Leave\n\nNew hires get fifteen vacation days.\n\n# Pay\n\nPaid monthly.\n")
     (src / "notes.txt").write_text("Notes\n\nThe office closes at noon on Fridays.\n")
+    (src / "amendment #2 ?x 100%.txt").write_text("Amendment\n\nThe term is extended by two years.\n")
     options = {
         "mirror": CompileOptions(),
         "url": CompileOptions(sources_url="https://docs.example/src"),
@@ -133,6 +134,7 @@ def test_index_maps_compiled_resources_back_to_source_paths(tmp_path: Path, mode
     index = GoldIndex.from_bundle(Bundle.open(tmp_path / "b"))
     assert index.unusable_resources == 0 and not index.warnings
     assert index.covering(span("hr/leave.md", 3, 3)) and index.covering(span("hr/notes.txt", 3, 3))
+    assert index.covering(span("hr/amendment #2 ?x 100%.txt", 3, 3))  # "#", "?", "%" encoded in the resource
 
 
 def test_index_from_bundle_skips_broken_concept_with_warning(tmp_path: Path) -> None:

@@ -85,3 +85,32 @@ def test_normalize_never_escapes(ref, base):
         return
     assert not out.startswith("/") and "\x00" not in out
     assert ".." not in out.split("/") and "." not in out.split("/")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1))
+def test_a_path_written_as_a_uri_reads_back_as_that_path(name):
+    """path_uri encodes exactly what would change a URI's meaning; a URI reader and path_readings get the path."""
+    from urllib.parse import unquote, urlsplit
+
+    from okf.bundle.paths import path_readings, path_uri
+
+    path = "references/sources/" + name.strip()
+    written = "/" + path_uri(path)
+    parts = urlsplit(written)
+    assert (parts.query, parts.fragment) == ("", "")  # no "#" or "?" left to start a fragment or query
+    assert unquote(parts.path) == "/" + path  # every "%" escaped, so decoding gives the name back
+    assert path_readings(written)[-1] == "/" + path
+    assert set(written) - set("/" + path) <= set("%0123456789ABCDEF")  # nothing else encoded
+    assert " " not in name.strip() or " " in written
+    if not set(path) & set("#?%\x7f" + "".join(map(chr, range(32)))):
+        assert written == "/" + path and path_readings(written) == (written,)
+
+
+def test_path_readings_try_the_literal_path_first():
+    from okf.bundle.paths import path_readings
+
+    assert path_readings("/a #2.txt") == ("/a #2.txt", "/a")
+    assert path_readings("/a%20b.txt#L3") == ("/a%20b.txt#L3", "/a b.txt")
+    assert path_readings("/plain/name.txt") == ("/plain/name.txt",)
+    assert path_readings("https://x.org/a%20b") == ("https://x.org/a%20b", "https://x.org/a b")

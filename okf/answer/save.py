@@ -25,6 +25,7 @@ from okf.answer.ledger import SYNTHESIS_TYPE
 from okf.answer.prose import one_line
 from okf.bundle import Bundle, Concept, ConceptMeta, SourceRef
 from okf.bundle.citations import cited_changes
+from okf.bundle.paths import path_uri
 from okf.bundle.syntheses import ENTRY_LEAD, FOLDER, FOLDER_TITLE, REGISTRY, read_registry
 from okf.compile.render import PRODUCER, index_escape, iso, log_file, yaml_str
 from okf.compile.write import replace_files
@@ -158,7 +159,7 @@ def cited_sources(bundle: Bundle, result: AnswerResult, path: str) -> list[Sourc
             continue
         out.append(
             SourceRef(
-                resource="/" + r.path,
+                resource="/" + path_uri(r.path),
                 title=one_line(titles.get(number, citation.concept_id)),
                 lines=(r.start_line, r.end_line),
                 sha256=r.sha256,
@@ -179,7 +180,7 @@ def _still_cited(bundle: Bundle, result: AnswerResult, path: str) -> None:
             id="",
             path="",
             meta=ConceptMeta(
-                sources=[SourceRef(resource="/" + r.path, lines=(r.start_line, r.end_line), sha256=r.sha256)]
+                sources=[SourceRef(resource="/" + path_uri(r.path), lines=(r.start_line, r.end_line), sha256=r.sha256)]
             ),
             body="",
             body_start_line=1,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from okf.bundle.model import Concept, SourceRef
+from okf.bundle.paths import normalize, path_readings
 from okf.errors import BundleError
 from okf.sources import decode, span_sha256
 
@@ -22,13 +23,21 @@ if TYPE_CHECKING:
 MAX_DEPTH = 4
 
 
-def bundle_path(ref: SourceRef) -> str | None:
-    """The bundle path a ``/``-resource names (``/a/b.md`` -> ``a/b.md``), None for any other resource."""
+def bundle_path(ref: SourceRef, bundle: Bundle | None = None) -> str | None:
+    """The bundle path a ``/``-resource names (``/a/b.md`` -> ``a/b.md``), None for any other resource. Read
+    as written when that is a file of ``bundle`` (a path a producer did not encode), else as a URI reference
+    (``/a/b%23c.md#part`` -> ``a/b#c.md``; :func:`okf.bundle.paths.path_readings`)."""
     resource = (ref.resource or "").strip()
     if not resource.startswith("/") or resource.startswith("//"):
         return None
-    path = resource.lstrip("/").split("#", 1)[0]
-    return path or None
+    readings = [r.lstrip("/") for r in path_readings(resource)]
+    if bundle is not None and len(readings) > 1:
+        try:
+            if bundle.exists(normalize(readings[0])):
+                return readings[0]
+        except BundleError:
+            pass
+    return readings[-1] or None
 
 
 @dataclass
@@ -44,7 +53,7 @@ def cited_changes(bundle: Bundle, concept: Concept) -> list[CitedChange]:
     """Every ``/``-source of ``concept`` recording ``lines`` and ``sha256`` whose span now hashes otherwise."""
     out: list[CitedChange] = []
     for ref in concept.meta.sources:
-        path = bundle_path(ref)
+        path = bundle_path(ref, bundle)
         if path is None or not path.endswith(".md") or ref.lines is None or not ref.sha256:
             continue  # only concepts: a mirrored source (/references/sources/...) is checked for drift (W150)
         try:
@@ -81,7 +90,7 @@ def raw_sources(bundle: Bundle | None, concept: Concept) -> RawSources:
 
     def follow(node: Concept, depth: int, seen: set[str]) -> None:
         for ref in node.meta.sources:
-            path = bundle_path(ref) if bundle is not None else None
+            path = bundle_path(ref, bundle) if bundle is not None else None
             target = None
             if path is not None and path.endswith(".md") and path not in seen and depth < MAX_DEPTH:
                 try:

@@ -48,6 +48,32 @@ def split_target(target: str) -> str:
     return unquote(target.strip())
 
 
+# The characters of a file path that would change what a URI reference means: "%" starts an escape, "#" a
+# fragment, "?" a query, and URL parsers drop tabs and line breaks (control characters are never part of a
+# URI). Every other character is written as it is (a space, say, changes no URI's meaning).
+_URI_MEANING = str.maketrans(
+    {"%": "%25", "#": "%23", "?": "%3F", "\x7f": "%7F"} | {chr(c): f"%{c:02X}" for c in range(32)}
+)
+
+
+def path_uri(path: str) -> str:
+    """A file path as a path-valued field writes it (OKF §6.2: ``sources[].resource``...), so that a URI-aware
+    consumer reads the same file: ``%``, ``#``, ``?`` and control characters percent-encoded, nothing else
+    changed (``a #2.txt`` -> ``a %232.txt``). :func:`path_readings` reads it back."""
+    return path.translate(_URI_MEANING)
+
+
+def path_readings(reference: str) -> tuple[str, ...]:
+    """The file paths a path-valued field may name, in the order a tolerant consumer tries them (OKF §11): as
+    written first (bundles written before :func:`path_uri`, or by producers that do not encode), then read as
+    a URI reference (cut at ``#`` and ``?``, percent-decoded). One reading when both agree."""
+    literal = reference.strip()
+    if "%" not in literal and "#" not in literal and "?" not in literal:
+        return (literal,)
+    uri = split_target(literal)
+    return (literal,) if uri in (literal, "", "/") else (literal, uri)
+
+
 def normalize(ref: str, base: str = "") -> str:
     """``ref`` as a bundle-relative POSIX path: a leading ``/`` means the bundle root, else relative to the
     directory ``base``. A trailing ``/`` is kept (it marks a directory); the root is ``""``.

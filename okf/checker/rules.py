@@ -15,7 +15,7 @@ from okf.bundle import Bundle, Concept, Diagnostic, Link, Status, diagnostic
 from okf.bundle import frontmatter as fm
 from okf.bundle.citations import bundle_path, cited_changes
 from okf.bundle.documents import read_text
-from okf.bundle.paths import is_external, normalize
+from okf.bundle.paths import is_external, normalize, path_readings, path_uri
 from okf.errors import BundleError
 from okf.limits import MAX_TITLE_CHARS
 from okf.markdown import headings
@@ -239,8 +239,10 @@ _PATHLIKE = re.compile(r"^[^\s]+(?:/[^\s]*|\.[A-Za-z0-9]{1,8})$")
 
 def source_citing(manifest: dict[str, object] | None) -> tuple[str | None, dict[str, str], bool]:
     """From an okf compile manifest: the source root, each cited resource (a mirror's ``/references/...``
-    path or a URL) mapped to the source path under that root, and whether relative resources name paths
-    under the source root (bundles compiled with --no-copy-sources, or before mirrors existed)."""
+    bundle path, a URL, or a path under the root whose name :func:`okf.bundle.paths.path_uri` encodes) mapped
+    to the source path under that root (look it up with :func:`original_source`), and whether relative
+    resources name paths under the source root (bundles compiled with --no-copy-sources, or before mirrors
+    existed)."""
     if not manifest:
         return None, {}, False
     root = manifest.get("source_root")
@@ -255,7 +257,21 @@ def source_citing(manifest: dict[str, object] | None) -> tuple[str | None, dict[
             originals["/" + entry["mirror"]] = resource
         elif mode == "url" and isinstance(base, str):
             originals[base.rstrip("/") + "/" + quote(resource)] = resource
+        elif path_uri(resource) != resource:  # cited encoded (or, before the encoding, as named)
+            originals[resource] = resource
     return root, originals, mode in (None, "source_root")
+
+
+def original_source(originals: dict[str, str], resource: str) -> str | None:
+    """The source path under the compile root that ``resource`` cites, from :func:`source_citing`'s map; the
+    resource is read as written first, then as a URI reference (:func:`okf.bundle.paths.path_readings`), so
+    bundles written before okf encoded ``#``, ``?`` and ``%`` map too."""
+    if not originals:
+        return None
+    for reading in path_readings(resource):
+        if reading in originals:
+            return originals[reading]
+    return None
 
 
 class SourceFiles:
@@ -279,11 +295,12 @@ class SourceFiles:
         self.base = self.root if self.root and under_root else self.bundle_base
         self.originals = originals or {}
         self._texts: OrderedDict[str, tuple[str, list[int]] | None] = OrderedDict()  # text, line starts
-        self._located: dict[str, tuple[str | None, bool]] = {}
+        self._located: dict[str, tuple[str | None, str | None]] = {}
         self._followable: dict[str, bool | None] = {}
 
-    def _locate(self, resource: str) -> tuple[str | None, bool]:
-        """The real path to read for ``resource`` and whether it is the original source (not the bundle's copy)."""
+    def _locate(self, resource: str) -> tuple[str | None, str | None]:
+        """The real path to read for ``resource``, and the original source's path under the source root when
+        that is what it is (not the bundle's copy)."""
         if resource not in self._located:
             self._located[resource] = self._find(resource)
         return self._located[resource]
@@ -295,24 +312,33 @@ class SourceFiles:
             return None
         return real
 
-    def _find(self, resource: str) -> tuple[str | None, bool]:
+    def _find(self, resource: str) -> tuple[str | None, str | None]:
         if not resource:
-            return None, False
-        original = self.originals.get(resource)
+            return None, None
+        original = original_source(self.originals, resource)
         if original and self.root:
             try:
                 found = self._under(self.root, normalize(original))
             except BundleError:
                 found = None
             if found:
-                return found, True
+                return found, original
         if is_external(resource):
-            return None, False
-        try:
-            rel = normalize(resource)
-        except BundleError:
-            return None, False
-        return self._under(self.bundle_base if resource.startswith("/") else self.base, rel), False
+            return None, None
+        return self._file(resource), None
+
+    def _file(self, resource: str) -> str | None:
+        """The real path of the file a path ``resource`` names, read as written first, then as a URI reference
+        (OKF §11: a tolerant consumer); None when neither reading is a file."""
+        base = self.bundle_base if resource.startswith("/") else self.base
+        for reading in path_readings(resource):
+            try:
+                found = self._under(base, normalize(reading))
+            except BundleError:
+                continue
+            if found:
+                return found
+        return None
 
     def followable(self, resource: str) -> bool | None:
         """Whether a ``sources[].resource`` names a file that exists: None when it is no path (a URL, a scope
@@ -327,17 +353,12 @@ class SourceFiles:
     def _follow(self, resource: str) -> bool | None:
         if is_external(resource) or resource.startswith("//"):
             return None
-        target = resource.split("#", 1)[0]
         if resource.startswith("/"):
-            if target.endswith(".md"):
+            if any(reading.endswith(".md") for reading in path_readings(resource)):
                 return None
         elif not (self.base == self.root or _PATHLIKE.match(resource)):
             return None
-        try:
-            rel = normalize(target)
-        except BundleError:
-            return False
-        return self._under(self.bundle_base if resource.startswith("/") else self.base, rel) is not None
+        return self._file(resource) is not None
 
     def where(self, resource: str) -> str:
         """Where a resource was looked for, in words (for W153)."""
@@ -365,7 +386,7 @@ class SourceFiles:
         for source in concept.meta.sources:
             if source.lines is None or not source.sha256:
                 continue
-            cited = bundle_path(source)
+            cited = bundle_path(source, self.bundle)
             if cited is not None and cited.endswith(".md"):
                 continue  # a concept of the bundle (OKF §6.2), as syntheses cite: stale_citations reads it
             real, original = self._locate(source.resource)
@@ -375,9 +396,7 @@ class SourceFiles:
             start, end = source.lines
             span = span_text_at(text[0], text[1], start, end)
             if hashlib.sha256(span.encode("utf-8")).hexdigest() != source.sha256.strip().lower():
-                what = f"source {source.resource}" + (
-                    f" (its original, {self.originals[source.resource]})" if original else ""
-                )
+                what = f"source {source.resource}" + (f" (its original, {original})" if original else "")
                 out.append(
                     diagnostic(
                         "W150",

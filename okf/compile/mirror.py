@@ -2,7 +2,8 @@
 
 By default every source is copied into the bundle at ``references/sources/<its path under the compile root>``
 (OKF §6.3) and each concept's ``sources[].resource`` is that copy's bundle path (``/references/sources/...``,
-OKF §6.2), so a consumer can follow it, and okf check, receipts and ledgers work on a bundle moved to another
+OKF §6.2, written by :func:`okf.bundle.paths.path_uri`: a ``#``, ``?`` or ``%`` in a file name is
+percent-encoded, as a URI needs), so a consumer can follow it, and okf check, receipts and ledgers work on a bundle moved to another
 machine without its source folder. Files are copied byte for byte (a PDF stays a PDF) with one exception: a
 ``.md`` source is mirrored as ``<name>.md.txt``, because every ``.md`` file of a bundle is a concept (OKF §3.1,
 §11) and a source is not one. Images and other files a markdown or HTML source links to are copied the same
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from okf.bundle.paths import path_uri
 from okf.compile.parallel import SHARED
 from okf.compile.state import CompileOptions, CompileState, SourceFile
 from okf.compile.write import open_side_tree, write_outputs
@@ -64,12 +66,12 @@ def assign_mirrors(state: CompileState) -> None:
 
 def cited_resource(options: CompileOptions, source: SourceFile) -> str:
     """``sources[].resource`` as concepts write it: the mirror's bundle path, a URL, or the path under the
-    compile root."""
+    compile root; a path with the characters that would change a URI's meaning percent-encoded."""
     if source.mirror:
-        return "/" + source.mirror
+        return "/" + path_uri(source.mirror)
     if options.sources_url:
         return options.sources_url.rstrip("/") + "/" + quote(source.resource)
-    return source.resource
+    return path_uri(source.resource)
 
 
 def write_mirror(source: SourceFile, data: bytes) -> dict[str, int]:

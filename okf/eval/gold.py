@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from okf.checker.rules import source_citing
+from okf.checker.rules import original_source, source_citing
 from okf.errors import BundleError
 from okf.eval.paths import normalize_source
 from okf.eval.questions import GoldSpan
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 def cited_originals(bundle: Bundle, warnings: list[str]) -> dict[str, str]:
     """Resources an okf compile cites for its sources (the bundle's copy under ``/references/sources/`` or a
-    ``--sources-url`` URL) mapped back to the source path under the compile folder, which gold spans name."""
+    ``--sources-url`` URL) mapped back to the source path under the compile folder, which gold spans name;
+    look a resource up with :func:`okf.checker.rules.original_source` (as written, then as a URI)."""
     try:
         manifest = bundle.manifest()
     except BundleError as exc:
@@ -100,7 +101,7 @@ class GoldIndex:
                 records.append((path, "", None))
                 continue
             for ref in concept.meta.sources:
-                resource = originals.get(ref.resource, ref.resource)
+                resource = original_source(originals, ref.resource) or ref.resource
                 records.append((path, resource, (ref.lines[0], ref.lines[1]) if ref.lines else None))
         index = cls.from_records(r for r in records if r[1])
         index.concepts = len({r[0] for r in records})

@@ -765,7 +765,8 @@ class Walk:
         meta = concept.meta
         stale = meta.is_stale(self.now)
         generated = meta.generated
-        cites = [p.removesuffix(".md") for p in map(bundle_path, meta.sources) if p and p.endswith(".md")]
+        cited = (bundle_path(ref, self.bundle) for ref in meta.sources)
+        cites = [p.removesuffix(".md") for p in cited if p and p.endswith(".md")]
         entry = ShortlistEntry(
             concept_id=concept.id,
             path=concept.path,

@@ -1,6 +1,7 @@
 """Full offline compile, this tree against another okf tree, side by side: time, CPU, and byte-identical output.
 
-Usage: python scripts/bench_compile_speed.py --before PATH [--corpus DIR ...] [--runs N] [--arg=OPTION ...] [--json]
+Usage: python scripts/bench_compile_speed.py --before PATH [--corpus DIR ...] [--runs N] [--arg=OPTION ...]
+       [--before-arg=OPTION ...] [--json]
 
 PATH is another checkout of okf (for example ``git worktree add --detach /tmp/okf-before <commit>``). Each
 corpus (default: CUAD and hotpotqa-dev from ../shared/corpora) is compiled ``--runs`` times with each tree,
@@ -9,7 +10,8 @@ a fresh output folder with a fixed SOURCE_DATE_EPOCH. CPU is user + system of th
 also shown apart: system time swings with the disk (on ext4 without a journal, creating inodes right after a
 large deletion is slow; see docs/benchmarks.md), user time is the compile's own work.
 The two trees' outputs are compared file by file (``.okf/stat-cache.json`` aside: it holds this machine's
-stat data); any difference is printed. The 1-minute load average is printed before and after: the machine
+stat data); any difference is printed. ``--before .`` with ``--before-arg=OPTION`` compares one tree with itself,
+with and without an option (``--before-arg=--no-copy-sources``: the cost of the source copies, same code). The 1-minute load average is printed before and after: the machine
 is shared, so compare the ratio of a pair, not absolute times across runs. Both trees are byte-compiled
 (``compileall``) before the first compile, so neither side pays for compiling its modules' source.
 """
@@ -83,6 +85,13 @@ def main() -> None:
         default=[],
         help="an okf compile option for both sides (repeat; e.g. --arg=--no-copy-sources)",
     )
+    parser.add_argument(
+        "--before-arg",
+        action="append",
+        default=[],
+        help="an okf compile option for the before side only (repeat; with --before . it compares one tree "
+        "with and without it, e.g. --before-arg=--no-copy-sources)",
+    )
     args = parser.parse_args()
     corpora = args.corpus or [
         shared() / "corpora" / "cuad" / "sources",
@@ -90,7 +99,7 @@ def main() -> None:
     ]
     # Both trees byte-compiled first: with PYTHONDONTWRITEBYTECODE set (as on the development machine) a
     # fresh checkout would otherwise compile every module's source at each import, inflating its times.
-    for tree in (args.before, ROOT):
+    for tree in dict.fromkeys((args.before.resolve(), ROOT)):
         subprocess.run(
             [sys.executable, "-m", "compileall", "-q", str(tree.resolve() / "okf")],
             check=True,
@@ -110,7 +119,8 @@ def main() -> None:
                     else (("after", ROOT), ("before", args.before))
                 ):
                     out = Path(tmp) / side / str(i) / corpus.parent.name
-                    runs[side].append(compile_once(tree.resolve(), corpus.resolve(), out, args.arg))
+                    extra = args.arg + (args.before_arg if side == "before" else [])
+                    runs[side].append(compile_once(tree.resolve(), corpus.resolve(), out, extra))
                 if i == 0:
                     diff = differences(
                         Path(tmp) / "before" / "0" / corpus.parent.name, Path(tmp) / "after" / "0" / corpus.parent.name
@@ -123,6 +133,7 @@ def main() -> None:
             "mb": round(mb, 2),
             "files": files,
             "load_avg_1min": [round(x, 2) for x in load],
+            "options": {"before": args.arg + args.before_arg, "after": args.arg},
             "identical": not diff,
             "differences": diff[:20],
         }
@@ -148,7 +159,7 @@ def main() -> None:
             for side in ("before", "after"):
                 r = row[side]
                 print(
-                    f"  {side:6s} wall {r['wall_s']} s, user {r['user_s']} s, sys {r['sys_s']} s, best {r['best_mb_per_s']} MB/s, "
+                    f"  {side:6s} {' '.join(row['options'][side]) or '(defaults)'}: wall {r['wall_s']} s, user {r['user_s']} s, sys {r['sys_s']} s, best {r['best_mb_per_s']} MB/s, "
                     f"{r['cpu_ms_per_file']} ms CPU per file"
                 )
             print(f"  before/after: wall x{row['wall_ratio']}, cpu x{row['cpu_ratio']}, user cpu x{row['user_ratio']}")

@@ -48,7 +48,9 @@ def judge_one(question: Question, document: Document, body: Body | None = None) 
             id=document.id, relevant=False, grade="no", reason="the question has no content words to look for"
         )
     body = body or read_body(document.text)
-    explained = question.explained(_context(document))
+    # A concept titled by something the question names is about it, whatever its folder already says.
+    about = question.titled(document.title)
+    explained = question.explained(_context(document)) - about
     topic = [u for u in question.units if u.key not in explained] or list(question.units)
     # Units no concept of the bundle says (a word of the question's own phrasing) cannot tell bodies apart.
     topic = [u for u in topic if u.known] or topic
@@ -67,6 +69,15 @@ def judge_one(question: Question, document: Document, body: Body | None = None) 
     else:
         grade = "no"
     named = question.named({u.key for u in said})
+    if grade == "no" and about:
+        # A paragraph about a thing the question names is evidence about it, however few of the question's
+        # other words it says (the other half of a comparison, the bridge of a second hop).
+        return Verdict(
+            id=document.id,
+            relevant=True,
+            grade="partial",
+            reason=f"partly: about {question.named(about)}, which the question names",
+        )
     if grade != "no" and best:
         reason = f'"{clip(best)}" (mentions {named})'
     elif grade != "no":

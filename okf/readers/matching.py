@@ -172,6 +172,25 @@ class Question:
         found = [vocabulary.df.get(t, 0) for t in self.run_terms.get(run, ())] if vocabulary else []
         return not found or min(found) <= RARE_NAME_SHARE * vocabulary.concepts  # type: ignore[union-attr]
 
+    def titled(self, title: str) -> set[str]:
+        """Unit keys of the things the question names that ``title`` spells out: a run of names rare enough to
+        name one thing ("American Beauty", "Manchester Terrier"), or one such name ("Vanessa"). A concept so
+        titled is about something the question names."""
+        letters = compact(title)
+        if not letters:
+            return set()
+        found: set[str] = set()
+        for run in self.runs:
+            if run in letters and self.identifies(run):
+                found.update(self.run_terms.get(run, ()))
+        vocabulary = self.vocabulary
+        for unit in self.units:
+            if unit.name and unit.written and unit.written in letters and unit.key not in found:
+                df = vocabulary.df.get(unit.key, 0) if vocabulary else 0
+                if vocabulary is None or df <= RARE_NAME_SHARE * vocabulary.concepts:
+                    found.add(unit.key)
+        return found & {u.key for u in self.units}
+
     @property
     def words(self) -> dict[str, str]:
         """The question's content terms mapped to its words (unit keys)."""

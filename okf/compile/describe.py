@@ -34,8 +34,6 @@ LABEL_WORDS = 8
 CANDIDATES = 30
 STEM_MARK = "\x00"
 NAME_CHARS = 800
-# Lines of at most this many words can be read as a heading of plain text (see _heading_like).
-HEADING_LIKE_WORDS = 12
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9\"“(\[])")
 _RULE = re.compile(r"\s*\|?[\s:|-]*")
@@ -123,42 +121,14 @@ def _meta_line(text: str, title: str) -> bool:
     return capital >= 0.6 * len(words)
 
 
-def _heading_like(text: str) -> bool:
-    """A line shaped like a heading in plain text: short, ending without punctuation, in capitals or with its
-    words capitalised ("AUTHORISED PERSONS PROVIDING CUSTODY", "Other Requirements Pertaining to Custody")."""
-    words = text.split()
-    if not words or len(words) > HEADING_LIKE_WORDS or text[-1] in ".!?;:,\"”)":
-        return False
-    long = [w for w in words if sum(map(str.isalpha, w)) > 3]
-    if not long:
-        return False
-    return sum(1 for w in long if w[:1].isupper()) >= 0.75 * len(long)
-
-
 def lead_sentence(
     lines: list[str], start: int, end: int, skip: set[int], title: str, heading_titles: Mapping[int, str] | None = None
 ) -> str:
     """The first sentence of lines ``start..end`` that states something, or "" when none does.
 
     Paragraphs are read in order; headings, fenced code, table rows, rules, meta lines and lines wholly in
-    emphasis are passed over, and so are lines shaped like headings that open a paragraph (running heads of
-    plain text: they name where the concept sits, which its directory already says); a sentence needs four
-    words and a dozen letters. When nothing is left but such lines, they are read as a sentence after all.
+    emphasis are passed over; a sentence needs four words and a dozen letters.
     """
-    return _lead(lines, start, end, skip, title, heading_titles, True) or _lead(
-        lines, start, end, skip, title, heading_titles, False
-    )
-
-
-def _lead(
-    lines: list[str],
-    start: int,
-    end: int,
-    skip: set[int],
-    title: str,
-    heading_titles: Mapping[int, str] | None,
-    pass_heads: bool,
-) -> str:
     paragraph: list[str] = []
     in_fence = False
 
@@ -188,8 +158,6 @@ def _lead(
         text = "" if in_fence or heading or stripped.startswith("|") or _RULE.fullmatch(raw) else plain(raw)
         if text and not paragraph and (_meta_line(text, title) or (stripped[:1] in "*_" and stripped[-1:] in "*_")):
             text = ""  # a meta line, or a line wholly in emphasis (a note about the document)
-        if text and not paragraph and pass_heads and _heading_like(text):
-            continue  # a running head opening the paragraph: the paragraph starts after it
         if text:
             paragraph.append(text)
             if sum(map(len, paragraph)) < 800:

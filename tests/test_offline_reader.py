@@ -238,6 +238,25 @@ def test_judge_words_of_the_folder_are_context() -> None:
     assert judge_one(question, elsewhere).grade != "relevant"  # it says nothing of Acme
 
 
+def test_judge_keeps_a_concept_titled_by_a_thing_the_question_names(tmp_path: Path) -> None:
+    asked = "Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?"
+    text = "A breed first bred in the north of England in the nineteenth century."
+    # The other side of a comparison says few of the question's words, but it is about a thing the question names,
+    # even where its folder's words (a topical group "terrier") would otherwise be taken as context.
+    verdict = judge_one(
+        Question.parse(asked), doc("topic-breed-terrier/manchester-terrier", "Manchester Terrier", text)
+    )
+    assert (
+        verdict.grade == "partial" and verdict.reason == "partly: about manchester, terrier, which the question names"
+    )
+    assert judge_one(Question.parse(asked), doc("dogs/poodle", "Poodle", "The Poodle is a breed of dog.")).grade == "no"
+    # A name half the bundle carries names no one thing: a concept titled by it is not about what is asked.
+    rare = {stem(w): 3 for w in ("ancestors", "include", "gordon", "irish", "setters", "scotch", "collie")}
+    common = vocabulary(tmp_path, {**rare, stem("manchester"): 60, stem("terrier"): 60, stem("dog"): 50})
+    titled = doc("dogs/manchester-terrier", "Manchester Terrier", text)
+    assert judge_one(Question.parse(asked, common), titled).grade == "no"
+
+
 def test_judge_units_no_body_of_the_bundle_says_do_not_count(tmp_path: Path) -> None:
     vocab = vocabulary(tmp_path, {stem("vacation"): 5, stem("day"): 30, stem("new"): 40, stem("hire"): 10})
     question = Question.parse("How many vacation days do new hires get, per the handbook's zorblax rules?", vocab)

@@ -103,6 +103,57 @@ def test_a_bridge_is_crossed_by_a_second_hop_through_the_name_the_evidence_intro
     )
 
 
+def test_the_kind_of_thing_asked_for_keeps_a_part_open_and_the_name_the_question_describes_is_hopped_first(
+    tmp_path: Path,
+) -> None:
+    bundle = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Encyclopedia\n\n- [Sports](sports/index.md): football teams and conferences\n"
+            "- [Other](other/index.md): armies\n",
+            "sports/index.md": "# Sports\n\n- [Tennessee Volunteers football](volunteers.md): a college team\n"
+            "- [Southeastern Conference](sec.md): a college athletic conference\n",
+            "sports/volunteers.md": concept(
+                "Tennessee Volunteers football",
+                "The Tennessee Volunteers football team was founded by veterans of the United States Army. The "
+                "Tennessee Volunteers football team plays as a member of the Southeastern Conference.",
+                kind="Document",
+            ),
+            "sports/sec.md": concept(
+                "Southeastern Conference",
+                "The Southeastern Conference is an American college athletic conference headquartered in Birmingham.",
+                kind="Document",
+            ),
+            "other/index.md": "# Other\n\n- [United States Army](army.md): the land service branch\n",
+            "other/army.md": concept("United States Army", "The United States Army is a land force.", kind="Document"),
+        },
+    )
+    question = "The Tennessee Volunteers football team plays as a member for a conference in what city?"
+    result = okf.navigate(bundle, question)
+    orchestration = result.orchestration
+    assert orchestration is not None
+    # The team's page says nearly every word but not the city asked for: the question is not yet answered.
+    assert orchestration.rounds[0].state == "insufficient" and "city" in " ".join(orchestration.rounds[0].why)
+    hops = [a.text for a in orchestration.angles if a.origin == "second_hop"]
+    # "a conference" describes the Southeastern Conference: that bridge first, before an army named earlier.
+    assert hops[0] == "Southeastern Conference"
+    assert "sports/sec.md" in [e.path for e in result.shortlist]
+
+
+def test_asked_for_is_the_noun_after_what_or_which() -> None:
+    from okf.orchestrate.crosscheck import asked_for
+    from okf.readers.matching import Question
+    from okf.text.words import stem
+
+    def asked(text: str) -> set[str]:
+        return asked_for(Question.parse(text), text)
+
+    assert asked("The team plays for a conference in what city?") == {stem("city")}
+    assert asked("What major truck road is located in Backford Cross?") == {stem("road")}
+    assert asked("What type of changes must be notified?") == {stem("changes")}
+    assert asked("Who directed the film?") == set() and asked("What is the governing law?") == set()
+
+
 def test_parallel_walks_judge_each_body_once_per_round_within_one_budget(tmp_path: Path) -> None:
     bundle = film_bundle(tmp_path / "b")
     result = okf.navigate(bundle, QUESTION, budgets={"max_bodies": 3})

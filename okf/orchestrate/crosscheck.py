@@ -96,7 +96,7 @@ def cross_check(
         label = f"part {record.index} ({record.question})" if len(parts) > 1 else "the question"
         if not evidence:
             check.why.append(f"no relevant evidence for {label}")
-        elif _share(parsed, gap) >= GAP_SHARE:
+        elif _share(parsed, gap) >= GAP_SHARE or asked_for(parsed, record.question) & {u.key for u in gap}:
             check.why.append(f"the evidence for {label} does not say {', '.join(record.missing)}")
         planned = [a for a in walked if a.origin not in _LATER]
         if len([a for a in planned if a.part == record.index and _answering(a, evidence)]) >= 2:
@@ -110,6 +110,34 @@ def cross_check(
     else:
         check.why.append("every part has relevant evidence saying what it asks, and nothing contradicts it")
     return check
+
+
+# "what city", "which team", "what major truck road": the words after "what"/"which" name the kind of thing
+# asked for, its head the last of them before a stop word; "what type of X" asks for an X.
+_ASKED = re.compile(r"\b(?:what|which)\s+([^?.!;:,]*)", re.IGNORECASE)
+ASKED_WORDS = 4
+_KIND_OF = frozenset({"type", "types", "kind", "kinds", "sort", "sorts"})
+
+
+def asked_for(parsed: Question, text: str) -> set[str]:
+    """Unit keys of the kind of thing a question asks for ("in what city" -> city): evidence that never says
+    it has not said what was asked (it found the team, not the conference's city), however little the word
+    weighs. Empty when the question asks with no such noun ("who", "when", "where")."""
+    keys: set[str] = set()
+    for match in _ASKED.finditer(text):
+        content: list[str] = []
+        for word in match.group(1).split()[:ASKED_WORDS]:
+            if word.casefold() in _KIND_OF and not content:
+                continue  # "what type of changes": the changes are asked for
+            found = terms(word)
+            if not found:
+                if content or word.casefold() != "of":
+                    break  # a stop word ("did", "was", "that") ends the phrase
+                continue
+            content.append(found[-1])
+        if content:
+            keys.add(content[-1])
+    return keys & {u.key for u in parsed.units}
 
 
 def unsaid(

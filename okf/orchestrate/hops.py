@@ -54,25 +54,38 @@ def second_hops(
     out: list[tuple[str, str]] = []
     done: list[Found] = []
     scope = [u for u in parsed.units if u.name and u.weight >= floor]
-    for f in evidence:
-        body = body_of(f.concept.body)
-        if scope and not _in_scope(f, body, scope):
-            done.append(f)  # evidence about something else than what the question names is no bridge
-            continue
-        for n in _passage(body, said_units):
-            for name in _names(body.sentences[n], resolves):
-                text = _new_words(name, asked)
-                words = [t for t in terms(text) if t.isalpha() and t not in _CALENDAR]
-                if not words or not _telling(words, vocabulary, floor):
-                    continue
-                key = angle_key(text)
-                if key in tried or (only is not None and not only(text)):
-                    continue
-                if len(out) >= HOPS_PER_PART:
-                    return out, done
-                tried.add(key)
-                out.append((text, f.entry.path))
-        done.append(f)
+    # Words the question uses for a thing it does not name ("a conference"): a name carrying one
+    # ("Southeastern Conference") is that thing, the likeliest bridge of all; those are taken first.
+    common = {u.key for u in parsed.units if not u.name}
+    for described in (True, False):
+        for f in evidence:
+            body = body_of(f.concept.body)
+            if scope and not _in_scope(f, body, scope):
+                if not described:
+                    done.append(f)  # evidence about something else than what the question names is no bridge
+                continue
+            for n in _passage(body, said_units):
+                for name in _names(body.sentences[n], resolves):
+                    if described != bool(common & set(terms(name))):
+                        continue
+                    # The name as written when it is a title ("Southeastern Conference"), else without the
+                    # question's own words at its ends ("CEO of Viglen" -> "Viglen").
+                    for text in dict.fromkeys(
+                        [name, _new_words(name, asked)] if described else [_new_words(name, asked)]
+                    ):
+                        words = [t for t in terms(text) if t.isalpha() and t not in _CALENDAR and t not in asked]
+                        if not words or not _telling(words, vocabulary, floor):
+                            continue
+                        key = angle_key(text)
+                        if key in tried or (only is not None and not only(text)):
+                            continue
+                        if len(out) >= HOPS_PER_PART:
+                            return out, done
+                        tried.add(key)
+                        out.append((text, f.entry.path))
+                        break
+            if not described:
+                done.append(f)
     return out, done
 
 

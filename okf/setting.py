@@ -1,9 +1,9 @@
 """How one setting becomes every surface: ``Setting`` reads a pydantic field (default, bound, help text) for
 the CLI flags, MCP argument types and docs tables that :mod:`okf.settings` describes, and ``CheckSettings``.
 
-okf check's settings live here rather than in :mod:`okf.settings` (which re-exports them with the rest) because
-that module imports the defaults of every command (the readers, the answer pipeline...): ``okf check`` starts
-without any of it.
+okf check's and okf export's settings live here rather than in :mod:`okf.settings` (which re-exports them with
+the rest) because that module imports the defaults of every command (the readers, the answer pipeline...):
+``okf check`` and ``okf export`` start without any of it.
 """
 
 from __future__ import annotations
@@ -143,4 +143,15 @@ def argument_type(setting: Setting) -> Any:
     return Annotated[setting.field.annotation, Field(description=setting.help(), **bounds)]  # type: ignore[call-overload]
 
 
+class ExportSettings(BaseModel):
+    """okf export (okf.export)."""
+
+    max_bytes: int | None = Field(
+        default=None,
+        ge=1,
+        description="Cap llms-full.txt at N bytes: whole concepts in signpost order, the cut stated at its end.",
+    )
+
+
 CHECK_FANOUT = Setting(CheckSettings, "fanout")
+EXPORT_MAX_BYTES = Setting(ExportSettings, "max_bytes", metavar="BYTES")

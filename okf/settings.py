@@ -30,9 +30,11 @@ from okf.orchestrate.run import HARD_CAP, SOFT_CAP
 from okf.readers.angles import AUTO_ANGLES
 from okf.readers.planning import MAX_ANGLES
 from okf.requirements.sections import Mode
-from okf.setting import (  # noqa: F401 - the machinery and okf check's settings, handed on here
+from okf.setting import (  # noqa: F401 - the machinery and okf check's and okf export's settings, handed on here
     CHECK_FANOUT,
+    EXPORT_MAX_BYTES,
     CheckSettings,
+    ExportSettings,
     Setting,
     argument_type,
     settings_table,
@@ -121,16 +123,6 @@ class TraceSettings(BaseModel):
     )
 
 
-class ExportSettings(BaseModel):
-    """okf export (okf.export)."""
-
-    max_bytes: int | None = Field(
-        default=None,
-        ge=1,
-        description="Cap llms-full.txt at N bytes: whole concepts in signpost order, the cut stated at its end.",
-    )
-
-
 def _budgets() -> tuple[Setting, ...]:
     from okf.models import Budgets
 
@@ -173,7 +165,6 @@ MAX_DIAGNOSTICS = Setting(ToolSettings, "max_diagnostics")
 EVAL_SETTINGS: tuple[Setting, ...] = tuple(Setting(EvalSettings, name) for name in EvalSettings.model_fields)
 TRACE_DEPTH = Setting(TraceSettings, "depth")
 TRACE_ONLY = Setting(TraceSettings, "only", metavar="relevant|failures")
-EXPORT_MAX_BYTES = Setting(ExportSettings, "max_bytes", metavar="BYTES")
 # The okf.compile.CompileOptions fields okf compile takes as flags (imported only when asked: compile is heavy).
 COMPILE_FLAGS = ("max_words", "max_chars", "fanout")
 

@@ -51,3 +51,11 @@ def test_check_and_help_import_no_reader_and_no_other_command() -> None:
 def test_an_unknown_command_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["chek", "x"])
     assert result.exit_code == 2 and "No such command" in result.output and "check" in result.output
+
+
+def test_export_imports_no_reader_and_no_other_command() -> None:
+    code = "from okf.cli import main\ntry:\n    main(['export', 'llms-txt', '--help'])\nexcept SystemExit:\n    pass"
+    loaded = _imported_after(code)
+    others = {f"okf.cli.{name}" for name in COMMAND_MODULES if name != "export"}
+    assert "okf.cli.export" in loaded and not loaded & others, sorted(loaded & others)
+    assert not {"okf.readers", "okf.navigator", "okf.answer", "okf.settings", "openai", "mcp", "jinja2"} & loaded

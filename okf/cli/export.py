@@ -9,11 +9,11 @@ from typing import Any
 import click
 
 from okf.cli.common import emit_json, json_option, notice, printable, progress_enabled, quiet_option
-from okf.cli.options import settings_options
+from okf.cli.flags import settings_options
 from okf.cli.progress import StageProgress
 from okf.errors import ConfigError
 from okf.export import ExportReport, export_llms_txt, export_site
-from okf.settings import EXPORT_MAX_BYTES
+from okf.setting import EXPORT_MAX_BYTES
 
 
 def _as_of(value: str | None) -> date | None:

@@ -1,6 +1,6 @@
 """Two versions of okf side by side: `okf check` and `okf export llms-txt` on the same bundle, alternating.
 
-Usage: python scripts/bench_side.py --before TREE --after TREE --bundle PATH [--runs 3] [--what check,cli,export]
+Usage: python scripts/bench_side.py --before TREE --after TREE --bundle PATH [--runs 3] [--what check,cli,export,export-cli]
 
 TREE is a directory holding an ``okf`` package (e.g. ``git archive <commit> okf | tar -x -C TREE``; "." for this
 checkout). Each measure runs in a fresh child process with ``PYTHONPATH=TREE`` (imports not counted: the call
@@ -13,6 +13,9 @@ with the file system far more than okf's own work does); then the medians and th
 - ``cli``: the command ``python -m okf check BUNDLE --json`` as people run it, start-up and imports included
   (wall and CPU of the process and its workers from the outside); the two versions' stdout, bar the
   ``seconds`` line, is compared byte for byte.
+- ``export-cli``: the command ``python -m okf export llms-txt BUNDLE -o OUT --as-of 2026-12-01 --json`` as people
+  run it, start-up and imports included (wall and CPU of the process and its workers from the outside), into
+  an empty folder; the two versions' folders are compared file by file (the export's own manifest aside).
 - ``export``: ``export_llms_txt(bundle, out)`` into an empty folder ("first"), then again into the same folder
   ("repeat": every file unchanged), then again after one concept file was touched ("touched": its times
   changed, its bytes not, as an edit that is undone or a checkout would leave it: nothing may be taken as
@@ -85,10 +88,33 @@ def run_cli(env: dict[str, str], bundle: str) -> dict[str, object]:
     }
 
 
+def run_export_cli(env: dict[str, str], bundle: str, out: str) -> dict[str, object]:
+    """``okf export llms-txt BUNDLE -o OUT`` in a child: wall and CPU (the child and its workers)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    argv = ["export", "llms-txt", bundle, "-o", out, "--as-of", "2026-12-01", "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "okf", *argv], env=env, capture_output=True, text=True, cwd=tempfile.gettempdir()
+    )
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"okf export exited {done.returncode}: {done.stderr[-600:]}")
+    user = after.ru_utime - before.ru_utime
+    return {
+        "concepts": json.loads(done.stdout)["concepts"],
+        "wall": wall,
+        "cpu": user + after.ru_stime - before.ru_stime,
+        "user": user,
+    }
+
+
 def run(tree: str, kind: str, bundle: str, out: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
     if kind == "cli":
         return run_cli(env, bundle)
+    if kind == "export-cli":
+        return run_export_cli(env, bundle, out)
     done = subprocess.run(
         [sys.executable, "-c", CHILD, kind, bundle, out],
         env=env,
@@ -124,8 +150,8 @@ def main() -> int:
         for n in range(args.runs):
             for name, tree in (("before", args.before), ("after", args.after)):
                 for kind in kinds:
-                    out = scratch / f"{name}-{n}"
-                    steps = [kind] if kind in ("check", "cli") else ["first", "repeat", "touched"]
+                    out = scratch / f"{'cli-' if kind == 'export-cli' else ''}{name}-{n}"
+                    steps = [kind] if kind in ("check", "cli", "export-cli") else ["first", "repeat", "touched"]
                     for step in steps:
                         if step == "touched":
                             when = 1_600_000_000_000_000_000 + n * 10 + (name == "after")
@@ -146,12 +172,14 @@ def main() -> int:
                         )
             if "export" in kinds and not same_tree(scratch / f"before-{n}", scratch / f"after-{n}"):
                 print(f"run {n + 1}: the two exports DIFFER")
+            if "export-cli" in kinds and not same_tree(scratch / f"cli-before-{n}", scratch / f"cli-after-{n}"):
+                print(f"run {n + 1}: the two command-line exports DIFFER")
         for kind in ("check", "cli"):
             if kind in kinds:
                 diags = {json.dumps(f["diagnostics"]) for name in ("before", "after") for f in figures[(kind, name)]}
                 print(f"{kind} diagnostics: " + ("identical in every run" if len(diags) == 1 else "DIFFER"))
         print("medians (after / before):")
-        for step in ("check", "cli", "first", "repeat", "touched"):
+        for step in ("check", "cli", "export-cli", "first", "repeat", "touched"):
             if (step, "before") not in figures:
                 continue
             med = {

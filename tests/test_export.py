@@ -155,6 +155,29 @@ def test_worker_processes_give_the_same_output(tmp_path: Path, monkeypatch: pyte
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
 
 
+def test_a_concept_copy_is_its_text_as_okf_reads_it(tmp_path: Path) -> None:
+    """A concept's .md is its file's bytes when they decode as they are, else the text okf read (CRLF made LF,
+    a byte order mark dropped, bad bytes replaced), whichever path the copy takes."""
+    plain = concept("Plain", "Body with a lone \r carriage return.").encode()
+    files = {
+        "plain.md": plain,
+        "crlf.md": concept("Crlf", "Line one.\nLine two.").replace("\n", "\r\n").encode(),
+        "bom.md": b"\xef\xbb\xbf" + concept("Bom", "Marked.").encode(),
+        "bad.md": concept("Bad", "Caf\u00e9.").encode().replace(b"\xc3\xa9", b"\xe9"),
+    }
+    bundle = tmp_path / "b"
+    bundle.mkdir()
+    (bundle / "index.md").write_text("# B\n", encoding="utf-8")
+    for name, data in files.items():
+        (bundle / name).write_bytes(data)
+    export_llms_txt(bundle, tmp_path / "out", as_of=AS_OF)
+    out = tmp_path / "out"
+    assert (out / "plain.md").read_bytes() == plain
+    assert (out / "crlf.md").read_bytes() == files["crlf.md"].replace(b"\r\n", b"\n")
+    assert (out / "bom.md").read_bytes() == files["bom.md"][3:]
+    assert (out / "bad.md").read_bytes() == files["bad.md"].replace(b"\xe9", "\ufffd".encode())
+
+
 def test_site_pages_links_escaping_and_trust_marks(tmp_path: Path) -> None:
     bundle = hostile_bundle(tmp_path / "b")
     (bundle / "finance" / "refunds.md").write_text(

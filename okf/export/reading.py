@@ -246,11 +246,12 @@ class Known:
 
 
 _inherited: Known | None = None  # a worker's Known: set by _share from the pool's initializer (fork: no copy)
+_inherited_bundle: Bundle | None = None  # the parent's Bundle, its directories already scanned (fork only)
 
 
-def _share(known: Known | None) -> None:
-    global _inherited
-    _inherited = known
+def _share(known: Known | None, bundle: Bundle | None = None) -> None:
+    global _inherited, _inherited_bundle
+    _inherited, _inherited_bundle = known, bundle
 
 
 @dataclass
@@ -275,12 +276,14 @@ def _read_part(
     progress: Progress | None = None,
     listings: dict[str, ListingRow] | None = None,
     known: Known | None = None,
+    opened: Bundle | None = None,
 ) -> _Part:
     """List ``work``'s directories and read their concepts (copying each file into ``copy_to``, with ``cache``
     rows from the previous export into the same folder; ``listings``: its kept listings, new ones are kept only
-    then; ``known``: what the walk found, else the worker's inherited one); ``progress(done)`` after each
-    directory."""
-    bundle = Bundle.open(root)
+    then; ``known``: what the walk found, else the worker's inherited one; ``opened``: the bundle at ``root``,
+    else the worker's inherited one, else opened here); ``progress(done)`` after each directory."""
+    inherited = _inherited_bundle if _inherited_bundle is not None and str(_inherited_bundle.root) == root else None
+    bundle = opened or inherited or Bundle.open(root)
     part = _Part()
     known = known or _inherited
     stats = known.stats if known is not None else None
@@ -310,7 +313,9 @@ def _read_part(
                     title, text = intro(read_text(bundle.real_path(index), index)[0])
                 except BundleError:
                     pass
-            signposts = list(listing.signposts)
+            # Only what an export reads of a signpost, as a tuple: a pydantic model costs far more to pickle
+            # back from a worker process.
+            signposts = [Post(s.path, s.title, s.description, s.is_dir) for s in listing.signposts]
             part.directories[directory] = (title, text, signposts)
             if listings is not None:
                 row = keep(root, directory, title, text, signposts, recent, stats)
@@ -386,9 +391,12 @@ def _read_concept(
     if data is None:
         data, info = read_file(bundle.real_path(path), path)
         size_mtime = info.st_size, info.st_mtime_ns
-    text = decode_text(data, path)[0]
+    text, problems = decode_text(data, path)
     parsed = _summary_entry(path, text, now)
-    part.copied[path], copy = copy_into(target, text.encode("utf-8"), folders, copy)
+    # The copy is the text as okf reads it: the file's own bytes unless decoding changed them (a byte order
+    # mark dropped, bad bytes replaced, CRLF made LF).
+    exact = not problems and b"\r" not in data
+    part.copied[path], copy = copy_into(target, data if exact else text.encode("utf-8"), folders, copy)
     part.entries[path] = parsed
     part.outputs[path] = copy.st_size, copy.st_mtime_ns
     if size_mtime[1] < recent:
@@ -436,6 +444,7 @@ def _read(
             None if progress is None else lambda done: progress(done, total),
             listings,
             known,
+            bundle,
         )
         if progress is not None:
             progress(total, total)
@@ -454,7 +463,12 @@ def _read(
     merged = _Part()
     done = 0
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_share, initargs=(known,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_share,
+        initargs=(known, bundle if method == "fork" else None),
+    ) as pool:
         shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
         kept = [None if listings is None else {d: listings[d] for d, _ in run if d in listings} for run in runs]
         n = len(runs)

@@ -178,6 +178,24 @@ def test_a_concept_copy_is_its_text_as_okf_reads_it(tmp_path: Path) -> None:
     assert (out / "bad.md").read_bytes() == files["bad.md"].replace(b"\xe9", "\ufffd".encode())
 
 
+def test_an_export_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    import gc
+
+    bundle = small_bundle(tmp_path / "b")
+    assert gc.isenabled()
+    export_llms_txt(bundle, tmp_path / "on", as_of=AS_OF)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        export_site(bundle, tmp_path / "off", as_of=AS_OF)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ConfigError):
+        export_llms_txt(bundle, tmp_path / "tiny", max_bytes=10)
+    assert gc.isenabled()
+
+
 def test_site_pages_links_escaping_and_trust_marks(tmp_path: Path) -> None:
     bundle = hostile_bundle(tmp_path / "b")
     (bundle / "finance" / "refunds.md").write_text(

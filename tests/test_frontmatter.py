@@ -370,6 +370,16 @@ def test_fast_yaml_reads_typical_frontmatter_and_declines_the_rest():
         assert fast_load(declined) is None, declined
 
 
+def test_fast_yaml_types_words_as_pyyaml_does() -> None:
+    """A plain value starting like true, no or null is a string once it holds a space (typed without PyYAML's
+    resolver), and the single words stay typed."""
+    words = ["true", "True", "no", "NO", "null", "Null", "yes", "off", "On", "y", "n", "~", "nothing", "Fact"]
+    values = [*words, *(f"{w} story" for w in words), *(f"{w} x y" for w in words), "Yes sir", "no, thanks"]
+    for value in values:
+        text = f"a: {value}\nb: [{value.replace(',', '')}, x]\n"
+        assert fast_load(text) == yaml.safe_load(text), value
+
+
 _source_values = st.one_of(_scalars, st.sampled_from(["2026-01-01T00:00:00Z", "3-9", [1, 2], [2, 1], "2026-02-30"]))
 _source_items = st.dictionaries(
     st.sampled_from(["resource", "id", "title", "author", "sha256", "lines", "last_modified", "usage_count", "note"]),

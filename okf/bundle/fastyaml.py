@@ -46,6 +46,9 @@ _spaces_at = cast("Callable[[str, int], re.Match[str]]", _SPACES.match)
 _resolver = Resolver()
 _constructor = SafeConstructor()
 _RESOLVED_FIRST = frozenset(k for k in Resolver.yaml_implicit_resolvers if k)
+# The letters an implicit type starts with begin single words only (true, no, null, Off...): a plain value
+# starting with one of them and holding a space is a string, with no resolver to ask.
+_WORD_FIRST = frozenset(k for k in _RESOLVED_FIRST if k.isalpha())
 
 
 class _Decline(Exception):
@@ -53,7 +56,10 @@ class _Decline(Exception):
 
 
 def _typed(value: str, plain: bool) -> Any:
-    if not plain or value[0] not in _RESOLVED_FIRST:  # quoted, or no implicit type starts with this char
+    first = value[0]
+    if not plain or first not in _RESOLVED_FIRST:  # quoted, or no implicit type starts with this char
+        return value
+    if first in _WORD_FIRST and " " in value:
         return value
     return _plain(value)
 

@@ -4,11 +4,13 @@ files) and incremental-friendly (unchanged files are not rewritten). See docs/ex
 
 from __future__ import annotations
 
+import functools
+import gc
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -38,6 +40,29 @@ class ExportReport(BaseModel):
     full_concepts: int | None = Field(default=None, description="Concepts inlined in llms-full.txt.")
     seconds: float = 0.0
     warnings: list[str] = Field(default_factory=list)
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _collector_paused(export: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``export`` with Python's cyclic garbage collector paused (and forked workers inherit the pause). An
+    export builds tens of thousands of objects that all live until it ends, so each full collection walked
+    them, and every module okf imported, again for nothing: about a tenth of an export's CPU. Left as it was
+    found (a caller that paused it keeps it paused)."""
+
+    @functools.wraps(export)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if not gc.isenabled():
+            return export(*args, **kwargs)
+        gc.disable()
+        try:
+            return export(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused
 
 
 def _open(bundle: Bundle | str | Path) -> Bundle:
@@ -85,6 +110,7 @@ def _replayed(recorded: dict[str, Any] | None, source: str, out: str | Path, sta
         return None
 
 
+@_collector_paused
 def export_llms_txt(
     bundle: Bundle | str | Path,
     out: str | Path,
@@ -143,6 +169,7 @@ def export_llms_txt(
     return report
 
 
+@_collector_paused
 def export_site(
     bundle: Bundle | str | Path,
     out: str | Path,

@@ -21,9 +21,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _BLOCK_KINDS = {
     "heading_open": "heading",
@@ -39,13 +41,18 @@ _BLOCK_KINDS = {
 }
 
 
+# markdown-it is imported when first needed (about 30 ms): the line scanners below read most bundles without it.
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
 @lru_cache(maxsize=1)
 def _html_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     # Raw HTML in a body is shown as text, never passed through: a bundle is untrusted input to a page.
     return MarkdownIt("commonmark", {"html": False}).enable("table")
 

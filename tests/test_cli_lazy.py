@@ -58,4 +58,7 @@ def test_export_imports_no_reader_and_no_other_command() -> None:
     loaded = _imported_after(code)
     others = {f"okf.cli.{name}" for name in COMMAND_MODULES if name != "export"}
     assert "okf.cli.export" in loaded and not loaded & others, sorted(loaded & others)
-    assert not {"okf.readers", "okf.navigator", "okf.answer", "okf.settings", "openai", "mcp", "jinja2"} & loaded
+    assert (
+        not {"okf.readers", "okf.navigator", "okf.answer", "okf.settings", "openai", "mcp", "jinja2", "markdown_it"}
+        & loaded
+    )

@@ -70,14 +70,20 @@ def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
         ),
         "",
     ]
+    by_top: dict[str, list[Entry]] = {}  # current concepts by top-level directory, in signpost order
+    optional: list[Entry] = []
+    for entry in collected.entries:
+        if entry.current:
+            by_top.setdefault(entry.top, []).append(entry)
+        else:
+            optional.append(entry)
     for top, title in collected.sections():
-        current = [e for e in collected.entries if e.top == top and e.current]
+        current = by_top.get(top)
         if not current:
             continue
         lines += [f"## {escape(title)}", ""]
         lines += [_item(e, base_url) for e in current]
         lines.append("")
-    optional = [e for e in collected.entries if not e.current]
     if optional:
         lines += ["## Optional", ""]
         lines += [_item(e, base_url, _trust_note(e)) for e in optional]

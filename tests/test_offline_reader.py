@@ -9,12 +9,14 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from okf.readers import OfflineReader, Reader
 from okf.readers.base import Document, DraftAnswer, Evidence, Selection, SignpostOffer, Verdict
 from okf.readers.extractive import answer_from
 from okf.readers.judging import judge_all, judge_one
-from okf.readers.matching import Question, read_body
+from okf.readers.matching import Field, Question, read_body
 from okf.readers.selection import select_offer
 from okf.testing import ScriptedReader
 from okf.text.vocabulary import Vocabulary
@@ -451,3 +453,44 @@ def test_select_a_common_defined_term_does_not_make_an_exclusive_choice(tmp_path
         offer(1, "b/", "Sanctions", "Sanctions screening of clients."),
     ] + offers[2:]
     assert set(kept("Which sanctions apply to Adaptimmune Therapeutics?", rare, vocab)) == {0}
+
+
+_WORDS = [
+    "air-gapped",
+    "airgapped",
+    "cluster",
+    "clusters",
+    "Adaptimmune",
+    "ADAPTIMMUNETHERAPEUTICSPLC",
+    "Therapeutics",
+    "PFP",
+    "platform",
+    "private",
+    "financing",
+    "operator",
+    "StarredDropdown",
+    "dropdown",
+    "mirror",
+    "mirrors",
+    "or",
+    "and",
+    "the",
+    "governing",
+    "law",
+    "Delaware",
+    "termination",
+    "terminate",
+    "5.2",
+    "notice",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=8),
+    st.lists(st.sampled_from(_WORDS), min_size=0, max_size=12),
+)
+def test_units_in_is_has_unit_of_every_unit(asked: list[str], text: list[str]) -> None:
+    question = Question.parse(" ".join(asked) + "?")
+    place = Field.of(" ".join(text))
+    assert question.units_in(place) == {u.key for u in question.units if place.has_unit(u)}

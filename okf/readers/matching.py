@@ -143,17 +143,30 @@ class Question:
         for term in place.terms & index.keys():
             found.update(index[term])
         letters = place.letters
-        for unit in self.units:
-            if unit.key in found:
-                continue
-            if (
-                any(t in letters for t in unit.contained)
-                or (unit.written and unit.written in letters)
-                or any(all(t in place.terms for t in phrase) for phrase in unit.phrases)
-            ):
-                found.add(unit.key)
+        for form, key in self._inside:
+            if key not in found and form in letters:
+                found.add(key)
+        for key, phrases in self._phrases:
+            if key not in found and any(all(t in place.terms for t in phrase) for phrase in phrases):
+                found.add(key)
         said = self._said[place] = frozenset(found)
         return said
+
+    @cached_property
+    def _inside(self) -> tuple[tuple[str, str], ...]:
+        """(form, unit key) for every form looked for inside words: the terms long enough (``contained``) and
+        the word as written (``written``), in unit order."""
+        out: list[tuple[str, str]] = []
+        for unit in self.units:
+            out += [(t, unit.key) for t in unit.contained]
+            if unit.written:
+                out.append((unit.written, unit.key))
+        return tuple(out)
+
+    @cached_property
+    def _phrases(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
+        """(unit key, phrases) of the units said by all terms of a phrase."""
+        return tuple((u.key, u.phrases) for u in self.units if u.phrases)
 
     @cached_property
     def _index(self) -> dict[str, tuple[str, ...]]:

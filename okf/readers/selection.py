@@ -90,8 +90,15 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
     tails = [Field.of(o.description) for o in offers]
     head_says = [question.units_in(h) for h in heads]
     says = [head_says[i] | question.units_in(tails[i]) for i in range(len(offers))]
-    in_head = {u.key: {i for i in range(len(offers)) if u.key in head_says[i]} for u in units}
-    anywhere = {u.key: {i for i in range(len(offers)) if u.key in says[i]} for u in units}
+    in_head: dict[str, set[int]] = {u.key: set() for u in units}
+    anywhere: dict[str, set[int]] = {u.key: set() for u in units}
+    for i in range(len(offers)):
+        for key in head_says[i]:
+            if key in in_head:
+                in_head[key].add(i)
+        for key in says[i]:
+            if key in anywhere:
+                anywhere[key].add(i)
     n = len(offers)
 
     def telling(unit: Unit) -> float:

@@ -73,28 +73,6 @@ def test_what_strong_choices_hold_is_read_before_what_weak_ones_hold(tmp_path: P
     assert judged(everything)[3:] == ["weak/w0.md", "weak/w1.md", "weak/w2.md"]
 
 
-def test_a_directory_the_selector_was_surer_of_is_opened_before_concepts_it_did_not_choose(tmp_path: Path) -> None:
-    root = write_files(
-        tmp_path / "b",
-        {
-            **{f"a/a{i}.md": concept(f"A{i}") for i in range(3)},
-            **{f"b/b{i}.md": concept(f"B{i}") for i in range(2)},
-        },
-    )
-    script = [("a/", "strong"), ("b/", "weak"), ("a/a0.md", "strong"), ("b/b0.md", "strong")]
-
-    def select(question: str, offers: list) -> list:  # type: ignore[type-arg]
-        here = {o.path for o in offers}
-        return [(path, grade) for path, grade in script if path in here]
-
-    reader = ScriptedReader(select=select, judge={})
-    reader.orders_concepts = True  # type: ignore[attr-defined]
-    result = navigate(root, "q", reader=reader, budgets={"batch_size": 1})
-    # a/a1 and a/a2 were not chosen (read at the most doubt): the weak directory b/, deferred until its level
-    # came, is opened and its chosen concept read before them; its own unchosen concept comes last.
-    assert judged(result) == ["a/a0.md", "b/b0.md", "a/a1.md", "a/a2.md", "b/b1.md"]
-
-
 def test_the_body_budget_is_shared_across_the_directories_opened(tmp_path: Path) -> None:
     root = write_files(
         tmp_path / "b",

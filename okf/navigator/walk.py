@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
@@ -206,7 +206,6 @@ class Walk:
         self.verdicts_ok = 0
         self.descents: set[asyncio.Task[None]] = set()
         self.open_descents = 0  # descents that may still add candidates (not yet past their selection)
-        self.open_levels: Counter[int] = Counter()  # the weakness of each of those descents' directories
         self.judges: set[asyncio.Task[None]] = set()
         # Calls the reader sends at once (its ``concurrency``; None: no limit). A call is admitted against the
         # budgets only once it holds a slot, so calls waiting for one are never counted as spent.
@@ -268,7 +267,6 @@ class Walk:
             return
         self.opened.add(directory)
         self.open_descents += 1
-        self.open_levels[self.weakness.get(directory, 0)] += 1
         self._track(asyncio.create_task(self._descend(directory, depth, key)), self.descents)
 
     def _track(self, task: asyncio.Task[None], group: set[asyncio.Task[None]]) -> None:
@@ -405,11 +403,8 @@ class Walk:
             # Counted down inside the task, not in its done callback: a pump scheduled by this very step
             # must already know that this descent will add no more candidates.
             self.open_descents -= 1
-            level = self.weakness.get(directory, 0)
-            self.open_levels[level] -= 1
-            if not self.open_levels[level]:
-                del self.open_levels[level]
-            self._schedule_pump()  # candidates further down may have been waiting for this descent
+            if self._hold_until is not None:
+                self._schedule_pump()  # a partial batch may have been waiting for this descent only
 
     async def _collect_and_select(self, directory: str, depth: int, key: Key) -> None:
         try:
@@ -600,8 +595,6 @@ class Walk:
             if room <= 0:
                 self._stop("bodies")
                 break
-            if self._surer_first():
-                break  # a surer directory is being opened, or was released to be: its candidates come first
             if self._behind():
                 break  # another walk of the same ledger reads first; it pumps this one when it has
             size = min(room, self.budgets.batch_size)
@@ -626,18 +619,6 @@ class Walk:
         if self.stopped_by is None and self._room() <= 0 and (self.queue or self.descents):
             self._stop("bodies")  # nothing more can be judged: further descent would only cost calls
         self._check_done()
-
-    def _surer_first(self) -> bool:
-        """Whether the candidates waiting must wait for a directory reached through fewer weak choices: one
-        whose descent is still under way, or one deferred (released now). A concept read at some doubt is
-        never read before a directory the selector was surer of, wherever that directory sits."""
-        level = self.queue.level
-        if self.open_levels and min(self.open_levels) < level:
-            return True
-        if self.deferred and min(self.deferred) < level and self.stopped_by is None:
-            self._release_deferred()
-            return True
-        return False
 
     def _behind(self) -> bool:
         """Walks sharing a ledger read best first, then in turn: this one waits while another has candidates

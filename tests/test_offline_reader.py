@@ -252,6 +252,9 @@ def test_judge_keeps_a_concept_titled_by_a_thing_the_question_names(tmp_path: Pa
         verdict.grade == "partial" and verdict.reason == "partly: about manchester, terrier, which the question names"
     )
     assert judge_one(Question.parse(asked), doc("dogs/poodle", "Poodle", "The Poodle is a breed of dog.")).grade == "no"
+    # Inside a folder that already is the named thing, its title page is no more about it than its other pages.
+    inside = doc("kennel/manchester-terrier-club/manchester-terrier", "Manchester Terrier", text)
+    assert judge_one(Question.parse(asked), inside).grade == "no"
     # A name half the bundle carries names no one thing: a concept titled by it is not about what is asked.
     rare = {stem(w): 3 for w in ("ancestors", "include", "gordon", "irish", "setters", "scotch", "collie")}
     common = vocabulary(tmp_path, {**rare, stem("manchester"): 60, stem("terrier"): 60, stem("dog"): 50})

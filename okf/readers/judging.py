@@ -48,9 +48,13 @@ def judge_one(question: Question, document: Document, body: Body | None = None) 
             id=document.id, relevant=False, grade="no", reason="the question has no content words to look for"
         )
     body = body or read_body(document.text)
-    # A concept titled by something the question names is about it, whatever its folder already says.
+    # A concept titled by something the question names is about it, whatever words its folder shares with
+    # the question; unless its folder already is that thing (a contract's folder and its title page).
+    explained = question.explained(_context(document))
     about = question.titled(document.title)
-    explained = question.explained(_context(document)) - about
+    if about <= explained:
+        about = set()
+    explained -= about
     topic = [u for u in question.units if u.key not in explained] or list(question.units)
     # Units no concept of the bundle says (a word of the question's own phrasing) cannot tell bodies apart.
     topic = [u for u in topic if u.known] or topic

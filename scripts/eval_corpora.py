@@ -40,7 +40,8 @@ from statistics import mean, median
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This checkout's okf, not whichever is installed: a before/after comparison runs each tree's own script.
+sys.path[:0] = [str(REPO), str(Path(__file__).resolve().parent)]
 
 from baselines import (  # noqa: E402
     BaselineRun,

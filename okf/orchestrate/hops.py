@@ -13,6 +13,7 @@ question's telling names (a clause of another contract than the one asked about 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 
 from okf.orchestrate.crosscheck import Found, body_of
@@ -51,42 +52,40 @@ def second_hops(
     weights = sorted(u.weight for u in parsed.units) or [0.0]
     floor = weights[len(weights) // 2]
     said_units = [u for u in parsed.units if u not in gap]
-    out: list[tuple[str, str]] = []
-    done: list[Found] = []
     scope = [u for u in parsed.units if u.name and u.weight >= floor]
     # Words the question uses for a thing it does not name ("a conference"): a name carrying one
     # ("Southeastern Conference") is that thing, the likeliest bridge of all; those are taken first.
     common = {u.key for u in parsed.units if not u.name}
-    for described in (True, False):
-        for f in evidence:
-            body = body_of(f.concept.body)
-            if scope and not _in_scope(f, body, scope):
-                if not described:
-                    done.append(f)  # evidence about something else than what the question names is no bridge
+    names: list[tuple[bool, int, str]] = []  # (described, index of the evidence saying it, name)
+    for k, f in enumerate(evidence):
+        body = body_of(f.concept.body)
+        if scope and not _in_scope(f, body, scope):
+            continue  # evidence about something else than what the question names is no bridge
+        for n in _passage(body, said_units):
+            names += [(bool(common & set(terms(name))), k, name) for name in _names(body.sentences[n], resolves)]
+    unread = Counter(k for _, k, _ in names)  # names of each evidence not yet tried
+
+    def read() -> list[Found]:
+        return [f for k, f in enumerate(evidence) if not unread[k]]
+
+    out: list[tuple[str, str]] = []
+    for described, k, name in sorted(names, key=lambda entry: not entry[0]):
+        # The name as written when it is a title ("Southeastern Conference"), else without the question's
+        # own words at its ends ("CEO of Viglen" -> "Viglen").
+        for text in dict.fromkeys([name, _new_words(name, asked)] if described else [_new_words(name, asked)]):
+            words = [t for t in terms(text) if t.isalpha() and t not in _CALENDAR and t not in asked]
+            if not words or not _telling(words, vocabulary, floor):
                 continue
-            for n in _passage(body, said_units):
-                for name in _names(body.sentences[n], resolves):
-                    if described != bool(common & set(terms(name))):
-                        continue
-                    # The name as written when it is a title ("Southeastern Conference"), else without the
-                    # question's own words at its ends ("CEO of Viglen" -> "Viglen").
-                    for text in dict.fromkeys(
-                        [name, _new_words(name, asked)] if described else [_new_words(name, asked)]
-                    ):
-                        words = [t for t in terms(text) if t.isalpha() and t not in _CALENDAR and t not in asked]
-                        if not words or not _telling(words, vocabulary, floor):
-                            continue
-                        key = angle_key(text)
-                        if key in tried or (only is not None and not only(text)):
-                            continue
-                        if len(out) >= HOPS_PER_PART:
-                            return out, done
-                        tried.add(key)
-                        out.append((text, f.entry.path))
-                        break
-            if not described:
-                done.append(f)
-    return out, done
+            key = angle_key(text)
+            if key in tried or (only is not None and not only(text)):
+                continue
+            if len(out) >= HOPS_PER_PART:
+                return out, read()
+            tried.add(key)
+            out.append((text, evidence[k].entry.path))
+            break
+        unread[k] -= 1
+    return out, read()
 
 
 def _in_scope(f: Found, body, scope: list[Unit]) -> bool:

@@ -189,7 +189,7 @@ class Question:
         """Unit keys of the things the question names that ``title`` spells out: a run of names rare enough to
         name one thing ("American Beauty", "Manchester Terrier"), or one such name ("Vanessa"). A concept so
         titled is about something the question names."""
-        letters = compact(title)
+        letters = Field.of(title).letters  # titles recur across a walk's angles: read once
         if not letters:
             return set()
         found: set[str] = set()

@@ -25,7 +25,14 @@ _MEANS = re.compile(r"\s*,?\s*(?:shall\s+mean|means|mean|shall\s+have\s+the\s+me
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{1,60})[\"\u201d]")
 _CLAUSE_END = re.compile(r"(?<=[.:;])\s")
 _CAPS_WORD = re.compile(r"[A-Z][A-Z&,'\-]*")
-_ID_HEADING = re.compile(r"^(?P<id>(?:[A-Z]{2,10}\s)?\d[\w()\-]*(?:\.[\w()\-]+)*)\.?(?:\s+(?P<rest>\S.*))?$")
+# A structural noun before a number ("Part 1", "Chapter 2", "Part 1.Chapter 1.1."), an all-caps word ("APP 4.25."),
+# or letters glued to the number ("APP1.A1.1", "A6.2"); "A.", "B.5." are lettered sections.
+_STRUCTURE_NOUN = r"(?:Part|Chapter|Section|Article|Rule|Schedule|Annex|Appendix|Title|Division|Subpart|Clause)"
+_ID_PART = rf"(?:(?:[A-Z]{{2,10}}|{_STRUCTURE_NOUN})\s(?=\d))?(?:[A-Z]{{1,4}}(?=\d))?[\w()\-]+"
+_ID_HEADING = re.compile(
+    rf"^(?P<id>(?:(?:[A-Z]{{2,10}}|{_STRUCTURE_NOUN})\s(?=\d))?(?:(?P<glued>[A-Z]{{1,4}})(?=\d)|(?P<letter>[A-Z])(?=\.))?"
+    rf"(?(letter)|\d[\w()\-]*)(?:\.{_ID_PART})*)\.?(?:\s+(?P<rest>\S.*))?$"
+)
 
 
 @dataclass
@@ -42,6 +49,7 @@ class Section:
     anchor: str = ""
     ident: tuple[str, ...] | None = None  # dotted numbering ("2.1.3" -> ("2", "1", "3")) of a markdown heading
     title_line: int = 0  # the line that gave a bare-number heading its title ("CLIENT CLASSIFICATION")
+    label: str = ""  # an all-caps line opening a bare-number heading's text ("INTRODUCTION\nThis Guidance ...")
 
     @property
     def own_end(self) -> int:
@@ -136,6 +144,27 @@ def text_heading(line: str) -> Section | None:
     return None
 
 
+_RUN_IN = re.compile(r"^([^a-z]{3,120}?)[.:]\s+(?=\S)")
+
+
+def _caps_label(text: str) -> str:
+    """``text`` in title case when it reads as an all-caps heading ("NON-EQUIVALENT ESTIMATES"), else ""."""
+    text = text.strip().rstrip(".:").strip()
+    letters = sum(c.isalpha() for c in text)
+    if letters < 3 or text.upper() != text or len(text) > 160 or len(text.split()) > 20:
+        return ""
+    return _name(text) if letters >= 0.6 * len(text.replace(" ", "")) else ""
+
+
+def _label(line: str) -> str:
+    """The all-caps label opening a passage: the whole line ("INTRODUCTION") or a run-in heading
+    ("INTRODUCTION. This Guidance is ..."), in title case; "" when the line opens with prose."""
+    if label := _caps_label(line):
+        return label
+    m = _RUN_IN.match(line.strip())
+    return _caps_label(m.group(1)) if m else ""
+
+
 def _title_line(line: str) -> str | None:
     """A line that can name the heading just above it ("DEFINITIONS", "Term and Termination"), or None."""
     stripped = line.strip()
@@ -209,7 +238,10 @@ def _ident(text: str) -> tuple[tuple[str, ...] | None, bool]:
     m = _ID_HEADING.match(text)
     if m is None or len(m.group("id")) > 40:
         return None, False
-    return tuple(p for p in m.group("id").split(".") if p), m.group("rest") is None
+    ident = m.group("id")
+    if (m.group("glued") or m.group("letter")) and m.group("rest") is not None and "." not in ident:
+        return None, False  # "Q3 Results", "A Guide": words, not an identifier
+    return tuple(p for p in ident.split(".") if p), m.group("rest") is None
 
 
 def markdown_headings(text: str, lines: list[str] | None = None) -> tuple[list[Section], list[int]]:
@@ -222,20 +254,27 @@ def markdown_headings(text: str, lines: list[str] | None = None) -> tuple[list[S
     found: list[Section] = []
     starts: list[int] = []
     blocks = parse_blocks(text)
+    atx = [b for b in blocks if b.kind == "heading" and b.end_line == b.start_line]
+    # Where the headings are numbered passages ("### 2.1.3"), a line underlined by "=" or "-" is a formula or
+    # a rule below text, not a heading (setext headings span two lines or more; ATX headings one).
+    numbered = len(atx) >= 3 and 2 * sum(_ident(b.text)[0] is not None for b in atx) >= len(atx)
     for i, block in enumerate(blocks):
         starts.append(block.start_line)
         if block.kind != "heading" or not block.text:
             continue
-        title, named = block.text, 0
+        if numbered and block.end_line > block.start_line:
+            continue
+        title, named, label = block.text, 0, ""
         ident, bare = _ident(title)
         if bare and lines is not None and i + 1 < len(blocks):
             following = blocks[i + 1]
             closes = i + 2 >= len(blocks) or blocks[i + 2].kind == "heading"
-            if following.kind == "paragraph" and following.start_line == following.end_line and closes:
-                name = _title_line(lines[following.start_line - 1])
-                if name:
-                    title = f"{title} {_name(name)}"
-                    named = following.start_line
+            one_line = following.start_line == following.end_line and closes
+            if following.kind == "paragraph" and one_line and (name := _title_line(lines[following.start_line - 1])):
+                title = f"{title} {_name(name)}"
+                named = following.start_line
+            elif following.kind == "paragraph":
+                label = _label(lines[following.start_line - 1])
         found.append(
             Section(
                 title,
@@ -245,9 +284,48 @@ def markdown_headings(text: str, lines: list[str] | None = None) -> tuple[list[S
                 anchor=anchor_slug(block.text),
                 ident=ident,
                 title_line=named,
+                label=label,
             )
         )
     return found, starts
+
+
+def _group_labels(section: Section) -> None:
+    """Gather numbered passages that open with the same all-caps label into a section named by it.
+
+    Guidance often numbers its paragraphs straight through and repeats the heading of the part they belong
+    to at the top of each ("### 12)" / "OBJECTIVES OF THE FRAMEWORK" / text): consecutive siblings sharing a
+    label become one section titled by the label, so the outline reads by subject, not by paragraph number.
+    A lone labelled passage takes its label into its title ("1. General Introduction"). Nothing changes where
+    every child shares one label (the parent already is that subject)."""
+    for child in section.children:
+        _group_labels(child)
+    kids = section.children
+    if not any(k.label for k in kids):
+        return
+    out: list[Section] = []
+    i = 0
+    while i < len(kids):
+        j = i + 1
+        while kids[i].label and j < len(kids):
+            if kids[j].label == kids[i].label:
+                j += 1
+            elif not kids[j].label and j + 1 < len(kids) and kids[j + 1].label == kids[i].label:
+                j += 2  # an unlabelled passage (a table's lead-in) between two of the same part
+            else:
+                break
+        run = kids[i:j]
+        if len(run) == len(kids):
+            return
+        if len(run) > 1:
+            first = run[0]
+            out.append(Section(first.label, "heading", first.rank, first.start, run[-1].end, children=run))
+        else:
+            if run[0].label and not run[0].children:
+                run[0].title = f"{run[0].title} {run[0].label}"
+            out.append(run[0])
+        i = j
+    section.children = out
 
 
 def _holds(parent: Section, child: Section) -> bool:
@@ -322,4 +400,5 @@ def build_tree(headings: list[Section], line_count: int, title: str, first: int 
         stack.append(heading)
     for open_section in stack[1:]:
         open_section.end = line_count
+    _group_labels(root)
     return root

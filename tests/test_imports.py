@@ -23,6 +23,7 @@ FLOORS: dict[str, int] = {
     "okf._version": 0,
     "okf.errors": 0,
     "okf.limits": 0,
+    "okf.collector": 0,
     "okf.setting": 1,
     "okf.text": 1,
     "okf.markdown": 1,

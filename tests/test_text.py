@@ -18,6 +18,17 @@ from okf.text.words import clip, compact, sentences, stem, terms
 # --- words ---
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab-_ é1.\n", max_size=30))
+def test_hyphenated_words_are_found_as_the_plain_pattern_finds_them(text: str) -> None:
+    """The anchored, possessive pattern finds exactly the spans of the plain one (which retries every shorter
+    run of each word no hyphen follows)."""
+    from okf.text.words import _HYPHENATED
+
+    plain = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+    assert [m.span() for m in _HYPHENATED.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
 def test_terms_drop_stop_words_question_words_and_single_letters() -> None:
     assert terms("What is the policy, and how does it apply to a contractor?") == [
         "polici",

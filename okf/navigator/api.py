@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from okf.bundle import Bundle
+from okf.collector import collector_paused
 from okf.errors import ConfigError
 from okf.models import DEFAULT_ANGLES, Budgets, NavigationResult
 from okf.navigator.trace import Progress
@@ -107,10 +108,11 @@ async def navigate_async(
     setting = parse_angles(angles)
     opened, text, chosen, checked = _inputs(bundle, question, reader, budgets)
     try:
-        if setting.off and len(opened) == 1:
-            result = await Walk(opened[0], text, chosen, checked, progress).run()
-        else:
-            result = await orchestrate(opened, text, chosen, checked, setting, progress)
+        with collector_paused():  # okf.collector: what a walk allocates is short-lived
+            if setting.off and len(opened) == 1:
+                result = await Walk(opened[0], text, chosen, checked, progress).run()
+            else:
+                result = await orchestrate(opened, text, chosen, checked, setting, progress)
     finally:
         if reader is None:
             await aclose(chosen)  # made here (the configured reader), so closed here

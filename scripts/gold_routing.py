@@ -3,6 +3,9 @@
     python scripts/gold_routing.py --corpus rhdh --before /tmp/old/rhdh --after /tmp/new/rhdh
     python scripts/gold_routing.py --corpus cuad --before A --after B --sample 200 --json out.json
 
+``--root-only``: the gold is known at the root listing only (which top-level folders to open), the offline
+selector decides below it: what choosing the right top-level folder is worth.
+
 The selector keeps exactly the offered directories that hold a gold concept of the question (the concepts
 whose ``sources`` lines overlap a gold span, found by okf.eval's gold index); the judge is the offline
 reader's. So the figures isolate what the bundle's layout costs when routing is perfect: how many bodies and
@@ -39,17 +42,19 @@ SHARED = REPO.parent / "shared" / "corpora"
 class GoldRouter:
     """Selects the directories above the current question's gold concepts; judges with the offline reader."""
 
-    def __init__(self, gold: dict[str, set[str]], judge: OfflineReader) -> None:
-        self.gold, self.inner = gold, judge
+    def __init__(self, gold: dict[str, set[str]], judge: OfflineReader, root_only: bool = False) -> None:
+        self.gold, self.inner, self.root_only = gold, judge, root_only
 
     @property
     def name(self) -> str:
         return "gold-routing"
 
     def bind(self, vocabulary: Any) -> GoldRouter:
-        return GoldRouter(self.gold, self.inner.bind(vocabulary))
+        return GoldRouter(self.gold, self.inner.bind(vocabulary), self.root_only)
 
     async def select(self, question: str, signposts: Sequence[SignpostOffer]) -> Selection:
+        if self.root_only and any("/" in o.path.rstrip("/") for o in signposts):
+            return await self.inner.select(question, signposts)  # below the root: the offline selector
         wanted = self.gold.get(question, set())
         keep = [o.index for o in signposts if o.is_dir and any(g.startswith(o.path.rstrip("/") + "/") for g in wanted)]
         return Selection(choices=[Choice(index=i, reason="holds gold") for i in keep])
@@ -58,11 +63,13 @@ class GoldRouter:
         return await self.inner.judge(question, documents)
 
 
-async def run(bundle_dir: Path, questions: list[EvalQuestion], budgets: Budgets) -> dict[str, Any]:
+async def run(
+    bundle_dir: Path, questions: list[EvalQuestion], budgets: Budgets, root_only: bool = False
+) -> dict[str, Any]:
     bundle = Bundle.open(bundle_dir)
     index = GoldIndex.from_bundle(bundle)
     gold = {q.question: {c for s in q.gold for c in index.covering(s)} for q in questions}
-    reader = GoldRouter(gold, OfflineReader())
+    reader = GoldRouter(gold, OfflineReader(), root_only)
     hits, bodies, read, shortlist_words, reachable, signs = [], [], [], [], 0, []
     for q in questions:
         result = await navigate_async(bundle, q.question, reader=reader, budgets=budgets, angles="off")
@@ -96,16 +103,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--max-bodies", type=int, default=120)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--root-only",
+        action="store_true",
+        help="know the gold at the root listing only; the offline selector decides every listing below it",
+    )
     args = parser.parse_args()
     questions = pick(load_questions(SHARED / args.corpus / "questions.jsonl"), sample=args.sample, seed=args.seed)
     budgets = Budgets(max_bodies=args.max_bodies)
     rows = {
-        label: asyncio.run(run(path, questions, budgets))
+        label: asyncio.run(run(path, questions, budgets, args.root_only))
         for label, path in (("before", args.before), ("after", args.after))
     }
     print(
         f"{args.corpus}: {len(questions)} questions (sample {args.sample}, seed {args.seed}), "
-        f"max_bodies {args.max_bodies}, gold-knowing selector, offline judge"
+        f"max_bodies {args.max_bodies}, gold-knowing selector{' at the root only' if args.root_only else ''}, "
+        "offline judge"
     )
     print(
         "| compile | gold in bundle | recall (any) | bodies / question | words read / question (mean, median) "

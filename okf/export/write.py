@@ -62,9 +62,11 @@ def _folder(parent: str, made: set[str] | None, root: str | None) -> None:
 
 
 def _write(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    done = os.write(fd, data)  # one write for a regular file, but a short one is possible
+    if done < len(data):
+        view = memoryview(data)[done:]
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 def write_if_changed(

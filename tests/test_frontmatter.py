@@ -507,7 +507,7 @@ def test_summary_equals_build_meta(mapping):
     meta, _ = build_meta(mapping)
     summary = summarize(mapping)
     assert summary.title == meta.title and summary.description == meta.description
-    assert list(summary.sources) == meta.sources
+    assert list(summary.sources) == [(s.resource, s.lines) for s in meta.sources]
     assert summary.deprecated == (meta.status == Status.deprecated)
     assert summary.stale_after == meta.stale_after
 
@@ -603,3 +603,50 @@ def test_the_ascii_unsafe_characters_are_the_unsafe_ones_below_128() -> None:
     from okf.bundle.fastyaml import _ASCII_UNSAFE, _UNSAFE
 
     assert {chr(b) for b in _ASCII_UNSAFE} == {chr(i) for i in range(128) if _UNSAFE.match(chr(i))}
+
+
+_span_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.text(max_size=3),
+    st.lists(st.one_of(st.integers(-1, 4), st.booleans(), st.sampled_from(["2", 2.0])), max_size=3),
+    st.sampled_from([(1, 2), "3-9", "2026-01-01", 1.5]),
+)
+
+
+_plain_sources = st.fixed_dictionaries(
+    {},
+    optional={
+        "resource": st.one_of(st.text(max_size=3), _span_values),
+        "id": st.one_of(st.just("src"), st.none(), _span_values),
+        "title": st.one_of(st.text(max_size=3), st.none()),
+        "sha256": st.one_of(st.just("ab12"), st.none(), st.integers()),
+        "lines": st.one_of(st.lists(st.integers(-1, 4), min_size=2, max_size=2), _span_values),
+        "last_modified": st.sampled_from([None, "2026-01-01", "x"]),
+    },
+)
+
+
+@given(
+    st.one_of(
+        _plain_sources,
+        st.dictionaries(
+            st.one_of(
+                st.sampled_from(["resource", "id", "title", "author", "sha256", "lines", "last_modified"]),
+                st.sampled_from(["usage_count", "note", 1]),
+            ),
+            _span_values,
+            max_size=6,
+        ),
+        _span_values,
+    )
+)
+@settings(max_examples=400, deadline=None)
+def test_source_span_equals_the_validated_source(value):
+    # The export reads a source's resource and lines without building SourceRef when SourceRef would take the
+    # mapping as it is; any other value goes through _source: the two must always agree.
+    from okf.bundle.meta import _source, _source_span
+
+    ref = _source(value)
+    assert _source_span(value) == (None if ref is None else (ref.resource, ref.lines))

@@ -218,22 +218,45 @@ def build_meta(
 @dataclass(frozen=True)
 class Summary:
     """What publishing a concept needs of its frontmatter: the fields of :func:`build_meta`'s ``ConceptMeta``
-    it reads, typed exactly as there, without building the rest (no diagnostics, no model validation)."""
+    it reads, typed exactly as there, without building the rest (no diagnostics, no model validation).
+    ``sources``: each readable source's ``(resource, lines)``, in order."""
 
     title: str | None = None
     description: str | None = None
-    sources: tuple[SourceRef, ...] = ()
+    sources: tuple[tuple[str, tuple[int, int] | None], ...] = ()
     deprecated: bool = False
     stale_after: datetime | None = None
+
+
+_PLAIN_SOURCE = frozenset({"id", "resource", "title", "author", "sha256", "lines"})
+_TEXT_FIELDS = ("id", "title", "author", "sha256")
+
+
+def _source_span(value: Any) -> tuple[str, tuple[int, int] | None] | None:
+    """``(ref.resource, ref.lines)`` of ``_source(value)`` (None when it is None). A source the compiler writes
+    (string keys it knows, text values, two ordered line numbers) is read directly: SourceRef would take it
+    as it is, so validating the model only to read two fields back is skipped (tested against ``_source``)."""
+    if type(value) is dict and value.keys() <= _PLAIN_SOURCE:
+        resource = value.get("resource", "")
+        if type(resource) is str and all(type(value.get(k)) in _STR_OR_NONE for k in _TEXT_FIELDS):
+            lines = value.get("lines")
+            if lines is None:
+                return resource, None
+            if type(lines) is list and len(lines) == 2:
+                start, end = lines
+                if type(start) is int and type(end) is int and 1 <= start <= end:
+                    return resource, (start, end)
+    ref = _source(value)
+    return None if ref is None else (ref.resource, ref.lines)
 
 
 def summarize(raw: dict[str, Any]) -> Summary:
     """``build_meta(raw)``'s title, description, sources, whether its status is deprecated, and stale_after
     (tests/test_frontmatter.py compares the two)."""
-    sources: tuple[SourceRef, ...] = ()
+    sources: tuple[tuple[str, tuple[int, int] | None], ...] = ()
     if raw.get("sources") is not None:
         items = raw["sources"] if isinstance(raw["sources"], list) else [raw["sources"]]
-        sources = tuple(s for s in map(_source, items) if s is not None)
+        sources = tuple(s for s in map(_source_span, items) if s is not None)
     status = _scalar_text(raw.get("status"))
     stale_after = raw.get("stale_after")
     return Summary(

@@ -187,9 +187,7 @@ def _summary_entry(path: str, text: str, now: datetime) -> Entry:
         body_start_line=start,
         end_line=start + max(body.count("\n") - (1 if body.endswith("\n") else 0), 0),
         sources_given=[
-            f"{ref.resource}:{ref.lines[0]}-{ref.lines[1]}" if ref.lines else ref.resource
-            for ref in meta.sources
-            if ref.resource
+            f"{resource}:{lines[0]}-{lines[1]}" if lines else resource for resource, lines in meta.sources if resource
         ],
         frontmatter={},
         stale_after=meta.stale_after,

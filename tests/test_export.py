@@ -155,6 +155,64 @@ def test_worker_processes_give_the_same_output(tmp_path: Path, monkeypatch: pyte
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
 
 
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and p.name != ".okf-export.json"
+    }
+
+
+def test_with_worker_processes_this_process_alone_writes_the_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers list and parse; every copy is created by the exporting process (two processes creating files
+    in one tree cost the kernel more per file). Same files, report and cache as one process, through a first
+    export, a repeat, and an edit; a concept that cannot be read is skipped and not copied either way."""
+    reading = sys.modules["okf.export.reading"]
+    bundle = small_bundle(tmp_path / "b")
+    (bundle / "people" / "broken.md").write_text("---\ntitle: [unclosed\n---\nBody.\n", encoding="utf-8")
+    (bundle / "people" / "crlf.md").write_bytes(concept("Crlf", "One.\nTwo.").replace("\n", "\r\n").encode())
+    old = os.stat(bundle / "welcome.md").st_mtime_ns - 10_000_000_000  # settled files: trusted from their stat
+    for path in bundle.rglob("*.md"):
+        os.utime(path, ns=(old, old))
+    one, two = tmp_path / "one", tmp_path / "two"
+    written: list[str] = []
+    pending = reading._write_pending
+
+    def counting(part: Any, copy_to: str, folders: Any, recent: int) -> None:
+        written.extend(path for path, *_ in part.pending)
+        pending(part, copy_to, folders, recent)
+
+    def both() -> tuple[Any, Any]:
+        first = export_llms_txt(bundle, one, as_of=AS_OF)
+        with monkeypatch.context() as patch:
+            patch.setattr(reading, "PARALLEL_FROM", 1)
+            patch.setattr(reading, "_workers", lambda n: 2)
+            patch.setattr(reading, "_write_pending", counting)
+            second = export_llms_txt(bundle, two, as_of=AS_OF)
+        assert _tree(one) == _tree(two)
+        keep = ("concepts", "files", "written", "unchanged", "removed", "warnings")
+        assert first.model_dump(include=set(keep)) == second.model_dump(include=set(keep))
+        return first, second
+
+    first, _ = both()
+    concepts = sorted(p for p in _tree(one) if p not in ("llms.txt", "llms-full.txt"))
+    assert sorted(written) == concepts and "people/broken.md" not in concepts
+    assert any("people/broken.md" in w for w in first.warnings)
+    assert (two / "people" / "crlf.md").read_bytes() == (bundle / "people" / "crlf.md").read_bytes().replace(b"\r", b"")
+    rows = json.loads((two / ".okf-export.json").read_text().split("\n")[1])["cache"]
+    assert sorted(rows) == sorted(json.loads((one / ".okf-export.json").read_text().split("\n")[1])["cache"])
+    written.clear()
+    again, _ = both()
+    assert again.written == 0 and written == []
+    (bundle / "welcome.md").write_text(concept("Welcome", "Changed.", description="How to use it"), encoding="utf-8")
+    os.utime(bundle / "welcome.md", ns=(old + 1, old + 1))
+    edited, _ = both()
+    assert edited.written == 3 and written == ["welcome.md"]
+    assert (two / "welcome.md").read_bytes() == (bundle / "welcome.md").read_bytes()
+
+
 def test_a_concept_copy_is_its_text_as_okf_reads_it(tmp_path: Path) -> None:
     """A concept's .md is its file's bytes when they decode as they are, else the text okf read (CRLF made LF,
     a byte order mark dropped, bad bytes replaced), whichever path the copy takes."""

@@ -281,10 +281,6 @@ class _Part:
     listings: dict[str, ListingRow] = field(default_factory=dict)
     unread: list[str] = field(default_factory=list)  # cached current concepts whose body is to be filled in
     outputs: dict[str, tuple[int, int]] = field(default_factory=dict)  # copy -> (size, mtime_ns), a regular file
-    # Copies a worker leaves to the parent (one process creates every file: two creating files in the same
-    # tree cost the kernel far more per file): (concept, bytes to write, the old copy's lstat, source's
-    # (size, mtime_ns)); its entry is in ``entries``.
-    pending: list[tuple[str, bytes, os.stat_result | None, tuple[int, int]]] = field(default_factory=list)
     error: str = ""
 
 
@@ -298,13 +294,11 @@ def _read_part(
     listings: dict[str, ListingRow] | None = None,
     known: Known | None = None,
     opened: Bundle | None = None,
-    write: bool = True,
 ) -> _Part:
     """List ``work``'s directories and read their concepts (copying each file into ``copy_to``, with ``cache``
     rows from the previous export into the same folder; ``listings``: its kept listings, new ones are kept only
     then; ``known``: what the walk found, else the worker's inherited one; ``opened``: the bundle at ``root``,
-    else the worker's inherited one, else opened here; ``write=False``: copies that must be written are left
-    in ``_Part.pending`` for :func:`_write_pending`); ``progress(done)`` after each directory."""
+    else the worker's inherited one, else opened here); ``progress(done)`` after each directory."""
     inherited = _inherited_bundle if _inherited_bundle is not None and str(_inherited_bundle.root) == root else None
     bundle = opened or inherited or Bundle.open(root)
     part = _Part()
@@ -350,7 +344,7 @@ def _read_part(
                     part.entries[path] = _entry(bundle, path, now)[0]
                     continue
                 _read_concept(
-                    bundle, path, os.path.join(copy_to, path), now, folders, cache, stats, bodies, recent, part, write
+                    bundle, path, os.path.join(copy_to, path), now, folders, cache, stats, bodies, recent, part
                 )
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")
@@ -371,11 +365,10 @@ def _read_concept(
     bodies: frozenset[str],
     recent: int,
     part: _Part,
-    write: bool = True,
 ) -> None:
     """One concept of an llms-txt export: its entry from the cache row when its file and its copy are as the
     row says (the file read only when its body is needed and the previous llms-full.txt does not hold it),
-    else parsed and copied (``write=False``: the copy left in ``part.pending``)."""
+    else parsed and copied."""
     row = cache.get(path) if cache else None
     seen = stats.get(path) if stats is not None else None
     data: bytes | None = None
@@ -420,29 +413,11 @@ def _read_concept(
     # The copy is the text as okf reads it: the file's own bytes unless decoding changed them (a byte order
     # mark dropped, bad bytes replaced, CRLF made LF).
     exact = not problems and b"\r" not in data
-    part.entries[path] = parsed
-    if not write:
-        part.pending.append((path, data if exact else text.encode("utf-8"), copy, size_mtime))
-        return
     part.copied[path], copy = copy_into(target, data if exact else text.encode("utf-8"), folders, copy)
+    part.entries[path] = parsed
     part.outputs[path] = copy.st_size, copy.st_mtime_ns
     if size_mtime[1] < recent:
         part.cache[path] = _row(parsed, size_mtime, copy)
-
-
-def _write_pending(part: _Part, copy_to: str, folders: Folders, recent: int) -> None:
-    """Write the copies a worker left in ``part.pending`` (in this one process), as :func:`_read_concept`
-    would have."""
-    for path, data, old, size_mtime in part.pending:
-        try:
-            part.copied[path], copy = copy_into(os.path.join(copy_to, path), data, folders, old)
-        except OSError as exc:
-            part.error = part.error or f"cannot copy {path} into {copy_to}: {exc.strerror or exc}"
-            return
-        part.outputs[path] = copy.st_size, copy.st_mtime_ns
-        if size_mtime[1] < recent:
-            part.cache[path] = _row(part.entries[path], size_mtime, copy)
-    part.pending = []
 
 
 def _workers(concepts: int) -> int:
@@ -491,10 +466,9 @@ def _read(
         if progress is not None:
             progress(total, total)
         return part
-    # Contiguous runs of directories holding about the same number of concepts, several per worker: the
-    # workers list and parse, this process writes the copies of each run as it comes back (while they go on).
+    # Contiguous runs of directories holding about the same number of concepts, a few per worker.
     runs: list[list[tuple[str, list[str]]]] = [[]]
-    share, count = max(1, total // (workers * 8)), 0
+    share, count = max(1, total // (workers * 4)), 0
     for item in work:
         runs[-1].append(item)
         count += len(item[1])
@@ -505,8 +479,6 @@ def _read(
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
     merged = _Part()
     done = 0
-    folders = Folders(os.path.realpath(copy_to)) if copy_to is not None else None
-    recent = known.recent if known is not None and known.recent else time.time_ns() - RACY_NS
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(
         max_workers=workers,
@@ -518,20 +490,8 @@ def _read(
         kept = [None if listings is None else {d: listings[d] for d, _ in run if d in listings} for run in runs]
         n = len(runs)
         for part in pool.map(
-            _read_part,
-            [str(bundle.root)] * n,
-            runs,
-            [now] * n,
-            [copy_to] * n,
-            shares,
-            [None] * n,
-            kept,
-            [None] * n,
-            [None] * n,
-            [False] * n,
+            _read_part, [str(bundle.root)] * n, runs, [now] * n, [copy_to] * n, shares, [None] * n, kept
         ):
-            if copy_to is not None and folders is not None and not merged.error and not part.error:
-                _write_pending(part, copy_to, folders, recent)
             merged.directories.update(part.directories)
             merged.entries.update(part.entries)
             merged.warnings += part.warnings

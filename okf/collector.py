@@ -1,12 +1,13 @@
-"""Python's cyclic garbage collector, paused while a question is worked on.
+"""Python's cyclic garbage collector, paused while okf works on a question or a compile.
 
-A walk allocates many short-lived containers (the terms of every body it reads, trace events, tasks) while
-the bundle's listings and the reader's caches stay alive; each collection the allocations trigger walks the
-long-lived objects again and finds nothing to free: 10 to 18% of the CPU of an offline question. So the
-collector is paused while questions are worked on and restored when the last one ends. Walks overlapping in
-one process (the MCP server) share one pause; so that a server whose walks never stop overlapping still
-frees its cycles, a walk ending after the pause has lasted ``COLLECT_EVERY_S`` collects once. A collector the
-caller paused stays paused and is never collected here.
+Both allocate many containers while large long-lived ones stay alive (a walk: the terms of every body it
+reads, trace events, tasks, beside the bundle's listings and the reader's caches; a compile: term tables,
+plans and trees that live until it ends). Each collection the allocations trigger walks the long-lived
+objects again and finds nothing to free: 10 to 18% of the CPU of an offline question, 15 to 20% of a compile.
+So the collector is paused for the work and restored when the last pause ends. Work overlapping in one
+process (walks in the MCP server) shares one pause; so that a server whose walks never stop overlapping still
+frees its cycles, a pause ending after the shared one has lasted ``COLLECT_EVERY_S`` collects once. A
+collector the caller paused stays paused and is never collected here. Forked workers inherit the pause.
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from okf.collector import collector_paused
 from okf.compile.assemble import finish, render_documents, render_indexes
 from okf.compile.discover import check_paths, discover, hash_sources, save_stat_cache
 from okf.compile.documents import build_documents
@@ -93,19 +93,16 @@ def compile_bundle(
     # little before: the cyclic collector's full passes over them were 15 to 20% of the CPU of a compile,
     # with nothing to find. Paused while the steps run (forked workers inherit the pause), then restored;
     # what the compile leaves behind is collected after it, as before.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        for _name, step in STEPS:
-            step(state)
-            if state.settled:
-                break
+        with collector_paused():
+            for _name, step in STEPS:
+                step(state)
+                if state.settled:
+                    break
     except OSError as exc:  # a full disk, a read-only or forbidden output: said in words, never a traceback
         free = exc.errno in NO_SPACE
         raise write_error(exc, state) from exc
     finally:
-        if collecting:
-            gc.enable()
         drop_side(state, free=free)  # set only when a step failed after files were written beside the output
     state.report.seconds = round(time.perf_counter() - started, 3)
     return state.report

@@ -65,3 +65,19 @@ def test_add_counts_is_counter_update(tables: list[dict[str, int]]) -> None:
         add_counts(fast, table)
         plain.update(table)
     assert list(fast.items()) == list(plain.items())
+
+
+_LINE_WORDS = ["Sections", "1", "to", "40:", "rules,", "authority", "Part", "1.Chapter", "2;", "93);", "and", "more"]
+_LINE_WORDS += ["iv", "a", "APP1", "trust", "fees", "12.3", "(x)", "Guidance.1."]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_WORDS), max_size=12))
+def test_mostly_identifiers_stops_early_with_the_plain_count_s_answer(words: list[str]) -> None:
+    from okf.compile.describe import _identifier_word, mostly_identifiers
+
+    text = " ".join(words)
+    plain = [w.strip(".,;:()[]") for w in text.split()]
+    plain = [w for w in plain if w]
+    expected = not plain or sum(1 for w in plain if _identifier_word(w)) > len(plain) / 2
+    assert mostly_identifiers(text) == expected

@@ -18,6 +18,7 @@ import heapq
 import math
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from itertools import compress
 from operator import mul
 
@@ -315,9 +316,20 @@ def mostly_identifiers(text: str) -> bool:
     words = [w for w in words if w]
     if not words:
         return True
-    return sum(1 for w in words if _identifier_word(w)) > len(words) / 2
+    # More than half are identifiers: decided as soon as the words read settle it either way.
+    needed = len(words) // 2 + 1
+    found = 0
+    for seen, word in enumerate(words, 1):
+        if _identifier_word(word):
+            found += 1
+            if found >= needed:
+                return True
+        elif seen - found > len(words) - needed:
+            return False
+    return False
 
 
+@lru_cache(maxsize=65_536)
 def _identifier_word(word: str) -> bool:
     pieces = [p for p in re.split(r"[.;:,()\-–—/]+", word) if p]
     return all(

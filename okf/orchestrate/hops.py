@@ -3,7 +3,8 @@
 "What position was held by the woman who portrayed Corliss Archer in Kiss and Tell?": the first walk finds
 the film's page (it names Corliss Archer and Kiss and Tell) but not the position; that page says "starring
 Shirley Temple as Corliss Archer". The name in the sentences that say the question's words, which the
-question itself does not use, is the bridge, and the next angle: walked on its own, the name leads the
+question itself does not use, is the bridge (a sentence's first word too: "Catwoman is an
+action-adventure tie-in video game based on the 2004 film of the same name"), and the next angle: walked on its own, the name leads the
 selector to what the bundle says about it (its words of the question already in the evidence trimmed off). Only names at least as telling in the bundle as the question's median word are taken
 (a word half the bundle says, "American", is no bridge), at most ``HOPS_PER_PART`` per part and round, in
 the order the evidence says them, never one already tried; and only from evidence that says one of the
@@ -20,7 +21,7 @@ from okf.orchestrate.crosscheck import Found, body_of
 from okf.readers.angles import angle_key, name_spans
 from okf.readers.matching import Field, Question, Unit
 from okf.text.vocabulary import Vocabulary
-from okf.text.words import terms
+from okf.text.words import STOP_WORDS, terms
 
 HOPS_PER_PART = 2
 # Lowercase words inside a name span ("and", "in", "of the"): where a span that is no title splits.
@@ -41,18 +42,22 @@ def second_hops(
     vocabulary: Vocabulary | None,
     tried: set[frozenset[str]],
     resolves: Callable[[str], bool] = lambda name: False,
-    only: Callable[[str], bool] | None = None,
+    only: Callable[[str, str], bool] | None = None,
 ) -> tuple[list[tuple[str, str]], list[Found]]:
     """(angle text, the concept it came from) for the bridges the evidence of ``part`` introduces, and the
     evidence read to the end (a concept cut short by the limit yields its other names in a later round). A
     run of names joined by "and" that is no title (``resolves``) is two names ("Ann Lee and Bob Roe"). With
-    ``only``, only names it accepts are bridges (orchestration: names that are the title of a concept)."""
+    ``only``, only names it accepts, given the path of the evidence saying them, are bridges (orchestration:
+    names that are the title of a concept other than that evidence)."""
     parsed = Question.parse(part, vocabulary)
     asked = set(terms(part))
     weights = sorted(u.weight for u in parsed.units) or [0.0]
     floor = weights[len(weights) // 2]
     said_units = [u for u in parsed.units if u not in gap]
-    scope = [u for u in parsed.units if u.name and u.weight >= floor]
+    # The telling names some evidence says: evidence saying none of them is about something else (a clause
+    # of another contract than the one asked about). A name no evidence says yet ("What movie did Pitof
+    # direct ...": the game's page never names its film's director) is what the bridge may lead to.
+    scope = [u for u in parsed.units if u.name and u.weight >= floor and u not in gap]
     # Words the question uses for a thing it does not name ("a conference"): a name carrying one
     # ("Southeastern Conference") is that thing, the likeliest bridge of all; those are taken first.
     common = {u.key for u in parsed.units if not u.name}
@@ -77,7 +82,7 @@ def second_hops(
             if not words or not _telling(words, vocabulary, floor):
                 continue
             key = angle_key(text)
-            if key in tried or (only is not None and not only(text)):
+            if key in tried or (only is not None and not only(text, evidence[k].entry.path)):
                 continue
             if len(out) >= HOPS_PER_PART:
                 return out, read()
@@ -94,11 +99,25 @@ def _in_scope(f: Found, body, scope: list[Unit]) -> bool:
     return any(head.has_unit(u) or body.has_unit(u) for u in scope)
 
 
+_FIRST = re.compile(r"\W*([A-Z][^\W_]+)\b")
+
+
 def _names(sentence: str, resolves: Callable[[str], bool]) -> list[str]:
     """The names a sentence says; a span that is no title (``resolves``) is the runs of capitalized words its
     lowercase words join ("Ann Lee and Bob Roe", "Tata Consultancy Services in Kochi": two names each)."""
     out: list[str] = []
-    for span in name_spans(sentence):
+    spans = name_spans(sentence)
+    # A sentence's first word is capitalized anyway, and name_spans leaves it out alone; but a paragraph
+    # begins with what it is about ("Catwoman is an action-adventure tie-in video game ..."): the first
+    # word counts when it is no stop word (a bridge must still be a title, ``only``).
+    first = _FIRST.match(sentence)
+    if (
+        first
+        and first.group(1).casefold() not in STOP_WORDS
+        and not any(span.start == first.start(1) for span in spans)
+    ):
+        out.append(first.group(1))
+    for span in spans:
         pieces = [p.strip() for p in _JOINER.split(span.text) if p.strip()]
         out += pieces if len(pieces) > 1 and not resolves(span.text) else [span.text]
     return out

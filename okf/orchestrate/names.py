@@ -7,6 +7,11 @@ the way a wikilink ``[[Shirley Temple]]`` is resolved by title (okf.wikilinks): 
 judging that concept, like the lateral expansion of a link. Nothing is ranked: a name resolves or not.
 
 The titles come from the bundle's listings (every directory's signposts, read once per bundle and kept).
+
+A question may also say a title as written without it being a name run of its own: its first word
+("Psychopsis and Aubrieta are ..."), a name beside another joined by "and" ("David Yates and Pietro Germi"),
+initials ("J. G. Farrell"), a title with lowercase words ("Tippecanoe order of battle"). :func:`titles_said`
+finds the titles a text spells out word for word from a capitalized word, longest first.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import weakref
 
 from okf.bundle import Bundle
 from okf.errors import BundleError
-from okf.text.words import compact
+from okf.text.words import STOP_WORDS, compact
 
 # Concepts a name may resolve to at most (a name several concepts bear: "Ed Wood", "Ed Wood (film)").
 MAX_TARGETS = 3
@@ -25,6 +30,9 @@ _PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 # A name of at least this many letters (and two words) may name a title it begins.
 PREFIX_MIN = 8
+# Words of a title said in a text at most (from its first, capitalized word).
+TITLE_WORDS = 6
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _INDEXES: weakref.WeakKeyDictionary[Bundle, dict[str, list[str]]] = weakref.WeakKeyDictionary()
 _SORTED: weakref.WeakKeyDictionary[Bundle, list[str]] = weakref.WeakKeyDictionary()
 
@@ -88,3 +96,30 @@ def _sorted_keys(bundle: Bundle, index: dict[str, list[str]]) -> list[str]:
 
 def _first(bundle: Bundle, index: dict[str, list[str]], key: str) -> int:
     return bisect.bisect_left(_sorted_keys(bundle, index), key)
+
+
+def titles_said(bundle: Bundle, text: str) -> list[tuple[int, str]]:
+    """The concepts whose title (or file name) ``text`` spells out word for word, with where in ``text`` it
+    begins: each run starts at a capitalized word (a stop word only when the run goes on: "Out of Place"),
+    the longest run first; a run several concepts bear (more than MAX_TARGETS: a common heading such as
+    "Governing Law") is no name and names nothing, nor do its shorter runs. In text order."""
+    index = title_index(bundle)
+    words = list(_WORD.finditer(text))
+    found: list[tuple[int, str]] = []
+    k = 0
+    while k < len(words):
+        word = words[k].group()
+        if not word[:1].isupper():
+            k += 1
+            continue
+        stop = word.casefold() in STOP_WORDS
+        for end in range(min(len(words), k + TITLE_WORDS), k + stop, -1):
+            paths = index.get(compact(text[words[k].start() : words[end - 1].end()]), [])
+            if paths:
+                if len(paths) <= MAX_TARGETS:
+                    found += [(words[k].start(), p) for p in paths if p not in {q for _, q in found}]
+                k = end
+                break
+        else:
+            k += 1
+    return found

@@ -49,7 +49,7 @@ from okf.navigator.walk import Shared, Start, Walk
 from okf.orchestrate.crosscheck import Check, Found, cross_check, unsaid
 from okf.orchestrate.escalate import AXES, Family, families
 from okf.orchestrate.hops import second_hops
-from okf.orchestrate.names import resolve
+from okf.orchestrate.names import resolve, titles_said
 from okf.orchestrate.plan import Planned, make_plan
 from okf.orchestrate.result import assemble
 from okf.orchestrate.views import AngleView, Judgments, settle
@@ -378,6 +378,8 @@ class Orchestrator:
                 for source in self.sources
                 for span in name_spans(self.question)
                 for path in resolve(source.bundle, span.text)
+            } | {
+                (source.root, path) for source in self.sources for _, path in titles_said(source.bundle, self.question)
             }
         return self.named
 
@@ -401,7 +403,7 @@ class Orchestrator:
                     room -= 1
                     hop.early = True
                     concepts = hop.start.concepts if hop.start else ()
-                    if any(path in self.shared.seen for path, _, _ in concepts):
+                    if all(path in self.shared.seen for path, _, _ in concepts):
                         self.state.later_hops.append(hop)
                     else:
                         self._start([hop], live)
@@ -573,13 +575,19 @@ class Orchestrator:
     def _resolves(self, name: str) -> bool:
         return any(resolve(source.bundle, name) for source in self.sources)
 
+    def _elsewhere(self, name: str, path: str) -> bool:
+        """``name`` is the title of a concept other than ``path`` (the evidence saying it): a paragraph's own
+        subject is no bridge away from it."""
+        return any(p != path for source in self.sources for p in resolve(source.bundle, name))
+
     def _named_start(self, angle: AngleRecord, source: int) -> Start | None:
         """The root, and first the concepts bearing a name the angle says as their title (an index lookup,
         okf.orchestrate.names); None (the root alone) when no name resolves."""
         bundle = self.sources[source].bundle
-        targets: list[str] = []
-        for span in name_spans(angle.text):
-            targets += [p for p in resolve(bundle, span.text) if p not in targets]
+        said = [(span.start, p) for span in name_spans(angle.text) for p in resolve(bundle, span.text)]
+        said += titles_said(bundle, angle.text)
+        # In the order the angle says them (a sort is stable: a name's own titles keep their order).
+        targets = list(dict.fromkeys(p for _, p in sorted(said, key=lambda place: place[0])))
         if not targets:
             return None
         return Start(concepts=tuple((p, (-1, k), "") for k, p in enumerate(targets)))
@@ -588,7 +596,7 @@ class Orchestrator:
         """The second hops ``evidence`` opens for ``question`` (bridge text, the concept it came from); the
         concepts read to the end are marked hopped, so each yields its bridges once."""
         hops, done = second_hops(
-            question, evidence, gap, self.sources[0].vocabulary, self.state.tried, self._resolves, only=self._resolves
+            question, evidence, gap, self.sources[0].vocabulary, self.state.tried, self._resolves, only=self._elsewhere
         )
         self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
         return hops

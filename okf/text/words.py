@@ -22,6 +22,9 @@ from okf.markdown import INLINE_MARKUP, LEADING_MARKERS
 # Letters/digits, optionally joined by "." or "_" (5.2, v1.2, max_tokens, os.path); hyphens split words.
 _TOKEN = re.compile(r"[^\W_]+(?:[._][^\W_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+# A full stop that ends an initial or a dotted abbreviation ("Michael C. Hall", "the U.S. House", "e.g."),
+# not a sentence.
+_INITIALS = re.compile(r"(?:^|[\s(\[\"“])(?:[^\W\d_]\.)+$")
 # camelCase / PascalCase boundaries: "StarredDropdown" -> "Starred", "Dropdown"; "RHDHConfig" -> "RHDH", "Config".
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPACER = re.compile(r"[^-=|:* ]")  # a line made only of these is a rule or a table separator
@@ -176,10 +179,25 @@ def sentences(text: str) -> list[str]:
     out: list[str] = []
     for line in plain_lines(text):
         if _SENTENCE_CUE.search(line):
-            out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+            out.extend(part.strip() for part in _split_sentences(line) if part.strip())
         elif line:
             out.append(line)
     return out
+
+
+def _split_sentences(line: str) -> list[str]:
+    """``line`` cut at its sentence ends: a stop and a space, except after an initial or a dotted
+    abbreviation, or before a lowercase word (an abbreviation the sentence goes on after)."""
+    parts: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(line):
+        head = line[start : end.start()]
+        if head.endswith(".") and (_INITIALS.search(head) or line[end.end() : end.end() + 1].islower()):
+            continue
+        parts.append(head)
+        start = end.end()
+    parts.append(line[start:])
+    return parts
 
 
 def clip(text: str, limit: int = 160) -> str:

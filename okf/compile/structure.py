@@ -254,18 +254,17 @@ def markdown_headings(text: str, lines: list[str] | None = None) -> tuple[list[S
     found: list[Section] = []
     starts: list[int] = []
     blocks = parse_blocks(text)
-    atx = [b for b in blocks if b.kind == "heading" and b.end_line == b.start_line]
+    idents = {i: _ident(b.text) for i, b in enumerate(blocks) if b.kind == "heading" and b.text}
+    atx = [i for i in idents if blocks[i].end_line == blocks[i].start_line]
     # Where the headings are numbered passages ("### 2.1.3"), a line underlined by "=" or "-" is a formula or
     # a rule below text, not a heading (setext headings span two lines or more; ATX headings one).
-    numbered = len(atx) >= 3 and 2 * sum(_ident(b.text)[0] is not None for b in atx) >= len(atx)
+    numbered = len(atx) >= 3 and 2 * sum(idents[i][0] is not None for i in atx) >= len(atx)
     for i, block in enumerate(blocks):
         starts.append(block.start_line)
-        if block.kind != "heading" or not block.text:
-            continue
-        if numbered and block.end_line > block.start_line:
+        if i not in idents or (numbered and block.end_line > block.start_line):
             continue
         title, named, label = block.text, 0, ""
-        ident, bare = _ident(title)
+        ident, bare = idents[i]
         if bare and lines is not None and i + 1 < len(blocks):
             following = blocks[i + 1]
             closes = i + 2 >= len(blocks) or blocks[i + 2].kind == "heading"

@@ -5,7 +5,6 @@ files) and incremental-friendly (unchanged files are not rewritten). See docs/ex
 from __future__ import annotations
 
 import functools
-import gc
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -16,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from okf._version import __version__
 from okf.bundle import Bundle
+from okf.collector import collector_paused
 from okf.export.llms import OldBodies, llms_full, llms_txt
 from okf.export.reading import Collected, Known, collect
 from okf.export.unchanged import bundle_signature, replay, seal
@@ -54,13 +54,8 @@ def _collector_paused(export: Callable[_P, _R]) -> Callable[_P, _R]:
 
     @functools.wraps(export)
     def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if not gc.isenabled():
+        with collector_paused():  # okf.collector: the one owner of the pause
             return export(*args, **kwargs)
-        gc.disable()
-        try:
-            return export(*args, **kwargs)
-        finally:
-            gc.enable()
 
     return paused
 

@@ -28,9 +28,10 @@ _CAPS_WORD = re.compile(r"[A-Z][A-Z&,'\-]*")
 # A structural noun before a number ("Part 1", "Chapter 2", "Part 1.Chapter 1.1."), an all-caps word ("APP 4.25."),
 # or letters glued to the number ("APP1.A1.1", "A6.2"); "A.", "B.5." are lettered sections.
 _STRUCTURE_NOUN = r"(?:Part|Chapter|Section|Article|Rule|Schedule|Annex|Appendix|Title|Division|Subpart|Clause)"
-_ID_PART = rf"(?:(?:[A-Z]{{2,10}}|{_STRUCTURE_NOUN})\s(?=\d))?(?:[A-Z]{{1,4}}(?=\d))?[\w()\-]+"
+_ID_WORD = rf"(?:(?:[A-Z]{{2,10}}|{_STRUCTURE_NOUN})\s(?=\d))?"  # "APP ", "Part " before a number
+_ID_PART = rf"{_ID_WORD}(?:[A-Z]{{1,4}}(?=\d))?[\w()\-]+"
 _ID_HEADING = re.compile(
-    rf"^(?P<id>(?:(?:[A-Z]{{2,10}}|{_STRUCTURE_NOUN})\s(?=\d))?(?:(?P<glued>[A-Z]{{1,4}})(?=\d)|(?P<letter>[A-Z])(?=\.))?"
+    rf"^(?P<id>{_ID_WORD}(?:(?P<glued>[A-Z]{{1,4}})(?=\d)|(?P<letter>[A-Z])(?=\.))?"
     rf"(?(letter)|\d[\w()\-]*)(?:\.{_ID_PART})*)\.?(?:\s+(?P<rest>\S.*))?$"
 )
 

@@ -106,6 +106,7 @@ def titles_said(bundle: Bundle, text: str) -> list[tuple[int, str]]:
     index = title_index(bundle)
     words = list(_WORD.finditer(text))
     found: list[tuple[int, str]] = []
+    seen: set[str] = set()
     k = 0
     while k < len(words):
         word = words[k].group()
@@ -117,7 +118,8 @@ def titles_said(bundle: Bundle, text: str) -> list[tuple[int, str]]:
             paths = index.get(compact(text[words[k].start() : words[end - 1].end()]), [])
             if paths:
                 if len(paths) <= MAX_TARGETS:
-                    found += [(words[k].start(), p) for p in paths if p not in {q for _, q in found}]
+                    found += [(words[k].start(), p) for p in paths if p not in seen]
+                    seen.update(paths)
                 k = end
                 break
         else:

@@ -15,18 +15,19 @@ import os
 import re
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from okf.bundle import identity
 from okf.bundle.codes import diagnostic
 from okf.bundle.documents import parse_concept, read_text
 from okf.bundle.identity import Hasher
-from okf.bundle.listing import IndexFile, read_index
+from okf.bundle.listing import IndexFile, ResolvedEntry, read_index
 from okf.bundle.model import (
     Concept,
+    Diagnostic,
     Link,
     Listing,
     Signpost,
@@ -101,6 +102,24 @@ def _printable(name: str) -> str:
 def _derived_title(path: str) -> str:
     stem = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
     return stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem
+
+
+@dataclass
+class ListingPlan:
+    """A directory's listing before its signposts are built: index entries kept (concepts and directories, the
+    first entry of each), the concepts and directories synthesized, and the listing's diagnostics."""
+
+    directory: str
+    index: IndexFile | None
+    diagnostics: list[Diagnostic]
+    entries: list[ResolvedEntry] = field(default_factory=list)
+    concepts: list[str] = field(default_factory=list)
+    directories: list[str] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        """How many signposts the listing holds."""
+        return len(self.entries) + len(self.concepts) + len(self.directories)
 
 
 class Bundle:
@@ -443,6 +462,19 @@ class Bundle:
     # -- listings -----------------------------------------------------------------------------------------
 
     def _directory(self, directory: str) -> str:
+        if not directory:
+            return ""
+        if (
+            directory[-1] == "/"
+            and directory[0] != "/"
+            and plain_target(directory)
+            and self.plain_entry(directory) == ("directory", directory)
+        ):
+            return directory  # "a/b/" as the scans show it (a real directory): what the steps below conclude
+        return self._checked_directory(directory)
+
+    def _checked_directory(self, directory: str) -> str:
+        """:meth:`_directory` the long way: normalized, inside the bundle, a directory of it."""
         rel = normalize(directory).strip("/")
         self.real_path(rel)
         if not self.is_dir(rel):
@@ -491,13 +523,46 @@ class Bundle:
         d = self._directory(directory)
         if d in self._listings:
             return self._listings[d]
+        plan = self.listing_plan(d)
+        listing = Listing(directory=d, has_index=plan.index is not None, diagnostics=plan.diagnostics)
+        for resolved in plan.entries:
+            entry = resolved.entry
+            path = cast(str, resolved.path)
+            description = entry.description
+            if not description and resolved.kind == "concept":
+                description = self._summary(path)[1]
+            listing.signposts.append(
+                _signpost(
+                    path=path,
+                    title=entry.title or _derived_title(path),
+                    description=description,
+                    is_dir=resolved.kind == "directory",
+                    section=entry.section,
+                    line=entry.line,
+                    origin="index",
+                )
+            )
+        for path in plan.concepts:
+            title, description = self._summary(path)
+            listing.signposts.append(
+                _signpost(path=path, title=title, description=description, is_dir=False, origin="synthesized")
+            )
+        for path in plan.directories:
+            listing.signposts.append(
+                _signpost(path=path, title=self._dir_title(path), is_dir=True, origin="synthesized")
+            )
+        self._listings[d] = listing
+        return listing
+
+    def listing_plan(self, directory: str = "") -> ListingPlan:
+        """What :meth:`listing` shows of a directory, before any signpost is built (no concept is read for a
+        title or description): its index, its problems, the index entries kept and what is synthesized."""
+        d = self._directory(directory)
         index = self.index(d)
-        listing = Listing(
-            directory=d, has_index=index is not None, diagnostics=list(index.diagnostics) if index else []
-        )
+        plan = ListingPlan(d, index, list(index.diagnostics) if index else [])
         scan = self._scan(d)
         if scan is None:
-            listing.diagnostics.append(
+            plan.diagnostics.append(
                 diagnostic(
                     "E006",
                     d or "./",
@@ -507,7 +572,7 @@ class Bundle:
                 )
             )
         for name in scan.unaddressable if scan else ():
-            listing.diagnostics.append(
+            plan.diagnostics.append(
                 diagnostic(
                     "W115",
                     d + _printable(name),
@@ -519,42 +584,20 @@ class Bundle:
         for resolved in index.entries if index else []:
             if resolved.kind not in ("concept", "directory") or resolved.path is None:
                 continue
-            entry = resolved.entry
             if resolved.path in seen:
-                listing.diagnostics.append(
-                    diagnostic("W114", d + "index.md", entry.line, f"{resolved.path} is listed more than once")
+                plan.diagnostics.append(
+                    diagnostic("W114", d + "index.md", resolved.entry.line, f"{resolved.path} is listed more than once")
                 )
                 continue
             seen.add(resolved.path)
-            description = entry.description
-            if not description and resolved.kind == "concept":
-                description = self._summary(resolved.path)[1]
-            listing.signposts.append(
-                _signpost(
-                    path=resolved.path,
-                    title=entry.title or _derived_title(resolved.path),
-                    description=description,
-                    is_dir=resolved.kind == "directory",
-                    section=entry.section,
-                    line=entry.line,
-                    origin="index",
-                )
-            )
-        for name in scan.concepts if scan else ():
-            path = d + name
-            if path not in seen:
-                title, description = self._summary(path)
-                listing.signposts.append(
-                    _signpost(path=path, title=title, description=description, is_dir=False, origin="synthesized")
-                )
-        for name in scan.dirs if scan else ():
-            path = f"{d}{name}/"
-            if path not in seen and self._has_concepts(path):
-                listing.signposts.append(
-                    _signpost(path=path, title=self._dir_title(path), is_dir=True, origin="synthesized")
-                )
-        self._listings[d] = listing
-        return listing
+            plan.entries.append(resolved)
+        plan.concepts = [d + name for name in (scan.concepts if scan else ()) if d + name not in seen]
+        plan.directories = [
+            f"{d}{name}/"
+            for name in (scan.dirs if scan else ())
+            if f"{d}{name}/" not in seen and self._has_concepts(f"{d}{name}/")
+        ]
+        return plan
 
     def forget(self, directory: str) -> None:
         """Drop the cached listing and index of ``directory`` (a caller that reads each directory once, such

@@ -53,8 +53,10 @@ def cited_changes(bundle: Bundle, concept: Concept) -> list[CitedChange]:
     """Every ``/``-source of ``concept`` recording ``lines`` and ``sha256`` whose span now hashes otherwise."""
     out: list[CitedChange] = []
     for ref in concept.meta.sources:
+        if ref.lines is None or not ref.sha256 or (".md" not in ref.resource and "%" not in ref.resource):
+            continue  # no reading of it names a concept (one that does holds ".md", or "%" escapes)
         path = bundle_path(ref, bundle)
-        if path is None or not path.endswith(".md") or ref.lines is None or not ref.sha256:
+        if path is None or not path.endswith(".md"):
             continue  # only concepts: a mirrored source (/references/sources/...) is checked for drift (W150)
         try:
             real = bundle.real_path(bundle.resolve(path))

@@ -84,7 +84,9 @@ def split(text: str, path: str = "") -> Split:
     start = pos + 1
     # The first line after the opener that is exactly "---" or "..." (trailing whitespace tolerated, as
     # str.rstrip strips it) closes it: lines starting so are found by substring search (C code), then tested.
-    dashes, dots = text.find("\n---", pos), text.find("\n...", pos)
+    # A "..." closer is looked for only before the "---" candidate (most files have none: no scan of the body).
+    dashes = text.find("\n---", pos)
+    dots = text.find("\n...", pos, dashes + 4 if dashes >= 0 else len(text))
     while dashes >= 0 or dots >= 0:
         at = dashes if dots < 0 or 0 <= dashes < dots else dots
         end = text.find("\n", at + 4)
@@ -94,8 +96,10 @@ def split(text: str, path: str = "") -> Split:
             return Split(text[start : at + 1], body, text.count("\n", start, at + 1) + 3, closer=line.rstrip())
         if at == dashes:  # each search goes on from its last find: linear in the text
             dashes = text.find("\n---", at + 1)
+            if dots < 0:  # none before the old candidate: look on, up to the new one
+                dots = text.find("\n...", at + 1, dashes + 4 if dashes >= 0 else len(text))
         else:
-            dots = text.find("\n...", at + 1)
+            dots = text.find("\n...", at + 1, dashes + 4 if dashes >= 0 else len(text))
     raise BundleError(
         "frontmatter opened with '---' but never closed",
         path=path,
@@ -123,7 +127,8 @@ def _count_nodes(value: Any, budget: int) -> int:
 
 def load(yaml_text: str, path: str = "", first_line: int = 2) -> Any:
     """Load frontmatter YAML safely; BundleError (with the file line) when unparseable, too big or a bomb."""
-    if len(yaml_text.encode("utf-8", "replace")) > MAX_FRONTMATTER_BYTES:
+    # At most 4 UTF-8 bytes a character: most frontmatter is surely within the limit without encoding it.
+    if len(yaml_text) * 4 > MAX_FRONTMATTER_BYTES and len(yaml_text.encode("utf-8", "replace")) > MAX_FRONTMATTER_BYTES:
         raise Refused(
             f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB",
             path=path,

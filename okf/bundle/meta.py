@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -31,6 +31,8 @@ _KNOWN = {
 _STATUSES = {s.value for s in Status}
 _STR_ONLY = frozenset({str})
 _STR_OR_NONE = frozenset({str, type(None)})
+_PLAIN_SOURCE = frozenset({"id", "resource", "title", "author", "sha256", "lines"})
+_TEXT_FIELDS = ("id", "title", "author", "sha256")
 _LINES_TEXT = re.compile(r"^\s*(\d+)\s*[-\u2013:]\s*(\d+)\s*$")
 
 
@@ -80,6 +82,15 @@ def _lines(value: Any) -> tuple[int, int] | None:
 
 
 def _actor(value: Any) -> Actor | None:
+    if type(value) is dict and len(value) == 2 and type(value.get("by")) is str and type(value.get("at")) is datetime:
+        # ``{by: text, at: datetime}`` as okf writes it: what the steps below give, without copying the mapping.
+        at = value["at"]
+        return Actor(by=value["by"], at=at if at.tzinfo else at.replace(tzinfo=UTC))
+    return _any_actor(value)
+
+
+def _any_actor(value: Any) -> Actor | None:
+    """:func:`_actor` for any value: each field converted as needed, None when one cannot be."""
     if not isinstance(value, dict):
         return None
     data = dict(value)
@@ -100,6 +111,30 @@ def _actor(value: Any) -> Actor | None:
 
 
 def _source(value: Any) -> SourceRef | None:
+    if type(value) is dict and value.keys() <= _PLAIN_SOURCE:
+        # A source as okf's compiler writes it (string keys it knows, text values, two ordered line numbers):
+        # what the steps below give, without their conversions (tests/test_frontmatter.py compares both).
+        lines = value.get("lines")
+        if (
+            type(value.get("resource", "")) is str
+            and all(type(value.get(k)) in _STR_OR_NONE for k in _TEXT_FIELDS)
+            and type(lines) is list
+            and len(lines) == 2
+            and type(lines[0]) is int
+            and type(lines[1]) is int
+            and 1 <= lines[0] <= lines[1]
+        ):
+            data = dict(value)
+            data["lines"] = (lines[0], lines[1])
+            try:
+                return SourceRef.model_validate(data)
+            except ValidationError:
+                return None
+    return _any_source(value)
+
+
+def _any_source(value: Any) -> SourceRef | None:
+    """:func:`_source` for any value: each field converted as needed, None when one cannot be."""
     if isinstance(value, str):  # a bare resource string is a readable shorthand
         return SourceRef(resource=value)
     if not isinstance(value, dict):
@@ -132,7 +167,7 @@ def build_meta(
 ) -> tuple[ConceptMeta, list[Diagnostic]]:
     """The typed view of ``raw`` and the diagnostics for values it could not type (kept in ``extra``)."""
     diags: list[Diagnostic] = []
-    extra: dict[str, Any] = {k: v for k, v in raw.items() if k not in _KNOWN}
+    extra: dict[str, Any] = {} if raw.keys() <= _KNOWN else {k: v for k, v in raw.items() if k not in _KNOWN}
     fields: dict[str, Any] = {}
 
     def bad(key: str, expected: str) -> None:
@@ -226,10 +261,6 @@ class Summary:
     sources: tuple[tuple[str, tuple[int, int] | None], ...] = ()
     deprecated: bool = False
     stale_after: datetime | None = None
-
-
-_PLAIN_SOURCE = frozenset({"id", "resource", "title", "author", "sha256", "lines"})
-_TEXT_FIELDS = ("id", "title", "author", "sha256")
 
 
 def _source_span(value: Any) -> tuple[str, tuple[int, int] | None] | None:

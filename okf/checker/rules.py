@@ -8,6 +8,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import date, datetime
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -104,14 +105,15 @@ def has_offset(value: object) -> bool:
     return False
 
 
+def _window(found: list[tuple[str, object]], prefix: str, value: object) -> None:
+    if isinstance(value, dict):
+        found.extend((f"{prefix}.{k}", value[k]) for k in ("from", "to") if value.get(k) is not None)
+
+
 def _timestamps(raw: dict[str, object]) -> list[tuple[str, object]]:
     """Every timestamp-valued field of a frontmatter mapping, by its dotted name, as written."""
     found: list[tuple[str, object]] = []
-
-    def window(prefix: str, value: object) -> None:
-        if isinstance(value, dict):
-            found.extend((f"{prefix}.{k}", value[k]) for k in ("from", "to") if value.get(k) is not None)
-
+    window = partial(_window, found)
     generated = raw.get("generated")
     if isinstance(generated, dict) and generated.get("at") is not None:
         found.append(("generated.at", generated["at"]))
@@ -297,6 +299,7 @@ class SourceFiles:
         self._texts: OrderedDict[str, tuple[str, list[int]] | None] = OrderedDict()  # text, line starts
         self._located: dict[str, tuple[str | None, str | None]] = {}
         self._followable: dict[str, bool | None] = {}
+        self._cited: dict[str, str | None] = {}  # resource -> its bundle_path
 
     def _locate(self, resource: str) -> tuple[str | None, str | None]:
         """The real path to read for ``resource``, and the original source's path under the source root when
@@ -386,7 +389,12 @@ class SourceFiles:
         for source in concept.meta.sources:
             if source.lines is None or not source.sha256:
                 continue
-            cited = bundle_path(source, self.bundle)
+            if source.resource in self._cited:  # the concepts of one source all cite it: asked once per resource
+                cited = self._cited[source.resource]
+            else:
+                if len(self._cited) >= 4096:
+                    self._cited.clear()
+                cited = self._cited[source.resource] = bundle_path(source, self.bundle)
             if cited is not None and cited.endswith(".md"):
                 continue  # a concept of the bundle (OKF §6.2), as syntheses cite: stale_citations reads it
             real, original = self._locate(source.resource)

@@ -49,27 +49,25 @@ def check_directories(
     files = 0
     listed: list[ListedItem] = []
     for directory in directories:
-        listing = bundle.listing(directory)
-        diags.extend(listing.diagnostics)
+        plan = bundle.listing_plan(directory)  # no signposts built: check needs only what they would be
+        diags.extend(plan.diagnostics)
         index_rel = directory + "index.md"
-        if listing.has_index:
+        index = plan.index
+        if index is not None:
             files += 1
-            index = bundle.index(directory)
-            for resolved in index.entries if index else []:
+            for resolved in index.entries:
                 if resolved.kind == "concept" and resolved.path:
                     listed.append((resolved.path, index_rel, resolved.entry.line, resolved.entry.description))
-            for signpost in listing.signposts:
-                if signpost.origin == "synthesized" and not signpost.is_dir:
-                    diags.append(diagnostic("W112", index_rel, None, f"{signpost.path} is not listed in {index_rel}"))
-        if len(listing.signposts) > fanout:
-            where = index_rel if listing.has_index else (directory or "./")
+            for path in plan.concepts:
+                diags.append(diagnostic("W112", index_rel, None, f"{path} is not listed in {index_rel}"))
+        if plan.size > fanout:
+            where = index_rel if index is not None else (directory or "./")
             diags.append(
                 diagnostic(
                     "W120",
                     where,
                     None,
-                    f"directory {directory or './'} has "
-                    f"{len(listing.signposts)} entries, more than the fanout of {fanout}",
+                    f"directory {directory or './'} has {plan.size} entries, more than the fanout of {fanout}",
                 )
             )
         if bundle.exists(directory + "log.md"):

@@ -519,11 +519,20 @@ def _plain(text: str) -> str:
 
 # A bullet with a plain label (no escape, emphasis or bracket), a plain destination (as _href returns it) and
 # either nothing after it or " - " and a description that starts with no space or separator and holds nothing
-# the steps of _fast_index decline: its title, target and description are the groups, stripped.
+# the steps of _fast_index decline (_simple_description tells): its title, target and description are the groups,
+# stripped.
 _SIMPLE_ENTRY = re.compile(
     r"[*+-] \[([^\[\]\\*_]*)\]\(((?!//)[A-Za-z0-9_./#?=-]+)\)"
-    r"(?: - ([^\s\-\u2013\u2014:|\\\[*_][^\\\[*_]*))?"
+    r"(?: - ([^\s\-\u2013\u2014:|\\\[*_].*))?"
 )
+
+
+def _simple_description(description: str | None) -> bool:
+    """Whether the description _SIMPLE_ENTRY matched holds none of ``\\ [ * _`` (looked for with ``in``, C scans,
+    rather than by a character class at every character, which is slow on wide strings)."""
+    return description is None or not (
+        "\\" in description or "[" in description or "*" in description or "_" in description
+    )
 
 
 def _fast_index(text: str, line_offset: int) -> IndexListing | None:
@@ -539,7 +548,8 @@ def _fast_index(text: str, line_offset: int) -> IndexListing | None:
             previous = "blank"
             continue
         simple = _SIMPLE_ENTRY.fullmatch(line)
-        if simple:  # the entry okf's compiler writes, read by one match: what the steps below give it
+        if simple and _simple_description(simple.group(3)):
+            # the entry okf's compiler writes, read by one match: what the steps below give it
             previous = "bullet"
             title, target, description = simple.groups()
             listing.entries.append(IndexEntry(title.strip(), target, (description or "").strip(), section, number))

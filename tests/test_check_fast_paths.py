@@ -146,3 +146,13 @@ def test_a_synthesis_citing_a_concept_by_an_encoded_path_is_still_checked(tmp_pa
     changed = cited_changes(Bundle.open(root), Bundle.open(root).concept("s.md"))
     assert [(c.path, c.kind) for c in changed] == [("a.md", "changed")]
     assert [d.code for d in check(root).diagnostics if d.path == "s.md"].count("W151") == 1
+
+
+def test_the_quoted_string_class_is_every_character_but_a_quote_a_backslash_and_a_newline() -> None:
+    import re
+
+    from okf.bundle.fastyaml import _NOT_QUOTE
+
+    ranges, negated = re.compile(_NOT_QUOTE), re.compile(r'[^"\\\n]')
+    for code in [*range(0x10000), 0x10000, 0x1F600, 0x10FFFF]:
+        assert bool(ranges.fullmatch(chr(code))) == bool(negated.fullmatch(chr(code))), hex(code)

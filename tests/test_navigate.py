@@ -373,3 +373,48 @@ def test_tokens_budget_counts_calls_sent_not_calls_waiting_for_a_slot(tmp_path: 
     # Calls are admitted until 1,000 tokens were spent: ten calls, plus at most the one other call sent
     # meanwhile through the second slot.
     assert 10 <= reader.total_calls <= 11
+
+
+class ReadsOn(ScriptedReader):
+    """A scripted reader whose selector's passes are not final (as the offline reader's are not)."""
+
+    reads_on = True
+
+
+def _shelves(tmp_path: Path) -> Path:
+    return write_files(tmp_path / "b", {f"d{i}/sub/c.md": concept(f"C{i}") for i in range(6)})
+
+
+def test_a_reader_that_reads_on_opens_what_it_passed_over_once_nothing_was_found(tmp_path: Path) -> None:
+    root = _shelves(tmp_path)
+    answer = lambda q, docs: [d.id == "d4/sub/c" for d in docs]  # noqa: E731
+    final = ScriptedReader(select=keep("d1/", "d1/sub/"), judge=answer)
+    assert navigate(root, "q", reader=final).shortlist == [] and judged(final) == ["d1/sub/c"]
+    reader = ReadsOn(select=keep("d1/", "d1/sub/"), judge=answer)
+    result = navigate(root, "q", reader=reader)
+    assert [e.path for e in result.shortlist] == ["d4/sub/c.md"]
+    # The root's passes first (listing order); inside each, the listing is decided by the selector again (it
+    # keeps nothing there: passed over, then read on in turn, one doubt further).
+    read_on = [e.data for e in result.trace if e.kind == "read_on"]
+    assert read_on[0] == {"opened": ["d0/", "d2/", "d3/", "d4/", "d5/"], "doubt": 3}
+    assert read_on[1]["opened"] == ["d0/sub/", "d2/sub/", "d3/sub/", "d4/sub/", "d5/sub/"] and len(read_on) == 2
+    assert judged(reader)[0] == "d1/sub/c" and "d4/sub/c" in judged(reader)
+    assert result.stopped_by is None
+
+
+def test_nothing_is_read_on_once_relevant_evidence_was_found(tmp_path: Path) -> None:
+    root = _shelves(tmp_path)
+    reader = ReadsOn(select=keep("d1/", "d1/sub/"), judge=lambda q, docs: [True for _ in docs])
+    result = navigate(root, "q", reader=reader)
+    assert judged(reader) == ["d1/sub/c"] and not any(e.kind == "read_on" for e in result.trace)
+
+
+def test_read_on_stays_within_the_budget_and_skips_what_a_failed_call_left_undecided(tmp_path: Path) -> None:
+    root = _shelves(tmp_path)
+    reader = ReadsOn(select=keep(), judge=lambda q, docs: [False for _ in docs])
+    result = navigate(root, "q", reader=reader, budgets=Budgets(max_bodies=3))
+    assert len(judged(reader)) == 3 and result.stopped_by == "bodies"
+    failing = ReadsOn(select=Selection(failed=True, error="model said nonsense"), judge={})
+    result = navigate(root, "q", reader=failing)
+    assert judged(failing) == [] and not any(e.kind == "read_on" for e in result.trace)
+    assert result.stats.failures == 1

@@ -227,16 +227,39 @@ def test_only_deprecated_evidence_is_suspicious_escalated_once_then_surfaced(tmp
     assert [e.path for e in result.shortlist] == ["policies/travel.md"]  # found, flagged, never hidden
 
 
-def test_nothing_anywhere_is_a_corpus_boundary_after_another_family(tmp_path: Path) -> None:
+class FinalPasses(OfflineReader):
+    """The offline reader, but what its selector passes over is final (as a model reader's is)."""
+
+    reads_on = False
+
+
+def _hardware_store(root: Path) -> Path:
     groups = {f"g{n}/index.md": f"# Group {n}\n\n- [Item {n}](item.md): parts list {n}\n" for n in range(8)}
     items = {f"g{n}/item.md": concept(f"Item {n}", f"Bolts and nuts, lot {n}.") for n in range(8)}
     index = "# Store\n\n" + "".join(f"- [Group {n}](g{n}/index.md): hardware lot {n}\n" for n in range(8))
-    bundle = write_files(tmp_path / "b", {"index.md": index, **groups, **items})
-    result = okf.navigate(bundle, "Who approves international travel?")
+    return write_files(root, {"index.md": index, **groups, **items})
+
+
+def test_nothing_anywhere_is_a_corpus_boundary_after_another_family(tmp_path: Path) -> None:
+    bundle = _hardware_store(tmp_path / "b")
+    result = okf.navigate(bundle, "Who approves international travel?", reader=FinalPasses())
     orchestration = result.orchestration
     assert orchestration.stop == "boundary" and not result.shortlist
     assert orchestration.escalations and "groups" in orchestration.escalations[-1].axes
     assert any("not seem to be in the bundle" in u for u in orchestration.uncertain)
+    assert not any(e.kind == "read_on" for e in result.trace)
+
+
+def test_nothing_anywhere_read_on_everywhere_is_a_boundary(tmp_path: Path) -> None:
+    # The offline reader reads on into the groups its selector passed over: every item is judged by the
+    # first walk, and no family is left to escalate to.
+    bundle = _hardware_store(tmp_path / "b")
+    result = okf.navigate(bundle, "Who approves international travel?")
+    orchestration = result.orchestration
+    assert orchestration.stop == "boundary" and not result.shortlist and not orchestration.escalations
+    assert "read on" in orchestration.stop_reason
+    judged = {e.path for e in result.trace if e.kind == "verdict"}
+    assert judged == {f"g{n}/item.md" for n in range(8)}
 
 
 def test_a_chain_of_names_stops_at_the_soft_cap(tmp_path: Path) -> None:

@@ -157,6 +157,9 @@ class Shared:
     slots_held: int = 0
     waiters: deque[asyncio.Future[None]] = field(default_factory=deque)
     walks: list[Walk] = field(default_factory=list)
+    # Directories the walks' selector passed over, by the doubt they would be read at (a reader that reads
+    # on, okf.readers.base): the last walk of the ledger to run out of work opens them when none found anything.
+    passed: dict[int, list[tuple[str, int, Key]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,7 @@ class Walk:
         self.weakness: dict[str, int] = {"": 0}  # directory -> weak selector choices on the way to it
         self.level = 0  # directories with at most this many weak choices on the way are opened now
         self.deferred: dict[int, list[tuple[str, int, Key]]] = {}  # the others, by weakness
+        self.reads_on = getattr(self.reader, "reads_on", False) is True
         self.found: list[_Found] = []
         self.verdicts_ok = 0
         self.descents: set[asyncio.Task[None]] = set()
@@ -286,6 +290,9 @@ class Walk:
             if self.deferred and self.stopped_by is None:
                 self._release_deferred()
                 return
+            if self._may_read_on():
+                self._read_on()
+                return
             if not self._done.is_set():
                 self._done.set()
                 self._nudge()
@@ -295,6 +302,38 @@ class Walk:
         away (best first: what the selector was surer of is read before what it only thought possible)."""
         self.level = min(self.deferred)
         for directory, depth, key in self.deferred.pop(self.level):
+            self._spawn_descent(directory, depth, key)
+
+    def _may_read_on(self) -> bool:
+        """Whether this walk, out of work, reads on in what the selector passed over: nothing relevant found
+        by any walk of the ledger, none of the others still running (the last one reads on for all of them)."""
+        walks = self.shared.walks
+        return (
+            bool(self.shared.passed)
+            and self.stopped_by is None
+            and all(w is self or w._done.is_set() for w in walks)
+            and not any(f.strong for w in walks for f in w.found)
+        )
+
+    def _read_on(self) -> None:
+        """Everything the selector chose is read and nothing relevant was found: rather than end with budget
+        left, open what it passed over, the parts of surer listings first (each listing inside is decided again
+        by the selector; every concept of an opened directory is a candidate, as always)."""
+        level = min(self.shared.passed)
+        opened = []
+        done = {d for w in self.shared.walks for d in w.opened}
+        for directory, depth, key in sorted(self.shared.passed.pop(level), key=lambda p: (p[2], p[0])):
+            if directory in done:
+                continue
+            done.add(directory)
+            self.weakness.setdefault(directory, level)
+            opened.append((directory, depth, key))
+        if not opened:
+            self._check_done()
+            return
+        self.level = max(self.level, level)
+        self.trace.add("read_on", None, opened=[d for d, _, _ in opened], doubt=level)
+        for directory, depth, key in opened:
             self._spawn_descent(directory, depth, key)
 
     def _stop(self, reason: StopReason) -> None:
@@ -432,7 +471,14 @@ class Walk:
         subdirectories = [(i, s) for i, s in enumerate(signposts) if s.is_dir and s.path not in self.opened]
         if not subdirectories or self.stopped_by is not None:
             return
-        kept = await self._select(directory, [s for _, s in subdirectories])
+        kept, answered = await self._select(directory, [s for _, s in subdirectories])
+        chosen = {position for position, _ in kept}
+        if self.reads_on and depth + 1 <= self.budgets.max_depth:
+            # What the selector read and passed over (never what a failed call left undecided).
+            passed_doubt = self.weakness.get(directory, 0) + UNCHOSEN
+            for position in sorted(answered - chosen):
+                i, signpost = subdirectories[position]
+                self.shared.passed.setdefault(passed_doubt, []).append((signpost.path, depth + 1, key + (i,)))
         for position, grade in kept:
             i, signpost = subdirectories[position]
             weak = self.weakness.setdefault(signpost.path, self.weakness.get(directory, 0) + DOUBT[grade])
@@ -454,8 +500,9 @@ class Walk:
             return {}
         return {concepts[c.index].path: c.grade for c in selection.choices if 0 <= c.index < len(concepts)}
 
-    async def _select(self, directory: str, subdirectories: list[Signpost]) -> list[tuple[int, str]]:
-        """(position into ``subdirectories``, grade) the selector kept; pages of ``page_size`` are offered at once."""
+    async def _select(self, directory: str, subdirectories: list[Signpost]) -> tuple[list[tuple[int, str]], set[int]]:
+        """(position into ``subdirectories``, grade) the selector kept, and the positions it answered about
+        (its call did not fail); pages of ``page_size`` are offered at once."""
         size = self.budgets.page_size
         pages = [subdirectories[start : start + size] for start in range(0, len(subdirectories), size)]
         owner = asyncio.current_task()
@@ -463,12 +510,12 @@ class Walk:
         kept: dict[int, str] = {}
         reasons: dict[str, str] = {}
         grades: dict[str, str] = {}
-        answered = False
+        answered: set[int] = set()
         for n, selection in enumerate(replies):
             if selection is None or selection.failed:
                 continue
-            answered = True
             page = pages[n]
+            answered.update(range(n * size, n * size + len(page)))
             for choice in selection.choices:
                 if 0 <= choice.index < len(page) and n * size + choice.index not in kept:
                     kept[n * size + choice.index] = choice.grade
@@ -482,7 +529,7 @@ class Walk:
                 reasons=reasons,
                 grades=grades,
             )
-        return sorted(kept.items())
+        return sorted(kept.items()), answered
 
     async def _select_page(
         self,

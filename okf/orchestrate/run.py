@@ -522,6 +522,15 @@ class Orchestrator:
         if room <= 0:
             self._stop("cap", f"the soft cap of {SOFT_CAP} walks was reached")
             return None
+        if nothing and any(e.kind == "read_on" for e in self.events):
+            # No family was left because the walks themselves read on into every group the selector passed
+            # over (a reader that reads on, okf.readers.base): nothing anywhere is a boundary as well.
+            self._stop(
+                "boundary",
+                "no angle found relevant evidence, and the walks read on into every group the selector passed "
+                "over: the answer does not seem to be in the bundle",
+            )
+            return None
         if nothing:
             self._stop(
                 "exhausted", "no angle found relevant evidence, and no other angle or source family was left to try"

@@ -109,6 +109,7 @@ class AngleView:
             self.concurrency = limit
         # A reader that orders the concepts of a listing (okf.readers.base) does so for every angle's walk.
         self.orders_concepts = getattr(reader, "orders_concepts", False) is True
+        self.reads_on = getattr(reader, "reads_on", False) is True
 
     @property
     def name(self) -> str:

@@ -26,6 +26,12 @@ A reader whose ``orders_concepts`` attribute is true is also offered the concept
 directory's listing (``SignpostOffer.is_dir`` false, one more selector call): the concepts it chooses are read
 first, in the order of their grades, and the others after them; every concept of an opened directory stays
 a candidate (:class:`~okf.readers.offline.OfflineReader` does; a model reader spends no call on it).
+
+A reader whose ``reads_on`` attribute is true has a selector that only matches words, so what it passes over
+is not ruled out: a walk that has read everything it chose and found nothing relevant then opens the
+directories it passed over (those of surer listings first) until a budget ends it
+(:class:`~okf.readers.offline.OfflineReader` does; a model reader's passes are final, and no call is spent
+on what it ruled out).
 """
 
 from __future__ import annotations

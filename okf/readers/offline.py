@@ -56,6 +56,9 @@ class OfflineReader(OfflineRoles):
     # It grades the concepts of an opened directory from their signposts too, so the walk reads the likely
     # ones first (okf.readers.base); the judge still decides every body it reads.
     orders_concepts = True
+    # Its selector matches words, so a directory it passes over may still hold the answer in other words: a
+    # walk that found nothing in what it chose reads on in what it passed over (okf.readers.base).
+    reads_on = True
 
     @property
     def name(self) -> str:

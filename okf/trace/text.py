@@ -129,6 +129,8 @@ class _Renderer:
             return self.paint(f"kept by the selector{reason}", "kept")
         if choice.state == "passed":
             return self.paint("passed over by the selector", "passed")
+        if choice.state == "read on":
+            return self.paint("passed over by the selector, read on when nothing was found", "passed")
         return self.paint("not answered (the selector failed or the walk stopped first)", "unanswered")
 
     def concept_lines(self, node: ConceptNode) -> list[str]:

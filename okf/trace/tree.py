@@ -17,7 +17,7 @@ from okf.models import TraceEvent
 
 # A verdict's grade: the judge's own `grade` when it gives one, else derived from `relevant` and `failed`.
 GRADES = ("relevant", "partial", "no", "failed")
-_KNOWN = {"offered", "selected", "collected", "verdict", "link", "failure", "budget", "warning", "answer"}
+_KNOWN = {"offered", "selected", "collected", "verdict", "link", "failure", "budget", "warning", "answer", "read_on"}
 # Events of an orchestrated navigation (okf.orchestrate): kept in order apart from the tree, whatever shape.
 ORCHESTRATION_KINDS = ("plan", "angle", "round", "escalation", "stop")
 _VERDICT_FIELDS = {"relevant", "reason", "failed", "cached", "via", "grade"}
@@ -30,7 +30,7 @@ class Choice:
 
     path: str
     page: int = 1
-    state: str = "offered"  # kept, passed, unanswered (the selector failed or the walk stopped first)
+    state: str = "offered"  # kept, passed, read on (passed, then opened), unanswered (failed or stopped first)
     reason: str = ""
 
 
@@ -304,6 +304,17 @@ class _Folder:
             elif choice.state == "offered":
                 choice.state = "passed"
         self.touch(node.path, event.t)
+
+    def _on_read_on(self, event: TraceEvent, data: dict[str, Any], path: str | None) -> None:
+        """Directories the selector passed over, opened once nothing relevant was found in what it chose."""
+        for directory in _strings(data.get("opened")):
+            parent = self.directory(parent_of(directory))
+            choice = parent.choice(directory)
+            if choice is None:
+                choice = Choice(directory)
+                parent.offered.append(choice)
+            choice.state = "read on"
+            self.touch(parent.path, event.t)
 
     def _on_verdict(self, event: TraceEvent, data: dict[str, Any], path: str | None) -> None:
         if not path:

@@ -229,3 +229,17 @@ def test_walk_file_names_are_safe_and_distinct() -> None:
     odd = [walk_file_name(q) for q in ("a/b", "a b", "../x", "a:b", "")]
     assert all("/" not in n and not n.startswith(".") for n in odd)
     assert len(set(odd)) == len(odd)
+
+
+def test_directories_read_on_are_told_apart_from_those_passed_over(tmp_path: Path) -> None:
+    # Nothing in the bundle answers: the offline reader reads on into what its selector passed over.
+    bundle = write_files(
+        tmp_path / "b", {f"g{n}/item.md": concept(f"Item {n}", f"Bolts and nuts, lot {n}.") for n in range(8)}
+    )
+    result = navigate(bundle, "Who approves international travel?", angles="off")
+    saved = tmp_path / "nav.json"
+    saved.write_text(result.model_dump_json(), encoding="utf-8")
+    record = load_walk(saved)
+    tree = fold(record.events)
+    assert [tree.root.choice(f"g{n}/").state for n in range(8)] == ["read on"] * 8
+    assert "passed over by the selector, read on when nothing was found" in render_tree(record)

@@ -442,6 +442,8 @@ def _found(
     by: str,
     place: tuple[int, int] = (0, 0),
     answers: set[str] | None = None,
+    bears: set[str] | None = None,
+    key: tuple[int, ...] = (),
 ) -> Found:
     """Evidence a walk found: ``path`` of ``bundle`` as a shortlist entry graded ``grade`` by the walk ``by``."""
     from okf.navigator.receipts import offer, receipt
@@ -461,7 +463,9 @@ def _found(
             "receipt": receipt("c0", path, offer(item, 2000)),
         }
     )
-    return Found(entry, item, str(bundle.root), answers=answers or set(), by=by, place=place)
+    return Found(
+        entry, item, str(bundle.root), answers=answers or set(), by=by, place=place, bears=bears or set(), key=key
+    )
 
 
 def test_the_merged_shortlist_keeps_the_question_walks_partial_evidence_first(tmp_path: Path) -> None:
@@ -613,3 +617,81 @@ def test_the_other_angles_and_later_rounds_walk_a_few_judge_batches(tmp_path: Pa
 
     first, later = asyncio.run(budgets())
     assert first == [50, SIDE_BATCHES * 2] and later == [LATER_BATCHES * 2]
+
+
+def test_a_concept_another_walk_queued_and_never_sent_is_still_a_candidate_here(tmp_path: Path) -> None:
+    """Walks of one ledger claim a concept when they send it to the judge, not when they queue it: an angle's
+    walk whose budget ends with candidates still queued leaves them to the question's walk; one already sent
+    by another walk is passed by."""
+    from okf.models import Budgets
+    from okf.navigator.walk import Shared, Walk
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+
+    async def ledger() -> None:
+        shared = Shared()
+        asked = Walk(bundle, QUESTION, OfflineReader(), Budgets(), shared=shared)
+        angle = Walk(bundle, "Corliss Archer actress", OfflineReader(), Budgets(), shared=shared)
+        assert angle._enqueue("films/kiss-and-tell.md", (0,), "descent", "")
+        assert angle._enqueue("films/rope.md", (1,), "descent", "")
+        assert asked._enqueue("films/kiss-and-tell.md", (0,), "descent", "")  # queued there, not judged
+        assert [c.path for c, _, _ in angle._take_batch(1)] == ["films/kiss-and-tell.md"]
+        assert asked._take_batch(8) == []  # sent by the angle's walk meanwhile
+        assert asked._enqueue("films/rope.md", (1,), "descent", "")  # the angle never sent it: still open here
+        assert [c.path for c, _, _ in asked._take_batch(8)] == ["films/rope.md"]
+        assert not angle._take_batch(8)
+
+    asyncio.run(ledger())
+
+
+class _OtherAngleJudge(OfflineReader):
+    """Judges every body relevant to the second angle only, bearing on the first as well."""
+
+    async def judge_angles(self, question: str, angles: Sequence[str], documents: Sequence[Document]) -> Judgement:
+        from okf.readers.base import Verdict
+
+        return Judgement(
+            verdicts=[
+                Verdict(id=d.id, relevant=True, grade="relevant", reason="says it", answers=[1], bears=[0, 1])
+                for d in documents
+            ]
+        )
+
+
+def test_a_walk_sees_a_body_relevant_to_other_angles_only_as_partial() -> None:
+    """The question's walk goes on as a lone walk would: a body relevant to another angle only neither widens
+    its frontier nor fills its shortlist (it stays evidence for that angle, and bears on the question)."""
+    from okf.models import AngleRecord
+    from okf.orchestrate.views import AngleView, Judgments
+
+    asked = AngleRecord(id="a1", text=QUESTION, origin="question", part=1, round=1)
+    other = AngleRecord(id="a2", text="Corliss Archer actress", origin="granularity", part=1, round=1)
+    judgments = Judgments(QUESTION)
+    judgments.angles = [asked, other]
+    reader = _OtherAngleJudge()
+    document = Document(id="films/kiss-and-tell", title="Kiss and Tell", text="Shirley Temple.", sha256="a" * 64)
+
+    async def judge(angle: AngleRecord) -> str | None:
+        judgement = await AngleView(reader, judgments, angle, "b").judge(angle.text, [document])
+        return judgement.verdicts[0].grade
+
+    assert asyncio.run(judge(asked)) == "partial"
+    assert asyncio.run(judge(other)) == "relevant"
+    assert judgments.answers_of("b", "a" * 64) == {"a2"} and judgments.bears_of("b", "a" * 64) == {"a1", "a2"}
+
+
+def test_partial_evidence_bearing_on_the_question_comes_first_in_tree_order(tmp_path: Path) -> None:
+    """Partial entries the question as asked bears on come first, whichever walk judged them, in the order of
+    the tree (as a lone walk of the question keeps them); those bearing only on another angle after."""
+    from okf.orchestrate.result import shortlist
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+    kiss, rope, temple = "films/kiss-and-tell.md", "films/rope.md", "people/shirley-temple.md"
+    found = [
+        _found(bundle, rope, "partial", "question", (0, 1), bears={"a2"}, key=(0,)),
+        _found(bundle, temple, "partial", "question", (1, 1), bears={"a1"}, key=(3,)),
+        _found(bundle, kiss, "partial", "granularity", (0, 2), bears={"a1", "a2"}, key=(1,)),
+    ]
+    picked = shortlist(found, {1: "a1"}, {"a1": 1, "a2": 1}, 10)
+    assert [f.entry.path for f in picked] == [kiss, temple, rope]
+    assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1, "a2": 1}, 2)] == [kiss]  # room for one

@@ -599,13 +599,12 @@ class Walk:
     # -- candidates and judging ------------------------------------------------------------------------
 
     def _enqueue(self, path: str, key: Key, via: Literal["descent", "link"], source: str, weak: int = 0) -> bool:
-        if path in self.seen:
-            # Reached again: order it by its earliest place in the walk, whichever route won the race (a
-            # concept another walk of the same orchestration claimed is that walk's to judge).
-            if path in self.keys:
-                self._place(path, key)
+        if path in self.keys:
+            # Reached again: order it by its earliest place in the walk, whichever route won the race.
+            self._place(path, key)
             return False
-        self.seen.add(path)
+        if path in self.seen:
+            return False  # another walk of the same orchestration already sent it to the judge
         self.keys[path] = key
         self.stats.candidates += 1
         self.queue.append(Candidate(path, key, via, source, weak))
@@ -730,6 +729,11 @@ class Walk:
         batch: list[tuple[Candidate, Concept, Offered]] = []
         while self.queue and len(batch) < size:
             candidate = self.queue.popleft()
+            if candidate.path in self.seen:
+                continue  # another walk sharing the ledger sent it to the judge since it was queued here
+            # Claimed when sent, not when queued: a candidate a walk queued and never sent (its budget ended
+            # first) is still there for the other walks that reach it.
+            self.seen.add(candidate.path)
             try:
                 # Candidates come from listings and resolved links: already safe concept paths, so the
                 # bundle's resolve-and-classify step of concept() would only repeat its path checks.

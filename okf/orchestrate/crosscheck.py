@@ -53,6 +53,8 @@ class Found:
     answers: set[str] = field(default_factory=set)
     by: str = ""  # the origin of the angle whose walk found it first
     place: tuple[int, int] = (0, 0)  # its rank in the shortlist of the walk that found it, and that walk's number
+    bears: set[str] = field(default_factory=set)  # the angles it bears on, relevant or partial
+    key: tuple[int, ...] = ()  # its place in the tree, as the walk that found it reached it (listing positions)
 
     @property
     def relevant(self) -> bool:

@@ -70,7 +70,13 @@ def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int]
     # answering it as asked (what other angles found besides does not crowd out what a lone walk keeps).
     # The question's own walks' partial entries first, then the others', each best first.
     lone = sum(1 for f in answering if f.by in _OWN)
-    partial = sorted((f for f in found if not f.relevant), key=lambda f: (f.by not in _OWN, f.place))
+    # Partial evidence bearing on the question (or a part) as asked first, whichever walk judged it, in the
+    # order of the tree as a lone walk keeps it (a body bearing only on another angle would have been "no"
+    # to it); then the rest, the question's own walks' first.
+    partial = sorted(
+        (f for f in found if not f.relevant),
+        key=lambda f: (0, f.key, f.place) if f.bears & own else (1, f.by not in _OWN, f.place),
+    )
     partial = partial[: partial_room(lone, max_shortlist)]
     return (answering + partial + agreed + others)[:max_shortlist]
 

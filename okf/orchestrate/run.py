@@ -359,13 +359,16 @@ class Orchestrator:
         live.read[index] = len(walk.found)
         for item in fresh:
             key = (source.root, item.entry.path)
-            if not item.strong or key in self.state.hopped or key in live.early or key in self.state.found:
+            if key in self.state.hopped or key in live.early or key in self.state.found:
+                continue
+            # Relevant to some angle (a walk sees a body relevant to other angles only as partial).
+            answers = self.judgments.answers_of(source.root, item.entry.receipt.sha256)
+            if not item.strong and not answers:
                 continue
             try:
                 concept = source.bundle.load(item.entry.path)
             except BundleError:
                 continue
-            answers = self.judgments.answers_of(source.root, item.entry.receipt.sha256)
             found = Found(item.entry, concept, source.root, answers, job.angle.origin)
             live.early[key] = found
             self._early_hops(found, live)
@@ -428,7 +431,9 @@ class Orchestrator:
             known = self.state.found.get(key)
             if known is None:
                 concept = source.bundle.load(entry.path)
-                self.state.found[key] = Found(entry, concept, source.root, by=job.angle.origin, place=(rank, number))
+                self.state.found[key] = Found(
+                    entry, concept, source.root, by=job.angle.origin, place=(rank, number), key=walk.keys[entry.path]
+                )
                 self.state.order.append(key)
             elif known.entry.grade == "partial" and entry.grade == "relevant":
                 known.entry = entry
@@ -436,6 +441,7 @@ class Orchestrator:
             found = self.state.found[key]
             if found.bundle == source.root:
                 found.answers = self.judgments.answers_of(found.bundle, found.entry.receipt.sha256)
+                found.bears = self.judgments.bears_of(found.bundle, found.entry.receipt.sha256)
         job.angle.relevant = [k[1] for k in self.state.order if job.angle.id in self.state.found[k].answers]
 
     def _spend(self, role: str, usage: Usage, counted: bool = False) -> None:

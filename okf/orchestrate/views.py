@@ -8,7 +8,11 @@ all the angles walking, so that many angles cost about what one walk costs in wo
   the judge by one walk, whichever reached it first. So that the verdict does not depend on which, the body
   is judged for *every* angle made so far in one call (``judge_angles``), and the angles it states the answer
   to are kept here, per bundle and body sha256: the orchestration's one judgment cache. A body reached again
-  in a later round is judged again there (new angles were made meanwhile, never asked of it).
+  in a later round is judged again there (new angles were made meanwhile, never asked of it). The walk that
+  sent it sees the verdict under its own angle: a body relevant to other angles only is partial to it (kept
+  as evidence for them, but it neither widens that walk's frontier nor fills its shortlist), so the walk of
+  the question goes on as a lone walk would. The angles a body bears on (relevant or partial), when the
+  reader says, order the partial evidence of the merged shortlist (okf.orchestrate.result).
 
 A reader without ``select_angles`` / ``judge_angles`` (okf.readers.planning) selects per walk and judges a
 body for the angle of the walk that reached it, crediting that angle only.
@@ -30,6 +34,7 @@ from okf.readers.base import (
     Selection,
     SignpostOffer,
     Usage,
+    Verdict,
 )
 from okf.readers.planning import AngleJudge, AngleSelection, AngleSelector
 
@@ -44,6 +49,7 @@ class Judged:
     reason: str = ""
     answers: set[str] = field(default_factory=set)
     judged_for: set[str] = field(default_factory=set)
+    bears: set[str] = field(default_factory=set)  # the angles it bears on (relevant or partial)
 
 
 class Judgments:
@@ -64,17 +70,31 @@ class Judgments:
         self.selections = {}
 
     def record(
-        self, bundle: str, sha256: str, grade: str, reason: str, answers: Sequence[str], judged_for: Sequence[str]
+        self,
+        bundle: str,
+        sha256: str,
+        grade: str,
+        reason: str,
+        answers: Sequence[str],
+        judged_for: Sequence[str],
+        bears: Sequence[str] = (),
     ) -> None:
         known = self.by_body.setdefault((bundle, sha256), Judged())
         if _RANK.get(grade, 0) > _RANK.get(known.grade, 0):
             known.grade, known.reason = grade, reason
         known.answers.update(answers)
         known.judged_for.update(judged_for)
+        known.bears.update(bears)
+        known.bears.update(answers)
 
     def answers_of(self, bundle: str, sha256: str) -> set[str]:
         known = self.by_body.get((bundle, sha256))
         return set(known.answers) if known else set()
+
+    def bears_of(self, bundle: str, sha256: str) -> set[str]:
+        """The angles a body bears on (relevant or partial)."""
+        known = self.by_body.get((bundle, sha256))
+        return set(known.bears) if known else set()
 
     def read(self, signposts: Sequence[SignpostOffer]) -> None:
         """Count a listing page the selector really read."""
@@ -146,18 +166,32 @@ class AngleView:
             judgement = await self._reader.judge(self._angle.text, documents)
         own = ids_of.get(self._angle.text, [self._angle.id])
         every = [i for ids in ids_of.values() for i in ids]
+        mine = texts.index(self._angle.text) if self._angle.text in ids_of else -1
+        walked: list[Verdict] = []
         for document, verdict in zip(documents, judgement.verdicts):
+            walked.append(verdict)
             if verdict.failed or verdict.relevant is None:
                 continue
             grade = verdict.grade or ("relevant" if verdict.relevant else "no")
             if self._judge is not None:
                 answers = [i for k in verdict.answers if 0 <= k < len(texts) for i in ids_of[texts[k]]]
                 judged_for = every
+                # A reader that does not say which angles a body bears on: the angle of the walk judging it.
+                said = verdict.bears if verdict.bears else [mine] if grade != "no" else []
+                bears = [i for k in said if 0 <= k < len(texts) for i in ids_of[texts[k]]]
+                if grade == "relevant" and mine not in verdict.answers:
+                    # Relevant to other angles only: evidence for them (recorded here), but for this walk only
+                    # bearing on its angle, so it neither widens this walk's frontier nor fills its shortlist
+                    # (the walk of the question goes on as a lone walk would).
+                    walked[-1] = verdict.model_copy(update={"grade": "partial"})
             else:
                 answers, judged_for = (own if grade == "relevant" else []), own
-            self._judgments.record(self._bundle, document.sha256, grade, verdict.reason, answers, judged_for)
+                bears = own if grade != "no" else []
+            self._judgments.record(self._bundle, document.sha256, grade, verdict.reason, answers, judged_for, bears)
         if self.judged is not None:
             asyncio.get_running_loop().call_soon(self.judged)
+        if walked != judgement.verdicts:
+            judgement = judgement.model_copy(update={"verdicts": walked})
         return judgement
 
     async def answer(self, question: str, evidence: Sequence[Evidence]) -> DraftAnswer:

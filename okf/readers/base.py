@@ -141,6 +141,11 @@ class Verdict(BaseModel):
         description="judge_angles only: the indices of the angles "
         "this document states the answer to (okf.readers.planning).",
     )
+    bears: list[int] = Field(
+        default_factory=list,
+        description="judge_angles only: the indices of the angles this document bears on, relevant or partial "
+        "(empty: the reader does not say which).",
+    )
 
 
 class Judgement(BaseModel):

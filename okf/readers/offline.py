@@ -128,7 +128,8 @@ class OfflineReader(OfflineRoles):
             per = [judge_one(q, document, body) for q in parsed]
             best = max(per, key=lambda v: _RANK[v.grade or "no"])
             answers = [i for i, v in enumerate(per) if v.grade == "relevant"]
-            verdicts.append(best.model_copy(update={"answers": answers}))
+            bears = [i for i, v in enumerate(per) if v.grade in ("relevant", "partial")]
+            verdicts.append(best.model_copy(update={"answers": answers, "bears": bears}))
         return Judgement(verdicts=verdicts, usage=_usage(start))
 
     async def select_angles(

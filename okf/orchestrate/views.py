@@ -61,7 +61,9 @@ class Judgments:
         self.angles: list[AngleRecord] = []  # every angle made so far, in order (the judge sees them all)
         self.walking: list[AngleRecord] = []  # the angles walking this round (the selector reads for them)
         self.by_body: dict[tuple[str, str], Judged] = {}
-        self.selections: dict[tuple[str, tuple[str, ...], tuple[str, ...]], asyncio.Future[AngleSelection]] = {}
+        self.selections: dict[
+            tuple[str, tuple[str, ...], tuple[str, ...]], asyncio.Future[AngleSelection | _Apart]
+        ] = {}
         self.words_signposts = 0
         self.signposts_offered = 0
 
@@ -102,6 +104,23 @@ class Judgments:
         self.words_signposts += sum(len(s.title.split()) + len(s.description.split()) for s in signposts)
 
 
+@dataclass
+class _Apart:
+    """A listing read for angles selected apart: the selections worked out so far, by angle index."""
+
+    choices: dict[int, Selection] = field(default_factory=dict)
+
+
+async def _read(
+    selector: AngleSelector, question: str, texts: Sequence[str], signposts: Sequence[SignpostOffer], *, apart: bool
+) -> AngleSelection | _Apart:
+    """The shared read of a listing: every angle's choices in one reply, or, from a reader that selects each
+    angle apart, nothing worked out yet (each walk's angle is selected when it asks)."""
+    if apart:
+        return _Apart()
+    return await selector.select_angles(question, texts, signposts)
+
+
 def _texts(angles: Sequence[AngleRecord]) -> dict[str, list[str]]:
     """Angle ids by text: angles with the same text (an angle walked again elsewhere) are asked once."""
     out: dict[str, list[str]] = {}
@@ -130,6 +149,9 @@ class AngleView:
         # A reader that orders the concepts of a listing (okf.readers.base) does so for every angle's walk.
         self.orders_concepts = getattr(reader, "orders_concepts", False) is True
         self.reads_on = getattr(reader, "reads_on", False) is True
+        # A reader whose select_angles is its select of each angle on its own (no model call to share): each
+        # walk's angle is selected only when that walk asks (okf.readers.planning, ``selects_apart``).
+        self._apart = getattr(reader, "selects_apart", False) is True
 
     @property
     def name(self) -> str:
@@ -147,10 +169,18 @@ class AngleView:
         if future is None:
             shared.read(signposts)
             future = shared.selections[key] = asyncio.ensure_future(
-                self._selector.select_angles(shared.question, texts, signposts)
+                _read(self._selector, shared.question, texts, signposts, apart=self._apart)
             )
         reply = await asyncio.shield(future)
         index = texts.index(self._angle.text)
+        if isinstance(reply, _Apart):
+            # Selected for this angle alone, once the listing's shared read has come (the same turn of the
+            # loop as a shared reply): what every other angle would keep is not worked out unless asked.
+            selection = reply.choices.get(index)
+            if selection is None:
+                selection = reply.choices[index] = await self._reader.select(self._angle.text, signposts)
+            usage = selection.usage if first else Usage(cache_hits=1)
+            return Selection(choices=selection.choices, failed=selection.failed, error=selection.error, usage=usage)
         usage = reply.usage if first else Usage(cache_hits=1)
         if reply.failed:
             return Selection(failed=True, error=reply.error, usage=usage)

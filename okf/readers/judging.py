@@ -19,6 +19,7 @@ vocabulary only: never on the other bodies of a batch, so batching cannot change
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from okf.readers.base import Document, Grade, Verdict
 from okf.readers.matching import Body, Field, Question, Unit, read_body
@@ -43,10 +44,31 @@ def _context(document: Document) -> Field:
 
 def judge_one(question: Question, document: Document, body: Body | None = None) -> Verdict:
     """The graded verdict on one body (see the module docstring)."""
+    return verdict_of(question, document, assess(question, document, body))
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What the judge made of one body for one question: the grade, and what its reason quotes."""
+
+    grade: Grade
+    coverage: float = 0.0
+    best: str = ""
+    said: tuple[Unit, ...] = ()
+    headed: tuple[Unit, ...] = ()
+    about: frozenset[str] = frozenset()
+
+    @property
+    def given(self) -> Grade:
+        """The grade its verdict gives: a body about a thing the question names is at least partial."""
+        return "partial" if self.grade == "no" and self.about else self.grade
+
+
+def assess(question: Question, document: Document, body: Body | None = None, head: Field | None = None) -> Assessment:
+    """The grade of one body for ``question`` (:func:`verdict_of` words it); ``head`` is the document's title
+    and headings as a field, when the caller read them already (several questions judge one body)."""
     if not question.units:
-        return Verdict(
-            id=document.id, relevant=False, grade="no", reason="the question has no content words to look for"
-        )
+        return Assessment("no")
     body = body or read_body(document.text)
     # A concept titled by something the question names is about it, whatever words its folder shares with
     # the question; unless its folder already is that thing (a contract's folder and its title page).
@@ -59,7 +81,7 @@ def judge_one(question: Question, document: Document, body: Body | None = None) 
     # Units no concept of the bundle says (a word of the question's own phrasing) cannot tell bodies apart.
     topic = [u for u in topic if u.known] or topic
     total = sum(u.weight for u in topic) or 1.0
-    head = Field.of(" ".join([document.title, *document.headings]))
+    head = head or head_field(document)
     headed = [u for u in topic if head.has_unit(u)]
     said = [u for u in topic if u in headed or body.has_unit(u)]
     coverage = sum(u.weight * (1.0 if u in headed else BODY_CREDIT) for u in said) / total
@@ -72,6 +94,22 @@ def judge_one(question: Question, document: Document, body: Body | None = None) 
         grade = "partial"
     else:
         grade = "no"
+    return Assessment(grade, coverage, best, tuple(said), tuple(headed), frozenset(about))
+
+
+def head_field(document: Document) -> Field:
+    """A document's title and headings, as a field."""
+    return Field.of(" ".join([document.title, *document.headings]))
+
+
+def verdict_of(question: Question, document: Document, assessment: Assessment) -> Verdict:
+    """The verdict an assessment gives, with its reason in the question's words."""
+    if not question.units:
+        return Verdict(
+            id=document.id, relevant=False, grade="no", reason="the question has no content words to look for"
+        )
+    grade, coverage, best, about = assessment.grade, assessment.coverage, assessment.best, assessment.about
+    said, headed = assessment.said, assessment.headed
     named = question.named({u.key for u in said})
     if grade == "no" and about:
         # A paragraph about a thing the question names is evidence about it, however few of the question's

@@ -86,6 +86,7 @@ class Question:
     vocabulary: Vocabulary | None = field(default=None, compare=False, repr=False)
     run_terms: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
     _said: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    _explained: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str, vocabulary: Vocabulary | None = None) -> Question:
@@ -225,13 +226,18 @@ class Question:
         return term
 
     def explained(self, context: Field) -> set[str]:
-        """Unit keys (and runs) ``context`` already answers; a found name answers all of its words."""
-        found_runs = [run for run in self.runs if context.has(run)]
-        out = set(found_runs)
-        for unit in self.units:
-            if context.has_unit(unit) or (unit.key in self.names and any(compact(unit.word) in r for r in found_runs)):
-                out.add(unit.key)
-        return out
+        """Unit keys (and runs) ``context`` already answers; a found name answers all of its words. Remembered
+        per field: a folder's concepts and listings are judged and selected against the same context."""
+        known = self._explained.get(context)
+        if known is None:
+            found_runs = [run for run in self.runs if context.has(run)]
+            out = set(found_runs)
+            said = self.units_in(context)
+            for unit in self.units:
+                if unit.key in said or (unit.key in self.names and any(compact(unit.word) in r for r in found_runs)):
+                    out.add(unit.key)
+            known = self._explained[context] = frozenset(out)
+        return set(known)
 
 
 def _units(

@@ -27,7 +27,7 @@ from typing import Self
 from okf.readers.angles import plan_offline
 from okf.readers.base import Document, DraftAnswer, Evidence, Judgement, Selection, SignpostOffer, Usage, Verdict
 from okf.readers.extractive import answer_from
-from okf.readers.judging import judge_all, judge_one
+from okf.readers.judging import assess, head_field, judge_all, judge_one, verdict_of
 from okf.readers.matching import Body, Question, read_body
 from okf.readers.offline_roles import OfflineRoles
 from okf.readers.planning import AngleSelection, Plan, PlanHints
@@ -59,6 +59,9 @@ class OfflineReader(OfflineRoles):
     # Its selector matches words, so a directory it passes over may still hold the answer in other words: a
     # walk that found nothing in what it chose reads on in what it passed over (okf.readers.base).
     reads_on = True
+    # select_angles is select of each angle on its own: an orchestration may select one angle at a time
+    # (okf.readers.planning).
+    selects_apart = True
 
     @property
     def name(self) -> str:
@@ -125,11 +128,15 @@ class OfflineReader(OfflineRoles):
         verdicts: list[Verdict] = []
         for document in documents:
             body = self._body(document)
-            per = [judge_one(q, document, body) for q in parsed]
-            best = max(per, key=lambda v: _RANK[v.grade or "no"])
-            answers = [i for i, v in enumerate(per) if v.grade == "relevant"]
-            bears = [i for i, v in enumerate(per) if v.grade in ("relevant", "partial")]
-            verdicts.append(best.model_copy(update={"answers": answers, "bears": bears}))
+            head = head_field(document)  # the same for every angle
+            assessed = [assess(q, document, body, head) for q in parsed]
+            per = [a.given for a in assessed]
+            # The best grade, the first angle giving it speaks (its verdict alone is worded).
+            best = max(range(len(per)), key=lambda i: _RANK[per[i]])
+            verdict = verdict_of(parsed[best], document, assessed[best])
+            answers = [i for i, g in enumerate(per) if g == "relevant"]
+            bears = [i for i, g in enumerate(per) if g != "no"]
+            verdicts.append(verdict.model_copy(update={"answers": answers, "bears": bears}))
         return Judgement(verdicts=verdicts, usage=_usage(start))
 
     async def select_angles(

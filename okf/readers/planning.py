@@ -10,7 +10,9 @@ Orchestration (okf.orchestrate) asks a reader two more things, when it can:
 - ``judge_angles(question, angles, documents)``: one verdict per document, as ``judge``, plus ``answers``:
   the indices of the angles the document states the answer to. A body is read once for every angle.
 - ``select_angles(question, angles, signposts)``: for each angle, the signposts worth opening (as ``select``):
-  a listing is read once for every angle walking it.
+  a listing is read once for every angle walking it. A reader whose ``select_angles`` is only its ``select``
+  of each angle on its own (no model call to share, the offline reader) says ``selects_apart = True``: an
+  orchestration then selects each angle only when its walk opens the listing.
 
 Both follow the reader rules: a failed plan is returned with ``failed=True`` (the orchestrator then falls
 back to the offline plan and says so), a failed verdict is failed, never "not relevant".

@@ -497,3 +497,42 @@ def test_units_in_is_has_unit_of_every_unit(asked: list[str], text: list[str]) -
     question = Question.parse(" ".join(asked) + "?")
     place = Field.of(" ".join(text))
     assert question.units_in(place) == {u.key for u in question.units if place.has_unit(u)}
+
+
+_ANGLE_TEXTS = st.lists(
+    st.sampled_from(
+        [
+            "How many vacation days do new hires get?",
+            "vacation days",
+            "Who approves international travel?",
+            "What is the notice period for termination of the Acme agreement?",
+            "Kiss and Tell",
+            "",
+        ]
+    ),
+    min_size=1,
+    max_size=4,
+)
+_BODIES = [
+    ("hr/leave", "Leave", "New hires get fifteen vacation days each year.\n\nDays carry over once."),
+    ("travel/approval", "Travel approval", "International travel is approved by the finance director."),
+    ("acme/termination", "Termination", "Either party may terminate the Acme agreement on 30 days notice."),
+    ("films/kiss-and-tell", "Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple."),
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(angles=_ANGLE_TEXTS)
+def test_judge_angles_is_judge_one_of_each_angle_the_first_best_speaking(angles: list[str]) -> None:
+    """judge_angles words only the best angle's verdict: the same verdict, answers and bears as judging the
+    body under every angle on its own."""
+    rank = {"relevant": 2, "partial": 1, "no": 0}
+    reader = OfflineReader()
+    documents = [Document(id=i, title=t, text=x, sha256=str(n) * 64) for n, (i, t, x) in enumerate(_BODIES, 1)]
+    got = asyncio.run(reader.judge_angles(angles[0], angles, documents)).verdicts
+    for document, verdict in zip(documents, got):
+        per = [judge_one(Question.parse(a), document) for a in angles]
+        best = max(per, key=lambda v: rank[v.grade or "no"])
+        assert verdict.model_copy(update={"answers": [], "bears": []}) == best
+        assert verdict.answers == [i for i, v in enumerate(per) if v.grade == "relevant"]
+        assert verdict.bears == [i for i, v in enumerate(per) if v.grade in ("relevant", "partial")]

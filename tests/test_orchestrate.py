@@ -15,7 +15,7 @@ from okf.errors import ConfigError
 from okf.models import NavigationResult
 from okf.orchestrate.crosscheck import Found
 from okf.readers import OfflineReader
-from okf.readers.base import Document, Judgement
+from okf.readers.base import Document, Judgement, Selection, SignpostOffer
 from okf.readers.planning import Plan, PlanHints, PlannedAngle, PlannedPart
 from okf.testing import ScriptedReader
 from tests.builders import concept, write_files
@@ -695,3 +695,47 @@ def test_partial_evidence_bearing_on_the_question_comes_first_in_tree_order(tmp_
     picked = shortlist(found, {1: "a1"}, {"a1": 1, "a2": 1}, 10)
     assert [f.entry.path for f in picked] == [kiss, temple, rope]
     assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1, "a2": 1}, 2)] == [kiss]  # room for one
+
+
+class _CountingSelector(OfflineReader):
+    """The offline reader, counting the angles it selects for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[str] = []
+
+    async def select(self, question: str, signposts: Sequence[SignpostOffer]) -> Selection:
+        self.asked.append(question)
+        return await super().select(question, signposts)
+
+
+def test_a_reader_selecting_angles_apart_selects_a_walks_angle_only_when_it_opens_the_listing() -> None:
+    """The offline reader's select_angles is its select of each angle: an orchestration reads a listing once
+    per round and selects each walk's angle only when that walk offers it, with the choices select_angles
+    gives, one call counted for the listing."""
+    from okf.models import AngleRecord
+    from okf.orchestrate.views import AngleView, Judgments
+
+    asked = AngleRecord(id="a1", text="Who approves international travel?", origin="question", part=1, round=1)
+    other = AngleRecord(id="a2", text="vacation days", origin="granularity", part=1, round=1)
+    third = AngleRecord(id="a3", text="termination notice", origin="granularity", part=1, round=1)
+    judgments = Judgments(asked.text)
+    judgments.new_round([asked, other, third])
+    reader = _CountingSelector()
+    offers = [
+        SignpostOffer(index=0, path="travel/", title="Travel", description="international travel approval"),
+        SignpostOffer(index=1, path="leave/", title="Leave", description="vacation days of new hires"),
+        SignpostOffer(index=2, path="legal/", title="Legal", description="contracts and notices"),
+    ]
+
+    async def walk() -> tuple[Selection, Selection]:
+        first = await AngleView(reader, judgments, asked, "b").select(asked.text, offers)
+        second = await AngleView(reader, judgments, other, "b").select(other.text, offers)
+        return first, second
+
+    first, second = asyncio.run(walk())
+    assert reader.asked == [asked.text, other.text]  # the third angle's walk never offered it: not selected
+    together = asyncio.run(OfflineReader().select_angles(asked.text, [asked.text, other.text], offers))
+    assert [first.choices, second.choices] == together.kept and first.choices and second.choices
+    assert first.usage.calls == 1 and second.usage.calls == 0 and second.usage.cache_hits == 1
+    assert judgments.signposts_offered == len(offers)  # the listing was read once

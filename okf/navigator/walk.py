@@ -147,6 +147,7 @@ class Shared:
     reader's call slots. A walk run alone has its own."""
 
     seen: set[str] = field(default_factory=set)
+    queued: set[str] = field(default_factory=set)  # concepts some walk queued (each counted once a candidate)
     bodies: int = 0
     max_bodies: int | None = None  # bodies all walks may send together (None: each walk's own budget only)
     lead_max_bodies: int | None = None  # the same for the walk of the question as asked (None: max_bodies)
@@ -606,7 +607,9 @@ class Walk:
         if path in self.seen:
             return False  # another walk of the same orchestration already sent it to the judge
         self.keys[path] = key
-        self.stats.candidates += 1
+        if path not in self.shared.queued:  # a candidate of the navigation once, however many walks queue it
+            self.shared.queued.add(path)
+            self.stats.candidates += 1
         self.queue.append(Candidate(path, key, via, source, weak))
         self._schedule_pump()
         return True

@@ -229,6 +229,7 @@ class Orchestrator:
         number = len(self.report.rounds) + 1
         round_started = time.monotonic()
         self.shared.seen = set()
+        self.shared.queued = set()
         self.shared.walks.clear()
         self.judgments.new_round([])
         live = self.live = Live(number, self._round_budgets(len(jobs)))

@@ -138,6 +138,9 @@ class _Found:
     entry: ShortlistEntry
     offered: Offered
     strong: bool  # graded relevant; a partial (weak) entry gives way to strong ones
+    # Relevant to another angle of an orchestration (okf.orchestrate.views: partial to this walk, whose
+    # angle it does not answer); still relevant evidence the navigation found.
+    elsewhere: bool = False
 
 
 @dataclass
@@ -313,7 +316,7 @@ class Walk:
             bool(self.shared.passed)
             and self.stopped_by is None
             and all(w is self or w._done.is_set() for w in walks)
-            and not any(f.strong for w in walks for f in w.found)
+            and not any(f.strong or f.elsewhere for w in walks for f in w.found)
         )
 
     def _read_on(self) -> None:
@@ -811,10 +814,19 @@ class Walk:
             return
         self.verdicts_ok += 1
         if grade != "no":
-            self._shortlist(candidate, concept, offered, verdict.reason, strong=grade == "relevant")
+            self._shortlist(
+                candidate, concept, offered, verdict.reason, strong=grade == "relevant", elsewhere=bool(verdict.answers)
+            )
 
     def _shortlist(
-        self, candidate: Candidate, concept: Concept, offered: Offered, reason: str, *, strong: bool
+        self,
+        candidate: Candidate,
+        concept: Concept,
+        offered: Offered,
+        reason: str,
+        *,
+        strong: bool,
+        elsewhere: bool = False,
     ) -> None:
         meta = concept.meta
         stale = meta.is_stale(self.now)
@@ -837,7 +849,7 @@ class Walk:
             generated_at=generated.at.isoformat().replace("+00:00", "Z") if generated and generated.at else None,
             cites=cites,
         )
-        self.found.append(_Found(entry, offered, strong))
+        self.found.append(_Found(entry, offered, strong, elsewhere))
         if meta.status.value == "deprecated":
             self.trace.warn(f"{concept.path}: shortlisted but deprecated; do not present it as current", concept.path)
         if stale:

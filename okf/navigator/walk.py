@@ -310,12 +310,17 @@ class Walk:
 
     def _may_read_on(self) -> bool:
         """Whether this walk, out of work, reads on in what the selector passed over: nothing relevant found
-        by any walk of the ledger, none of the others still running (the last one reads on for all of them)."""
+        by any walk of the ledger, and this walk the last one out of work that may (the last one reads on for
+        all of them). When some walks lead (an orchestration's walks of the question, its parts and hops), only
+        they read on, the last of them to run out of work: the others end once the leading ones have."""
         walks = self.shared.walks
+        leading = [w for w in walks if w.leads]
+        if leading and not self.leads:
+            return False
         return (
             bool(self.shared.passed)
             and self.stopped_by is None
-            and all(w is self or w._done.is_set() for w in walks)
+            and all(w is self or w._done.is_set() for w in (leading or walks))
             and not any(f.strong or f.elsewhere for w in walks for f in w.found)
         )
 

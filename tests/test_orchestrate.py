@@ -260,6 +260,16 @@ def test_nothing_anywhere_read_on_everywhere_is_a_boundary(tmp_path: Path) -> No
     assert "read on" in orchestration.stop_reason
     judged = {e.path for e in result.trace if e.kind == "verdict"}
     assert judged == {f"g{n}/item.md" for n in range(8)}
+    # With another angle walking beside it, only the question's own walk reads on (the other angles' walks end
+    # once the question's has ended: a walk of theirs could not read on for it).
+    result = okf.navigate(
+        bundle, "Other than racing, what sport does the 1998 champion of the Toyota Grand Prix practice?"
+    )
+    orchestration = result.orchestration
+    question = next(a.id for a in orchestration.angles if a.origin == "question")
+    assert orchestration.stop == "boundary" and [a.origin for a in orchestration.angles] == ["question", "granularity"]
+    assert {e.data["angle"] for e in result.trace if e.kind == "read_on"} == {question}
+    assert {e.path for e in result.trace if e.kind == "verdict"} == judged
 
 
 def test_a_chain_of_names_stops_at_the_soft_cap(tmp_path: Path) -> None:

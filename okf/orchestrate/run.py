@@ -230,6 +230,7 @@ class Orchestrator:
         round_started = time.monotonic()
         self.shared.seen = set()
         self.shared.queued = set()
+        self.shared.passed = {}  # what this round's walks pass over (keys of earlier rounds' walks mean nothing)
         self.shared.walks.clear()
         self.judgments.new_round([])
         live = self.live = Live(number, self._round_budgets(len(jobs)))

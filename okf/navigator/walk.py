@@ -313,32 +313,32 @@ class Walk:
         by any walk of the ledger, and this walk the last one out of work that may (the last one reads on for
         all of them). When some walks lead (an orchestration's walks of the question, its parts and hops), only
         they read on, the last of them to run out of work: the others end once the leading ones have."""
+        if not self.shared.passed or self.stopped_by is not None:
+            return False
         walks = self.shared.walks
         leading = [w for w in walks if w.leads]
         if leading and not self.leads:
             return False
-        return (
-            bool(self.shared.passed)
-            and self.stopped_by is None
-            and all(w is self or w._done.is_set() for w in (leading or walks))
-            and not any(f.strong or f.elsewhere for w in walks for f in w.found)
+        return all(w is self or w._done.is_set() for w in (leading or walks)) and not any(
+            f.strong or f.elsewhere for w in walks for f in w.found
         )
 
     def _read_on(self) -> None:
         """Everything the selector chose is read and nothing relevant was found: rather than end with budget
         left, open what it passed over, the parts of surer listings first (each listing inside is decided again
         by the selector; every concept of an opened directory is a candidate, as always)."""
-        level = min(self.shared.passed)
-        opened = []
         done = {d for w in self.shared.walks for d in w.opened}
-        for directory, depth, key in sorted(self.shared.passed.pop(level), key=lambda p: (p[2], p[0])):
-            if directory in done:
-                continue
-            done.add(directory)
-            self.weakness.setdefault(directory, level)
-            opened.append((directory, depth, key))
+        opened: list[tuple[str, int, Key]] = []
+        level = 0
+        while self.shared.passed and not opened:  # the least doubtful level with a directory still unopened
+            level = min(self.shared.passed)
+            for directory, depth, key in sorted(self.shared.passed.pop(level), key=lambda p: (p[2], p[0])):
+                if directory not in done:
+                    done.add(directory)
+                    self.weakness.setdefault(directory, level)
+                    opened.append((directory, depth, key))
         if not opened:
-            self._check_done()
+            self._check_done()  # nothing left to read on: the walk ends
             return
         self.level = max(self.level, level)
         self.trace.add("read_on", None, opened=[d for d, _, _ in opened], doubt=level)

@@ -46,14 +46,21 @@ def _old_bytes(state: CompileState, path: str) -> bytes | None:
         return None
 
 
-def describe_dirs(node: Node, terms_of: Callable[[Node], list[str]], titled: dict[str, str] | None = None) -> None:
+def describe_dirs(
+    node: Node,
+    terms_of: Callable[[Node], list[str]],
+    titled: dict[str, str] | None = None,
+    *,
+    below_only: bool = False,
+) -> None:
     """Directory descriptions from their content, bottom-up: members by what they are about, then the key
     terms of the subtree (``terms_of``). A fan-out group's title adds its main key terms to its range, or
-    the title a model gave it (``titled``: group path -> title)."""
+    the title a model gave it (``titled``: group path -> title). ``below_only``: describe the directories
+    below ``node`` but not ``node`` itself (a caller that writes its description anyway)."""
     for child in node.children:
         if child.is_dir and child.type != "Document":
             describe_dirs(child, terms_of, titled)
-    if node.type == "Document" and node.description:
+    if below_only or (node.type == "Document" and node.description):
         return
     key_terms = terms_of(node)
     members = [(label(c), terms_of(c) if c.is_dir else list(c.tags)) for c in node.children if c.title]
@@ -118,7 +125,8 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
     for node, text in zip(concepts, survey.texts):
         path, content = _render_concept(output, plan, node, resolve, at, old_files, text)
         (outputs.__setitem__(path, content) if content is not None else keep.append(path))
-    describe_dirs(plan.node, survey.terms_of, SHARED.get("titled"))
+    # The document's own description is written just below (from its outline): only its directories here.
+    describe_dirs(plan.node, survey.terms_of, SHARED.get("titled"), below_only=True)
     outline = [(label(c), survey.terms_of(c) if c.is_dir else list(c.tags)) for c in plan.node.children if c.title]
     plan.node.description = directory_description(
         outline if len(concepts) > 1 else [concepts[0].description], survey.terms_of(plan.node)
@@ -324,16 +332,17 @@ def render_indexes(state: CompileState) -> None:
                 outline = [
                     (m[0], list(m[1])) if isinstance(m, list) else (str(m), []) for m in entry.get("outline") or []
                 ]
-                child.description = (
-                    directory_description(outline, terms_of(child))
-                    if (outline or entry.get("terms")) and not entry.get("own_description")
-                    else entry["description"]
-                )
                 if len(entry["concepts"]) == 1 and not entry["indexes"]:
                     child.path, child.lines = entry["concepts"][0], (1, 1)  # a one-concept document is a file
                     child.tags = list(outline[0][1]) if outline else []
                     # Its entry repeats the concept's own description, as every concept entry does (OKF §8).
                     child.description = outline[0][0] if outline else entry["description"]
+                else:
+                    child.description = (
+                        directory_description(outline, terms_of(child))
+                        if (outline or entry.get("terms")) and not entry.get("own_description")
+                        else entry["description"]
+                    )
             else:
                 fill(child)
                 if not child.children:

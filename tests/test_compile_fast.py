@@ -81,3 +81,53 @@ def test_mostly_identifiers_stops_early_with_the_plain_count_s_answer(words: lis
     plain = [w for w in plain if w]
     expected = not plain or sum(1 for w in plain if _identifier_word(w)) > len(plain) / 2
     assert mostly_identifiers(text) == expected
+
+
+_rows = st.lists(st.tuples(st.sampled_from([-2.0, -1.5, -1.0, -0.25, 0.0, 0.5]), _terms), max_size=300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_rows, st.integers(min_value=1, max_value=30))
+def test_smallest_is_nsmallest(rows: list[tuple[float, str]], n: int) -> None:
+    """Short lists by a sort, long ones by the heap (both sides of 12 * n are drawn): the same rows."""
+    from okf.text.keyterms import smallest
+
+    assert smallest(n, rows) == heapq.nsmallest(n, rows) == sorted(rows)[:n]
+
+
+_WORDS = ["Agreement", "agreements", "party", "Parties", "term", "5.2", "of", "the", "fee", "fees", "(a)", "x"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), max_size=120), st.integers(min_value=1, max_value=8))
+def test_grouping_top_terms_are_the_plain_ones(words: list[str], limit: int) -> None:
+    from okf.compile.manifest import top_terms
+    from okf.text.keyterms import count_terms, eligible
+
+    counts = count_terms(" ".join(words))
+    allowed = set(eligible(counts))
+    plain = {t: -n for n, t in sorted((-n, t) for t, n in counts.items() if t in allowed)[:limit]}
+    assert list(top_terms(counts, limit).items()) == list(plain.items())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.datetimes(), st.datetimes(timezones=st.timezones())))
+def test_iso_is_strftime(at) -> None:  # type: ignore[no-untyped-def]
+    from okf.compile.render import iso
+
+    assert iso(at) == at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert iso(at) == at.strftime("%Y-%m-%dT%H:%M:%SZ")  # remembered: the same answer again
+
+
+def test_describe_dirs_below_only_leaves_the_top_as_it_is() -> None:
+    """A document's directories are described, its own description (written by the caller) is not touched."""
+    from okf.compile.assemble import describe_dirs
+    from okf.compile.state import Node
+
+    leaf = Node("a", "Alpha", lines=(1, 2), path="doc/part/a.md", description="Alpha says things.", tags=["x"])
+    part = Node("part", "Part", children=[leaf], path="doc/part/")
+    doc = Node("doc", "Doc", "Document", children=[part], path="doc/")
+    describe_dirs(doc, lambda node: ["term"], below_only=True)
+    assert part.description and doc.description == ""
+    describe_dirs(doc, lambda node: ["term"])
+    assert doc.description

@@ -133,3 +133,36 @@ def test_centroid_keeps_heaviest_terms_in_order():
             total[t] = total.get(t, 0.0) + w
     top = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:CENTROID_TERMS]
     assert list(_centroid(_Items(members), range(len(members)))) == [t for t, _ in top]
+
+
+def _vectors_reference(terms_of):
+    """topics.vectors as first written: a generator of scored pairs per document, sorted whole."""
+    import math
+    from collections import Counter
+
+    from okf.compile.topics import VECTOR_TERMS
+    from okf.text.keyterms import idf_table
+
+    df = Counter()
+    for counts in terms_of:
+        df.update(counts.keys())
+    weights = idf_table(df, max(1, len(terms_of)))
+    out = []
+    for counts in terms_of:
+        scored = sorted(
+            ((-(1.0 + math.log(n)) * weights.get(t, 0.0), t) for t, n in counts.items() if t in weights and df[t] > 1)
+        )[:VECTOR_TERMS]
+        norm = math.sqrt(sum(s * s for s, _ in scored)) or 1.0
+        out.append({t: -s / norm for s, t in scored})
+    return out
+
+
+_words = st.sampled_from(["alpha", "beta", "gamma", "delta", "eps", "zeta", "theta", "5.2", "ab", "iota", "kappa"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(_words, st.integers(min_value=1, max_value=40), max_size=11), min_size=1, max_size=9))
+def test_vectors_equal_the_first_written_ones(terms_of):
+    from okf.compile.topics import vectors
+
+    assert [list(v.items()) for v in vectors(terms_of)] == [list(v.items()) for v in _vectors_reference(terms_of)]

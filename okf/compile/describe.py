@@ -14,7 +14,6 @@ model or offline, reads the same words. Nothing here depends on a question.
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -24,7 +23,7 @@ from operator import mul
 
 from okf.compile.state import Node
 from okf.markdown import LEADING_MARKER, LINK_OR_IMAGE, MARKS_AND_TAGS
-from okf.text.keyterms import caps_words, names, title_terms
+from okf.text.keyterms import caps_words, names, smallest, title_terms
 
 DESCRIPTION_CHARS = 240
 DIR_DESCRIPTION_CHARS = 1000
@@ -402,4 +401,4 @@ def directory_terms(node: Node, scores_of: dict[str, dict[str, float]], limit: i
     exclude = set(title_terms(node.title))
     for child in node.children:
         exclude |= title_terms(child.title)
-    return [t for _, t in heapq.nsmallest(limit, ((-score, t) for t, score in scores.items() if t not in exclude))]
+    return [t for _, t in smallest(limit, [(-score, t) for t, score in scores.items() if t not in exclude])]

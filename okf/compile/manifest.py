@@ -6,6 +6,7 @@ import json
 import os
 import posixpath
 from collections import Counter
+from operator import itemgetter, neg
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from okf._version import __version__
 from okf.compile.state import CompileState
 from okf.compile.tree import place_documents
 from okf.sources import read_head
-from okf.text.keyterms import count_terms, eligible
+from okf.text.keyterms import count_terms, eligible, smallest
 
 MANIFEST = ".okf/manifest.json"
 FORMAT = 2  # 2: markdown frontmatter is not content; wikilinks resolved (okf.compile.vault)
@@ -70,11 +71,16 @@ def grouping_terms(state: CompileState) -> dict[str, dict[str, int]]:
             head = read_head(source.path, GROUP_HEAD_CHARS, state.source_bytes.get(source.resource))
         except (OSError, ValueError):
             head = ""
-        counts = count_terms(head)
-        allowed = set(eligible(counts))  # once per source, not once per term
-        top = sorted(((-n, t) for t, n in counts.items() if t in allowed))[:GROUP_TERMS]
-        out[source.resource] = {t: -n for n, t in top}
+        out[source.resource] = top_terms(count_terms(head))
     return out
+
+
+def top_terms(counts: Counter[str], limit: int = GROUP_TERMS) -> dict[str, int]:
+    """The ``limit`` most frequent terms of ``counts`` that can be key terms, ties by term, most frequent
+    first: ``sorted((-n, t) ...)[:limit]`` over the eligible terms, built by C-level maps."""
+    keys = list(eligible(counts))
+    top = smallest(limit, list(zip(map(neg, map(counts.__getitem__, keys)), keys)))
+    return dict(zip(map(itemgetter(1), top), map(neg, map(itemgetter(0), top))))
 
 
 def plan_changes(state: CompileState) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 from json.encoder import c_encode_basestring, py_encode_basestring  # type: ignore[attr-defined]
 
 from okf._version import __version__
@@ -28,7 +29,14 @@ def yaml_str(text: str) -> str:
 
 def iso(at: datetime) -> str:
     """An ISO 8601 UTC datetime with a ``Z`` suffix."""
-    return at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _iso(at.year, at.month, at.day, at.hour, at.minute, at.second)
+
+
+@lru_cache(maxsize=256)
+def _iso(year: int, month: int, day: int, hour: int, minute: int, second: int) -> str:
+    """``iso`` of the datetime with these fields (the only ones its format reads), remembered: a compile
+    writes a few times into thousands of concepts, and ``strftime`` is not cheap."""
+    return datetime(year, month, day, hour, minute, second).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def concept_file(

@@ -4,7 +4,6 @@ summary and vocabulary table the folder levels and readers use."""
 from __future__ import annotations
 
 import bisect
-import heapq
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -13,7 +12,7 @@ from operator import mul, neg, truediv
 from okf.compile.describe import STEM_MARK, candidate_scores, concept_tags, describe_concept, directory_terms
 from okf.compile.state import DocPlan, Node
 from okf.compile.tree import iter_dirs
-from okf.text.keyterms import acronyms, count_each, idf_table, word_forms
+from okf.text.keyterms import acronyms, count_each, idf_table, smallest, word_forms
 
 # Terms a document hands the folder level to choose its key terms from (by frequency in the document).
 SUMMARY_TERMS = 80
@@ -52,8 +51,8 @@ class DocumentSurvey:
             weights = self.weights
             keys = list(weights)
             counts = map(neg, map(self.df.__getitem__, keys))
-            scored = zip(map(mul, counts, map((1.0).__add__, map(truediv, weights.values(), repeat(4)))), keys)
-            self._summary = [t for _, t in heapq.nsmallest(SUMMARY_TERMS, scored)]
+            scored = list(zip(map(mul, counts, map((1.0).__add__, map(truediv, weights.values(), repeat(4)))), keys))
+            self._summary = [t for _, t in smallest(SUMMARY_TERMS, scored)]
         return self._summary
 
     def summary(self) -> dict[str, list[int | str]]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import chain
+from operator import mul, neg
 from typing import Any
 
 from okf.text.keyterms import idf_table
@@ -38,10 +40,12 @@ def vectors(terms_of: Sequence[Mapping[str, int]]) -> list[Vector]:
         df.update(counts.keys())
     weights = idf_table(df, max(1, len(terms_of)))
     out: list[Vector] = []
+    shared = {t for t, n in df.items() if n > 1}.intersection(weights)  # terms of two documents or more
     for counts in terms_of:
-        scored = sorted(
-            ((-(1.0 + math.log(n)) * weights.get(t, 0.0), t) for t, n in counts.items() if t in weights and df[t] > 1)
-        )[:VECTOR_TERMS]
+        # ``(-(1.0 + log(n)) * weight, t)`` for the shared terms, by C-level maps (the same float operations).
+        keys = list(filter(shared.__contains__, counts))
+        tf = map((1.0).__add__, map(math.log, map(counts.__getitem__, keys)))
+        scored = sorted(zip(map(mul, map(neg, tf), map(weights.__getitem__, keys)), keys))[:VECTOR_TERMS]
         norm = math.sqrt(sum(s * s for s, _ in scored)) or 1.0
         out.append({t: -s / norm for s, t in scored})
     return out
@@ -108,27 +112,31 @@ def _by_items(index: _Items, centroids: Sequence[Vector]) -> Any:
     import numpy as np
 
     n, k = len(index.items), len(centroids)
-    # The centroids over their own terms only (a last column of zeros for every other term): k x (terms + 1).
-    local: dict[int, int] = {}
+    # The centroids over their own terms only, one row per term they hold (a last row of zeros for every
+    # other term): (terms + 1) x k, so each item term's row of weights is one contiguous read.
+    get = index.ids.get
+    held: list[tuple[Any, Any]] = []
     for c in centroids:
-        for t in c:
-            at = index.ids.get(t)
-            if at is not None:
-                local.setdefault(at, len(local))
-    dense = np.zeros((k, len(local) + 1))
-    for g, c in enumerate(centroids):
-        cols = [(local[at], w) for t, w in c.items() if (at := index.ids.get(t)) is not None]
-        if cols:
-            dense[g, [col for col, _ in cols]] = [w for _, w in cols]
+        ids = list(map(get, c))
+        if None in ids:  # terms no item holds add nothing to any sum
+            pairs = [(at, w) for at, w in zip(ids, c.values()) if at is not None]
+            held.append(([at for at, _ in pairs], [w for _, w in pairs]))
+        else:
+            held.append((ids, list(c.values())))
+    local = np.unique(np.fromiter(chain.from_iterable(ids for ids, _ in held), dtype=np.intp))
     column = np.full(len(index.ids) + 1, len(local), dtype=np.intp)
-    column[list(local)] = list(local.values())
+    column[local] = np.arange(len(local))
+    dense = np.zeros((len(local) + 1, k))
+    for g, (ids, weights_g) in enumerate(held):
+        if ids:
+            dense[column[ids], g] = weights_g
     out = np.zeros((n, k))
     step = max(1, 4_000_000 // max(1, k * index.width))  # rows per block: bounded temporaries on big folders
     for lo in range(0, n, step):
         block = out[lo : lo + step]
-        terms, weights = column[index.terms[lo : lo + step]], index.weights[lo : lo + step]
+        rows, weights = column[index.terms[lo : lo + step]], index.weights[lo : lo + step]
         for p in range(index.width):
-            block += weights[:, p, None] * dense[:, terms[:, p]].T
+            block += weights[:, p, None] * dense[rows[:, p]]
     return out
 
 

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from itertools import chain, compress, filterfalse
+from typing import Any, TypeVar
 
 from okf.markdown import LINK_ADDRESS
 from okf.text.words import _TOKEN, STOP_WORDS, _raw_terms, stem, terms
@@ -36,6 +37,7 @@ _NAME = re.compile(
 _DEFINED_ACRONYM = re.compile(r"\(\s*(?:the\s+)?[\"“”']?([A-Z][A-Za-z0-9&]{1,9}?)s?[\"“”']?\s*\)")
 _BEFORE = re.compile(r"[\w'’-]+")
 _ACRONYM = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9&]{1,7}s?\b")  # "\b[A-Z]...": the capital first, for speed
+_Row = TypeVar("_Row", bound=tuple[Any, ...])  # rows compared as tuples: (score, term)
 _ROMAN = re.compile(r"^[IVXLCDM]+$")
 # Words a name starting a sentence often carries in front of it.
 _LEADING = frozenset(
@@ -335,7 +337,13 @@ def distinctive(
             for term, n in counts.items()
             if (w := weights.get(term)) is not None and term not in skip
         ]
-    return [term for _, term in heapq.nsmallest(limit, scored)]
+    return [term for _, term in smallest(limit, scored)]
+
+
+def smallest(n: int, items: list[_Row]) -> list[_Row]:
+    """``heapq.nsmallest(n, items)``, which is ``sorted(items)[:n]``: by a C sort when the list is short
+    (up to a dozen times ``n``: the heap's Python loop over every item then costs more than the sort)."""
+    return sorted(items)[:n] if len(items) <= 12 * n else heapq.nsmallest(n, items)
 
 
 def wordlike(term: str) -> bool:

@@ -156,19 +156,23 @@ def _learn(chunks: Iterable[str]) -> bool:
                     _MORE[chunk] = more
                 continue
             low = core.lower()
-            pairs = tuple([(term, low) for term in _raw_terms(core)])
+            found = _raw_terms(core)  # the chunk's terms: the word's, as a tuple already
+            pairs = tuple([(term, low) for term in found])
         else:
             pairs = _chunk_pairs(chunk)
-        _FIRST[chunk] = pairs[0][0] if pairs else None
+            found = tuple([term for term, _ in pairs])
+        first = found[0] if found else None
+        more = found[1:] if len(found) > 1 else None
+        _FIRST[chunk] = first
         _PAIRS[chunk] = pairs
-        _ALL[chunk] = tuple([term for term, _ in pairs])
-        if len(pairs) > 1:
-            _MORE[chunk] = tuple(term for term, _ in pairs[1:])
-        for term, _ in pairs:
+        _ALL[chunk] = found
+        if more is not None:
+            _MORE[chunk] = more
+        for term in found:
             if term not in _ELIGIBLE and len(term) >= 3 and _wordlike(term):
                 _ELIGIBLE.add(term)
         if word:
-            _WORDS[core] = (_FIRST[chunk], pairs, _ALL[chunk], _MORE.get(chunk))
+            _WORDS[core] = (first, pairs, found, more)
     return cleared
 
 

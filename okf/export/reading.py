@@ -306,7 +306,7 @@ def _read_part(
     stats = known.stats if known is not None else None
     bodies = known.bodies if known is not None else frozenset()
     recent = known.recent if known is not None and known.recent else time.time_ns() - RACY_NS
-    folders = Folders(os.path.realpath(copy_to)) if copy_to is not None else None
+    folders = Folders(copy_to) if copy_to is not None else None
     done = 0
     for directory, paths in work:
         if progress is not None:
@@ -475,35 +475,51 @@ def _read(
         if count >= share:
             runs.append([])
             count = 0
-    part_sizes = [[paths for _, paths in run] for run in runs]
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    merged = _Part()
-    done = 0
     context = multiprocessing.get_context(method)
+    shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
+    kept = [None if listings is None else {d: listings[d] for d, _ in run if d in listings} for run in runs]
+    parts: list[_Part | None] = [None] * len(runs)
+    done = 0
+    # This process is one of the readers: it takes runs from the end while the workers take them from the
+    # start (a run is read here only while no worker has started it), so one fewer process is forked and
+    # the runs read here are not pickled back. The parts are merged in the runs' order whoever read them.
     with ProcessPoolExecutor(
-        max_workers=workers,
+        max_workers=workers - 1,
         mp_context=context,
         initializer=_share,
         initargs=(known, bundle if method == "fork" else None),
     ) as pool:
-        shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
-        kept = [None if listings is None else {d: listings[d] for d, _ in run if d in listings} for run in runs]
-        n = len(runs)
-        for part in pool.map(
-            _read_part, [str(bundle.root)] * n, runs, [now] * n, [copy_to] * n, shares, [None] * n, kept
-        ):
-            merged.directories.update(part.directories)
-            merged.entries.update(part.entries)
-            merged.warnings += part.warnings
-            merged.copied.update(part.copied)
-            merged.cache.update(part.cache)
-            merged.listings.update(part.listings)
-            merged.unread += part.unread
-            merged.outputs.update(part.outputs)
-            merged.error = merged.error or part.error
-            done += sum(len(p) for p in part_sizes.pop(0))
+        root = str(bundle.root)
+        futures = [
+            pool.submit(_read_part, root, run, now, copy_to, share, None, kept_run)
+            for run, share, kept_run in zip(runs, shares, kept, strict=True)
+        ]
+        for i in reversed(range(len(runs))):
+            if not futures[i].cancel():
+                break
+            parts[i] = _read_part(root, runs[i], now, copy_to, shares[i], None, kept[i], known, bundle)
+            done += sum(len(paths) for _, paths in runs[i])
             if progress is not None:
                 progress(done, total)
+        for i, future in enumerate(futures):
+            if parts[i] is None:
+                parts[i] = future.result()
+                done += sum(len(paths) for _, paths in runs[i])
+                if progress is not None:
+                    progress(done, total)
+    merged = _Part()
+    for part in parts:
+        assert part is not None
+        merged.directories.update(part.directories)
+        merged.entries.update(part.entries)
+        merged.warnings += part.warnings
+        merged.copied.update(part.copied)
+        merged.cache.update(part.cache)
+        merged.listings.update(part.listings)
+        merged.unread += part.unread
+        merged.outputs.update(part.outputs)
+        merged.error = merged.error or part.error
     return merged
 
 
@@ -545,7 +561,7 @@ def collect(
             else:
                 entry.body = body
         if again:  # read the long way: the file and its copy looked at again
-            folders = Folders(os.path.realpath(target))
+            folders = Folders(target)
             recent = time.time_ns() - RACY_NS
             for path in again:
                 try:

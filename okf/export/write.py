@@ -109,26 +109,34 @@ def _put(target: str, data: bytes) -> os.stat_result:
 class Folders:
     """The folders of an export made so far by one process: which exist, and which it created itself (a
     folder created by this export held nothing before, so a file written into it is new: no need to look
-    for an old copy). ``root``: the export folder's real path; a folder on the way must stay inside it."""
+    for an old copy). ``top``: the export folder as its path is given (the targets are below it, and it
+    exists); a folder on the way must stay inside its real path, ``root``."""
 
-    def __init__(self, root: str) -> None:
-        self.root = root
-        self._known: dict[str, bool] = {}  # folder -> created by this process
+    def __init__(self, top: str) -> None:
+        self.root = os.path.realpath(top)
+        self._known: dict[str, bool] = dict.fromkeys({top, top.rstrip(os.sep) or top}, False)  # folder -> created here
 
     def new(self, folder: str) -> bool:
-        """Make ``folder`` exist; whether this process created it (in this export)."""
+        """Make ``folder`` exist; whether this process created it (in this export).
+
+        A folder this process has just created inside a folder already known to be inside the root is inside
+        the root too (``mkdir`` makes a real folder, never follows a symlink at its name), so only a folder
+        that was already there, or whose parent is not known yet, costs a ``realpath`` (a system call per
+        part of the path)."""
         known = self._known.get(folder)
         if known is not None:
             return known
         parent = os.path.dirname(folder)
-        if parent != folder and parent not in self._known:
-            os.makedirs(parent, exist_ok=True)
+        checked = parent in self._known
+        if not checked and parent != folder:
+            self.new(parent)  # made (or found) and checked on the way; raises when it leads out
+            checked = True
         try:
             os.mkdir(folder)
             created = True
         except FileExistsError:
             created = False
-        if not _inside(folder, self.root):
+        if not (created and checked) and not _inside(folder, self.root):
             raise OSError(f"{folder} is a symlink leading out of the export folder; not written through")
         self._known[folder] = created
         return created

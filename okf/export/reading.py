@@ -509,8 +509,8 @@ def _read(
                 if progress is not None:
                     progress(done, total)
     merged = _Part()
-    for part in parts:
-        assert part is not None
+    for read in parts:
+        part = read if read is not None else _Part()  # (never None: every run is read here or by a worker)
         merged.directories.update(part.directories)
         merged.entries.update(part.entries)
         merged.warnings += part.warnings

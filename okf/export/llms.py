@@ -91,25 +91,27 @@ def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[str, int, dict[str, list[int]]]:
-    """llms-full.txt, how many concepts it holds, and where each one's body is in it (``[start, end]``, in
-    characters): every current concept's body under a heading with its id and source lines, in signpost
-    order; with ``max_bytes`` whole concepts up to the cap and the cut stated."""
+def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[bytes, int, dict[str, list[int]]]:
+    """llms-full.txt (its UTF-8 bytes), how many concepts it holds, and where each one's body is in it
+    (``[start, end]``, in characters): every current concept's body under a heading with its id and source
+    lines, in signpost order; with ``max_bytes`` whole concepts up to the cap and the cut stated. Each part is
+    encoded on its own and the bytes joined: no text of the whole file is built (on cuad, 35 MB that one
+    non-ASCII character makes 70 MB of UCS-2 to build, then encode)."""
     head = [f"# {escape(collected.title)}", ""]
     if collected.summary:
         head += [f"> {escape(collected.summary)}", ""]
     text = "\n".join(head) + "\n"
+    base = text.encode("utf-8")
     current = [e for e in collected.entries if e.current]
     headings = [_heading(e) for e in current]
     bodies = [e.body.strip() for e in current]
-    parts = [f"{h}{b}\n\n" for h, b in zip(headings, bodies, strict=True)]
+    parts = [f"{h}{b}\n\n".encode() for h, b in zip(headings, bodies, strict=True)]
     kept = len(parts)
-    note = ""
+    note = b""
     if max_bytes is not None:
-        sizes = [len(p.encode("utf-8")) for p in parts]
-        base = len(text.encode("utf-8"))
-        if base + sum(sizes) > max_bytes:
-            kept, size = 0, base
+        sizes = [len(p) for p in parts]
+        if len(base) + sum(sizes) > max_bytes:
+            kept, size = 0, len(base)
             while kept < len(parts) and size + sizes[kept] <= max_bytes:
                 size += sizes[kept]
                 kept += 1
@@ -117,11 +119,11 @@ def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[st
             while kept and size + len(_cut_note(kept, len(parts), max_bytes).encode("utf-8")) > max_bytes:
                 kept -= 1
                 size -= sizes[kept]
-            note = _cut_note(kept, len(parts), max_bytes)
-            if base + len(note.encode("utf-8")) > max_bytes:
+            note = _cut_note(kept, len(parts), max_bytes).encode("utf-8")
+            if len(base) + len(note) > max_bytes:
                 raise ConfigError(
                     f"--max-bytes {max_bytes} leaves no room even for the title and the cut note",
-                    fix=f"pass at least --max-bytes {base + len(note.encode('utf-8'))}",
+                    fix=f"pass at least --max-bytes {len(base) + len(note)}",
                 )
     spans: dict[str, list[int]] = {}
     at = len(text)
@@ -129,7 +131,7 @@ def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[st
         start = at + len(heading)
         spans[entry.path] = [start, start + len(body)]
         at = start + len(body) + 2
-    return text + "".join(parts[:kept]) + note, kept, spans
+    return b"".join([base, *parts[:kept], note]), kept, spans
 
 
 def _heading(entry: Entry) -> str:

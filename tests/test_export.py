@@ -613,3 +613,76 @@ def test_escape_translates_only_when_needed(text: str) -> None:
     from okf.export.llms import _ESCAPES
 
     assert escape(text) == " ".join(text.translate(_ESCAPES).split())
+
+
+def test_a_first_export_resolves_no_folder_it_creates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder the export creates inside one it knows to be inside the export folder is not resolved again
+    (``realpath`` is a system call per part of the path); a folder that was there before still is, and one a
+    symlink leads out of the export folder is still refused."""
+    write = sys.modules["okf.export.write"]
+    bundle = small_bundle(tmp_path / "b")
+    out = tmp_path / "out"
+    resolved: list[str] = []
+    realpath = os.path.realpath
+
+    def counted(path: Any, *args: Any, **kwargs: Any) -> str:
+        resolved.append(os.fspath(path))
+        return realpath(path, *args, **kwargs)
+
+    monkeypatch.setattr(write.os.path, "realpath", counted)
+    export_llms_txt(bundle, out, as_of=AS_OF)
+    below = [p for p in resolved if p.startswith(str(out) + os.sep)]
+    assert below == []  # finance/, finance/cards/ and people/ were created: none resolved
+    assert (out / "finance" / "cards" / "limits.md").read_bytes() == (bundle / "finance/cards/limits.md").read_bytes()
+    resolved.clear()
+    (bundle / "people" / "leave.md").write_text(concept("Leave", "Twenty days."), encoding="utf-8")
+    export_llms_txt(bundle, out, as_of=AS_OF)
+    assert str(out / "people") in resolved  # there before: resolved (and inside)
+    if sys.platform != "win32":
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        fresh = tmp_path / "fresh"
+        fresh.mkdir()
+        (fresh / "finance").symlink_to(outside, target_is_directory=True)
+        with pytest.raises(ConfigError, match="symlink"):
+            export_llms_txt(bundle, fresh, as_of=AS_OF)
+        assert not (outside / "cards").exists() and not (outside / "refunds.md").exists()
+
+
+def test_llms_full_bytes_and_spans_with_non_ascii_text_and_a_cap(tmp_path: Path) -> None:
+    """llms-full.txt is built as bytes part by part: with text beyond ASCII (and beyond the BMP) its bytes
+    are the UTF-8 of the text, the cap counts bytes, and a repeat export takes each body back from the spans
+    (in characters) the first one recorded."""
+    bundle = small_bundle(tmp_path / "b")
+    (bundle / "welcome.md").write_text(
+        concept("Welcome", "Café — naïve ✓ 𝄞 emoji 🙂 and more.", description="Start"), encoding="utf-8"
+    )
+    old = os.stat(bundle / "welcome.md").st_mtime_ns - 10_000_000_000  # settled files: rows and spans kept
+    for path in bundle.rglob("*.md"):
+        os.utime(path, ns=(old, old))
+    full = export_llms_txt(bundle, tmp_path / "all", as_of=AS_OF)
+    data = (tmp_path / "all" / "llms-full.txt").read_bytes()
+    text = data.decode("utf-8")
+    assert "Café — naïve ✓ 𝄞 emoji 🙂 and more." in text and full.full_concepts == 3
+    cap = len(data) - 1  # one byte short: the last concept cannot stay
+    cut = export_llms_txt(bundle, tmp_path / "cut", as_of=AS_OF, max_bytes=cap)
+    assert cut.full_concepts is not None and cut.full_concepts < 3
+    assert len((tmp_path / "cut" / "llms-full.txt").read_bytes()) <= cap
+    manifest = (tmp_path / "all" / ".okf-export.json").read_text(encoding="utf-8").split("\n")
+    spans = json.loads(manifest[1])["full"]["spans"]
+    start, end = spans["welcome.md"]
+    assert text[start:end].endswith("\n\nCafé — naïve ✓ 𝄞 emoji 🙂 and more.")  # the body, in characters
+    os.utime(bundle / "people" / "leave.md", ns=(old + 1, old + 1))  # no seal: the bodies come from the spans
+    assert export_llms_txt(bundle, tmp_path / "all", as_of=AS_OF).written == 0
+
+
+def test_the_manifest_encoder_falls_back_to_the_json_module() -> None:
+    """The manifest is encoded by pydantic-core, compact, as the json module would read it; a value that one
+    refuses (a lone surrogate) is encoded by the json module instead, not lost."""
+    write = sys.modules["okf.export.write"]
+    value = {"cache": {"a/b.md": [1, 1796136046421448035, "Café ✓", None, False, ["x.txt:1-2"]]}}
+    assert json.loads(write._json(value)) == value
+    assert b"\n" not in write._json({"t": "two\nlines"})
+    odd = {"files": ["caf\udce9.md"]}
+    assert write._json(odd) == json.dumps(odd, separators=(",", ":")).encode("ascii")
+    assert json.loads(write._json(odd)) == odd

@@ -466,9 +466,11 @@ def _read(
         if progress is not None:
             progress(total, total)
         return part
-    # Contiguous runs of directories holding about the same number of concepts, a few per worker.
+    # Contiguous runs of directories holding about the same number of concepts, sixteen per reader: small
+    # enough that the last run a worker is still reading when this process has run out of runs to take (it
+    # takes only runs no worker has started) is short.
     runs: list[list[tuple[str, list[str]]]] = [[]]
-    share, count = max(1, total // (workers * 4)), 0
+    share, count = max(1, total // (workers * 16)), 0
     for item in work:
         runs[-1].append(item)
         count += len(item[1])

@@ -1,6 +1,7 @@
 """Two versions of okf side by side: `okf check` and `okf export llms-txt` on the same bundle, alternating.
 
-Usage: python scripts/bench_side.py --before TREE --after TREE --bundle PATH [--runs 3] [--what check,cli,export,export-cli]
+Usage: python scripts/bench_side.py --before TREE --after TREE --bundle PATH [--runs 3]
+       [--what check,cli,export,export-cli,export-cli-rm]
 
 TREE is a directory holding an ``okf`` package (e.g. ``git archive <commit> okf | tar -x -C TREE``; "." for this
 checkout). Each measure runs in a fresh child process with ``PYTHONPATH=TREE`` (imports not counted: the call
@@ -14,8 +15,12 @@ with the file system far more than okf's own work does); then the medians and th
   (wall and CPU of the process and its workers from the outside); the two versions' stdout, bar the
   ``seconds`` line, is compared byte for byte.
 - ``export-cli``: the command ``python -m okf export llms-txt BUNDLE -o OUT --as-of 2026-12-01 --json`` as people
-  run it, start-up and imports included (wall and CPU of the process and its workers from the outside), into
-  an empty folder; the two versions' folders are compared file by file (the export's own manifest aside).
+  run it, start-up and imports included (wall and CPU of the process and its workers from the outside, and the
+  ``seconds`` the export reports), into an empty folder; the two versions' folders are compared file by file
+  (the export's own manifest aside).
+- ``export-cli-rm`` (after ``export-cli``): ``rm -rf OUT`` of the folder ``export-cli`` has just filled, then the
+  same command into it: a first export right after the previous one was deleted (on an ext4 file system without
+  a journal, as this machine's, creating a file then skips the inodes freed in the last minute one by one).
 - ``export``: ``export_llms_txt(bundle, out)`` into an empty folder ("first"), then again into the same folder
   ("repeat": every file unchanged), then again after one concept file was touched ("touched": its times
   changed, its bytes not, as an edit that is undone or a checkout would leave it: nothing may be taken as
@@ -101,19 +106,27 @@ def run_export_cli(env: dict[str, str], bundle: str, out: str) -> dict[str, obje
     if done.returncode != 0:
         raise SystemExit(f"okf export exited {done.returncode}: {done.stderr[-600:]}")
     user = after.ru_utime - before.ru_utime
+    report = json.loads(done.stdout)
     return {
-        "concepts": json.loads(done.stdout)["concepts"],
+        "concepts": report["concepts"],
+        "seconds": report["seconds"],
         "wall": wall,
         "cpu": user + after.ru_stime - before.ru_stime,
         "user": user,
     }
 
 
+def _float(value: object) -> float:
+    return float(value)  # type: ignore[arg-type]
+
+
 def run(tree: str, kind: str, bundle: str, out: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
     if kind == "cli":
         return run_cli(env, bundle)
-    if kind == "export-cli":
+    if kind == "export-cli-rm":
+        shutil.rmtree(out, ignore_errors=True)
+    if kind in ("export-cli", "export-cli-rm"):
         return run_export_cli(env, bundle, out)
     done = subprocess.run(
         [sys.executable, "-c", CHILD, kind, bundle, out],
@@ -150,8 +163,9 @@ def main() -> int:
         for n in range(args.runs):
             for name, tree in (("before", args.before), ("after", args.after)):
                 for kind in kinds:
-                    out = scratch / f"{'cli-' if kind == 'export-cli' else ''}{name}-{n}"
-                    steps = [kind] if kind in ("check", "cli", "export-cli") else ["first", "repeat", "touched"]
+                    out = scratch / f"{'cli-' if kind.startswith('export-cli') else ''}{name}-{n}"
+                    cli = ("check", "cli", "export-cli", "export-cli-rm")
+                    steps = [kind] if kind in cli else ["first", "repeat", "touched"]
                     for step in steps:
                         if step == "touched":
                             when = 1_600_000_000_000_000_000 + n * 10 + (name == "after")
@@ -167,7 +181,12 @@ def main() -> int:
                             f"run {n + 1} {name:6s} {step:6s}: {wall:6.2f} s wall = {count / wall:7,.0f} concepts/s; "
                             f"{cpu:6.2f} CPU s = {cpu / count * 1e6:5.0f} µs per concept "
                             f"({user / count * 1e6:.0f} user, {(cpu - user) / count * 1e6:.0f} system); "
-                            f"load {os.getloadavg()[0]:.1f}",
+                            + (
+                                f"export's own seconds {got['seconds']} = {count / _float(got['seconds']):,.0f}/s; "
+                                if "seconds" in got
+                                else ""
+                            )
+                            + f"load {os.getloadavg()[0]:.1f}",
                             flush=True,
                         )
             if "export" in kinds and not same_tree(scratch / f"before-{n}", scratch / f"after-{n}"):
@@ -179,7 +198,7 @@ def main() -> int:
                 diags = {json.dumps(f["diagnostics"]) for name in ("before", "after") for f in figures[(kind, name)]}
                 print(f"{kind} diagnostics: " + ("identical in every run" if len(diags) == 1 else "DIFFER"))
         print("medians (after / before):")
-        for step in ("check", "cli", "export-cli", "first", "repeat", "touched"):
+        for step in ("check", "cli", "export-cli", "export-cli-rm", "first", "repeat", "touched"):
             if (step, "before") not in figures:
                 continue
             med = {
@@ -202,6 +221,15 @@ def main() -> int:
                 f"{users['before'] / count * 1e6:.0f} -> {users['after'] / count * 1e6:.0f} µs, "
                 f"x{users['before'] / users['after']:.2f} less)"
             )
+            if "seconds" in figures[(step, "after")][0]:
+                own = {
+                    name: statistics.median(_float(f["seconds"]) for f in figures[(step, name)])
+                    for name in ("before", "after")
+                }
+                print(
+                    f"  {'':6s}  the export's own seconds {own['before']:.2f} -> {own['after']:.2f} "
+                    f"({count / own['before']:,.0f} -> {count / own['after']:,.0f} concepts/s)"
+                )
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -6,9 +6,10 @@ place. Staleness is judged against ``as_of`` (a date), so the same bundle and da
 
 Reading is the cost: every directory is listed and every concept parsed once (for llms.txt, only what it shows
 of the frontmatter is typed, and a concept whose cache row holds is not parsed, nor read when the previous
-llms-full.txt holds its body). When many concepts must be parsed, one worker process per CPU reads, each
-taking a contiguous run of directories (and, for llms.txt, copying its concepts' files into the export folder);
-the result does not depend on how the work was split.
+llms-full.txt holds its body). When many concepts must be parsed, this process and one worker process per
+further CPU read, each taking contiguous runs of directories (and, for llms.txt, copying its concepts' files
+into the export folder): the workers from the first run on, this process from the last back, while no worker
+has started it; the result does not depend on how the work was split.
 """
 
 from __future__ import annotations

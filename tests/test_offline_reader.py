@@ -262,6 +262,45 @@ def test_judge_keeps_a_concept_titled_by_a_thing_the_question_names(tmp_path: Pa
     assert judge_one(Question.parse(asked, common), titled).grade == "no"
 
 
+def test_judge_a_topical_folder_carrying_a_names_words_is_not_that_thing() -> None:
+    """A folder grouped by key terms ("topic-buffett-psycholog-warren") carries the words of "Warren Buffett"
+    without naming him: the page titled by him is still about what the question names (it used to be judged
+    on the question's other words alone, and fail)."""
+    asked = "What type of activity does Owner earnings and Warren Buffett have in common?"
+    text = "Warren Edward Buffett is an American business magnate and philanthropist."
+    verdict = judge_one(
+        Question.parse(asked), doc("topic-buffett-psycholog-warren/warren-buffett", "Warren Buffett", text)
+    )
+    assert verdict.grade == "partial" and "warren, buffett" in verdict.reason
+    # A folder named by the thing itself still is that thing.
+    inside = doc("warren-buffett-papers/warren-buffett", "Warren Buffett", text)
+    assert judge_one(Question.parse(asked), inside).grade == "no"
+
+
+def test_judge_one_word_of_a_named_run_inside_another_title_names_nothing() -> None:
+    """ "Remark" of "Remark Holdings" written into "Remarketing Agreement" is not the company the question names."""
+    asked = "Does the Remark Holdings content license agreement restrict a party from competing?"
+    page = doc("contracts/nuveen/remarketing-agreement", "Remarketing Agreement", "Nuveen appoints the agent.")
+    assert judge_one(Question.parse(asked), page).grade == "no"
+
+
+def test_judge_a_title_the_question_spells_out_is_about_what_it_names() -> None:
+    """A title with lowercase words is no run of names, but the question may say it word for word."""
+    asked = (
+        "Which American audio engineer and clandestine chemist, a key figure in the hippie movement of the "
+        "1960s, recorded the album Old and in the Way?"
+    )
+    page = doc("music/lp", "Old and in the Way (album)", "A 1975 bluegrass record made live.")
+    verdict = judge_one(Question.parse(asked), page)
+    assert verdict.grade == "partial" and "which the question names" in verdict.reason
+    # The same words said in passing are not the title: "old" and "way" alone are no name.
+    passing = (
+        "Which American audio engineer and clandestine chemist, a key figure in the hippie movement of the "
+        "1960s, recorded an old album in the way bands did?"
+    )
+    assert judge_one(Question.parse(passing), page).grade == "no"
+
+
 def test_judge_units_no_body_of_the_bundle_says_do_not_count(tmp_path: Path) -> None:
     vocab = vocabulary(tmp_path, {stem("vacation"): 5, stem("day"): 30, stem("new"): 40, stem("hire"): 10})
     question = Question.parse("How many vacation days do new hires get, per the handbook's zorblax rules?", vocab)

@@ -140,6 +140,49 @@ def test_the_kind_of_thing_asked_for_keeps_a_part_open_and_the_name_the_question
     assert "sports/sec.md" in [e.path for e in result.shortlist]
 
 
+def test_a_thing_the_question_describes_by_its_kind_is_hopped_to_even_when_every_word_was_said(
+    tmp_path: Path,
+) -> None:
+    """The team's page says every word of the question (the team was formerly known as something else), so no
+    part is left unsaid; but "a conference" describes the Northern Valley Conference it names, and what the
+    question asks of that conference is said, if anywhere, on its own page: that bridge is still walked. (The
+    team's name begins four titles, and the question does not spell the team page's title: it names no page.)"""
+    SPORTS = ("basketball", "hockey", "baseball")
+    bundle = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Encyclopedia\n\n- [Teams](teams/index.md): soccer teams\n"
+            "- [Associations](associations/index.md): regional sports bodies\n",
+            "teams/index.md": "# Teams\n\n- [Riverton Otters men's soccer](men-soccer.md): a college soccer team\n"
+            + "".join(f"- [Riverton Otters {s}](otters-{s}.md): a college {s} team\n" for s in SPORTS),
+            **{
+                f"teams/otters-{s}.md": concept(
+                    f"Riverton Otters {s}", f"The Riverton Otters {s} team.", kind="Document"
+                )
+                for s in SPORTS
+            },
+            "teams/men-soccer.md": concept(
+                "Riverton Otters men's soccer",
+                "The Riverton Otters soccer team competes in the Northern Valley Conference. The Riverton Otters "
+                "were formerly known as the Riverton Beavers.",
+                kind="Document",
+            ),
+            "associations/index.md": "# Associations\n\n- [Northern Valley Conference](nvc.md): a regional body\n",
+            "associations/nvc.md": concept(
+                "Northern Valley Conference",
+                "The Northern Valley Conference was called the Tri-County League until 1996.",
+                kind="Document",
+            ),
+        },
+    )
+    question = "The Riverton Otters soccer team competes in a conference that was formerly known as what?"
+    result = okf.navigate(bundle, question)
+    assert result.orchestration is not None
+    hops = [a.text for a in result.orchestration.angles if a.origin == "second_hop"]
+    assert hops == ["Northern Valley Conference"]
+    assert "associations/nvc.md" in [e.path for e in result.shortlist]
+
+
 def test_asked_for_is_the_noun_after_what_or_which() -> None:
     from okf.orchestrate.crosscheck import asked_for
     from okf.readers.matching import Question
@@ -493,6 +536,63 @@ def test_the_merged_shortlist_keeps_the_question_walks_partial_evidence_first(tm
     found = [partial(paths[1], "rephrasing"), partial(paths[0], "question")]
     assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1}, 10)] == [paths[0], paths[1]]
     assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1}, 1)] == [paths[0]]
+
+
+def test_a_concept_the_question_names_by_its_title_keeps_its_place_on_a_full_shortlist(tmp_path: Path) -> None:
+    """Each side of a comparison: the page of a thing the question names, judged partial, is kept ahead of
+    other walks' relevant entries however many there are (it used to give way once three answered)."""
+    from okf.bundle import Bundle
+    from okf.orchestrate.result import shortlist
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+    kiss, rope, temple, stewart = (
+        "films/kiss-and-tell.md",
+        "films/rope.md",
+        "people/shirley-temple.md",
+        "people/james-stewart.md",
+    )
+    merged = [
+        _found(bundle, kiss, "relevant", "question", place=(0, 1), answers={"a1"}),
+        _found(bundle, rope, "relevant", "question", place=(1, 1), answers={"a1"}),
+        _found(bundle, temple, "relevant", "question", place=(2, 1), answers={"a1"}),
+        _found(bundle, stewart, "partial", "question", place=(3, 1)),
+    ]
+    root = str(bundle.root)
+    assert stewart not in [f.entry.path for f in shortlist(merged, {1: "a1"}, {"a1": 1}, 3)]
+    picked = shortlist(merged, {1: "a1"}, {"a1": 1}, 3, frozenset({(root, stewart)}))
+    assert [f.entry.path for f in picked] == [kiss, stewart, rope]  # once, after the first answer
+
+
+def test_a_named_concept_in_the_folder_of_the_thing_named_is_not_put_forward(tmp_path: Path) -> None:
+    """The title page of a contract the question names sits in that contract's folder: no more about it than
+    its other pages, so it is not put ahead of them; the page of a thing named elsewhere is."""
+    bundle = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Contracts\n\n- [Acme Widgets supply agreement](acme-widgets-supply/index.md): supply\n"
+            "- [People](people/index.md): people\n",
+            "acme-widgets-supply/index.md": "# Acme Widgets supply agreement\n\n"
+            "- [Acme Widgets Supply Agreement](acme-widgets-supply-agreement.md): the cover page\n",
+            "acme-widgets-supply/acme-widgets-supply-agreement.md": concept(
+                "Acme Widgets Supply Agreement", "This supply agreement is made between Acme Widgets and Bo Corp."
+            ),
+            "people/index.md": "# People\n\n- [Zed Quill](zed-quill.md): a person\n",
+            "people/zed-quill.md": concept("Zed Quill", "Zed Quill signed it.", kind="Document"),
+        },
+    )
+    from okf.bundle import Bundle
+    from okf.orchestrate.run import Orchestrator
+
+    run = object.__new__(Orchestrator)
+    opened = Bundle.open(bundle)
+    run.sources = [type("S", (), {"bundle": opened, "root": "b"})()]  # type: ignore[assignment]
+    run.question = "Did Zed Quill sign the Acme Widgets Supply Agreement?"
+    run.named = None
+    assert set(run._named()) == {
+        ("b", "acme-widgets-supply/acme-widgets-supply-agreement.md"),
+        ("b", "people/zed-quill.md"),
+    }
+    assert run.named_apart() == {("b", "people/zed-quill.md")}
 
 
 def test_the_entries_answering_the_question_are_taken_from_every_walk_in_turn(tmp_path: Path) -> None:

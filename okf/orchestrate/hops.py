@@ -43,12 +43,15 @@ def second_hops(
     tried: set[frozenset[str]],
     resolves: Callable[[str], bool] = lambda name: False,
     only: Callable[[str, str], bool] | None = None,
+    described: bool = False,
 ) -> tuple[list[tuple[str, str]], list[Found]]:
     """(angle text, the concept it came from) for the bridges the evidence of ``part`` introduces, and the
     evidence read to the end (a concept cut short by the limit yields its other names in a later round). A
     run of names joined by "and" that is no title (``resolves``) is two names ("Ann Lee and Bob Roe"). With
     ``only``, only names it accepts, given the path of the evidence saying them, are bridges (orchestration:
-    names that are the title of a concept other than that evidence)."""
+    names that are the title of a concept other than that evidence). With ``described``, only names of two
+    words or more carrying the kind of a thing the question describes without naming it (``described_kinds``:
+    "a conference" -> "America East Conference"), as written."""
     parsed = Question.parse(part, vocabulary)
     asked = set(terms(part))
     weights = sorted(u.weight for u in parsed.units) or [0.0]
@@ -61,6 +64,9 @@ def second_hops(
     # Words the question uses for a thing it does not name ("a conference"): a name carrying one
     # ("Southeastern Conference") is that thing, the likeliest bridge of all; those are taken first.
     common = {u.key for u in parsed.units if not u.name}
+    kinds = common & described_kinds(part)
+    if described:
+        common = kinds
     names: list[tuple[bool, int, str]] = []  # (described, index of the evidence saying it, name)
     for k, f in enumerate(evidence):
         body = body_of(f.concept.body)
@@ -74,12 +80,18 @@ def second_hops(
         return [f for k, f in enumerate(evidence) if not unread[k]]
 
     out: list[tuple[str, str]] = []
-    for described, k, name in sorted(names, key=lambda entry: not entry[0]):
+    for kind, k, name in sorted(names, key=lambda entry: not entry[0]):
+        if described and (not kind or len(name.split()) < 2):
+            continue  # left for a later round's bridges (a one-word heading, "Assignee", names no one thing)
         # The name as written when it is a title ("Southeastern Conference"), else without the question's
         # own words at its ends ("CEO of Viglen" -> "Viglen").
-        for text in dict.fromkeys([name, _new_words(name, asked)] if described else [_new_words(name, asked)]):
+        texts = [name] if described else [name, _new_words(name, asked)] if kind else [_new_words(name, asked)]
+        for text in dict.fromkeys(texts):
             words = [t for t in terms(text) if t.isalpha() and t not in _CALENDAR and t not in asked]
-            if not words or not _telling(words, vocabulary, floor):
+            # A thing the question describes by its kind ("a conference"), named in full as the title of a
+            # concept (``only``), is that one thing however common its words are ("America East Conference").
+            whole = only is not None and text == name and not kinds.isdisjoint(terms(name))
+            if not words or not (whole or _telling(words, vocabulary, floor)):
                 continue
             key = angle_key(text)
             if key in tried or (only is not None and not only(text, evidence[k].entry.path)):
@@ -91,6 +103,27 @@ def second_hops(
             break
         unread[k] -= 1
     return out, read()
+
+
+_INDEFINITE = re.compile(r"\b(?:a|an)\s+([^?.!;:,]*)", re.IGNORECASE)
+KIND_WORDS = 4
+
+
+def described_kinds(text: str) -> set[str]:
+    """The terms of the things ``text`` describes by their kind without naming them: the last content word of
+    each phrase an indefinite article opens ("in a conference that ..." -> conference; "a civil war that ended"
+    -> war), up to the first stop word or ``KIND_WORDS`` words."""
+    kinds: set[str] = set()
+    for match in _INDEFINITE.finditer(text):
+        last = ""
+        for word in match.group(1).split()[:KIND_WORDS]:
+            found = terms(word)
+            if not found:
+                break
+            last = found[-1]
+        if last:
+            kinds.add(last)
+    return kinds
 
 
 def _in_scope(f: Found, body, scope: list[Unit]) -> bool:

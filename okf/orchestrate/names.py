@@ -99,13 +99,18 @@ def _first(bundle: Bundle, index: dict[str, list[str]], key: str) -> int:
 
 
 def titles_said(bundle: Bundle, text: str) -> list[tuple[int, str]]:
+    """(where the title begins, concept path) of :func:`title_spans`."""
+    return [(start, path) for start, _, path in title_spans(bundle, text)]
+
+
+def title_spans(bundle: Bundle, text: str) -> list[tuple[int, str, str]]:
     """The concepts whose title (or file name) ``text`` spells out word for word, with where in ``text`` it
     begins: each run starts at a capitalized word (a stop word only when the run goes on: "Out of Place"),
     the longest run first; a run several concepts bear (more than MAX_TARGETS: a common heading such as
     "Governing Law") is no name and names nothing, nor do its shorter runs. In text order."""
     index = title_index(bundle)
     words = list(_WORD.finditer(text))
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, str]] = []
     seen: set[str] = set()
     k = 0
     while k < len(words):
@@ -115,10 +120,11 @@ def titles_said(bundle: Bundle, text: str) -> list[tuple[int, str]]:
             continue
         stop = word.casefold() in STOP_WORDS
         for end in range(min(len(words), k + TITLE_WORDS), k + stop, -1):
-            paths = index.get(compact(text[words[k].start() : words[end - 1].end()]), [])
+            said = text[words[k].start() : words[end - 1].end()]
+            paths = index.get(compact(said), [])
             if paths:
                 if len(paths) <= MAX_TARGETS:
-                    found += [(words[k].start(), p) for p in paths if p not in seen]
+                    found += [(words[k].start(), said, p) for p in paths if p not in seen]
                     seen.update(paths)
                 k = end
                 break

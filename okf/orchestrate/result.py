@@ -1,7 +1,7 @@
 """The result of an orchestration: one NavigationResult from every walk, and its ``orchestration`` block.
 
 The shortlist: for each part, the first concept answering it as asked (so the cap never drops a part's only
-evidence); the others answering the question or a part as asked; partial concepts while fewer than three
+evidence); the concepts the question names by their title, judged relevant or partial; the others answering the question or a part as asked; partial concepts while fewer than three
 answer it as asked (as a lone walk keeps them); then concepts several angles agree on, then those one other
 angle found; each group in the order the rounds and walks found them, within ``max_shortlist``. An order of
 the readers' decisions, never a similarity. Receipts are numbered
@@ -46,9 +46,16 @@ _ORIGIN_WORDS = {
 }
 
 
-def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int], max_shortlist: int) -> list[Found]:
+def shortlist(
+    found: list[Found],
+    asked: dict[int, str],
+    part_of: dict[str, int],
+    max_shortlist: int,
+    named: frozenset[tuple[str, str]] = frozenset(),
+) -> list[Found]:
     """The merged shortlist (see the module docstring). ``asked`` maps each part to the angle asking it as
-    it is (the question itself for a one-part question), ``part_of`` angle ids to their part."""
+    it is (the question itself for a one-part question), ``part_of`` angle ids to their part; ``named`` the
+    concepts (bundle, path) whose title the question says."""
     relevant = [f for f in found if f.relevant]
     own = set(asked.values())
     first: list[Found] = []
@@ -58,6 +65,9 @@ def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int]
             hit = next((f for f in relevant if f not in first and any(part_of.get(a) == part for a in f.answers)), None)
         if hit is not None:
             first.append(hit)
+    # A concept the question names by its title, judged to bear on it (relevant or partial), is what the
+    # question is about: each side of a comparison, the start of a second hop.
+    first += [f for f in found if f not in first and (f.bundle, f.entry.path) in named]
     # The question's own walks' entries first, in their order; then the other walks', taken in turn from
     # each, best first (walks of a round share their bodies: what one walk alone would have found is spread
     # over them).
@@ -74,7 +84,7 @@ def shortlist(found: list[Found], asked: dict[int, str], part_of: dict[str, int]
     # order of the tree as a lone walk keeps it (a body bearing only on another angle would have been "no"
     # to it); then the rest, the question's own walks' first.
     partial = sorted(
-        (f for f in found if not f.relevant),
+        (f for f in found if not f.relevant and f not in first),
         key=lambda f: (0, f.key, f.place) if f.bears & own else (1, f.by not in _OWN, f.place),
     )
     partial = partial[: partial_room(lone, max_shortlist)]
@@ -90,7 +100,7 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
     for angle in report.angles:
         if angle.walked and angle.origin in ("question", "subquestion") and angle.part not in asked:
             asked[angle.part] = angle.id
-    picked = shortlist(found, asked, part_of, run.budgets.max_shortlist)
+    picked = shortlist(found, asked, part_of, run.budgets.max_shortlist, run.named_apart())
     several = len(run.sources) > 1
     entries: list[ShortlistEntry] = []
     words = 0

@@ -49,7 +49,7 @@ from okf.navigator.walk import Shared, Start, Walk
 from okf.orchestrate.crosscheck import Check, Found, cross_check, unsaid
 from okf.orchestrate.escalate import AXES, Family, families
 from okf.orchestrate.hops import second_hops
-from okf.orchestrate.names import resolve, titles_said
+from okf.orchestrate.names import PREFIX_MIN, resolve, title_spans, titles_said
 from okf.orchestrate.plan import Planned, make_plan
 from okf.orchestrate.result import assemble
 from okf.orchestrate.views import AngleView, Judgments, settle
@@ -57,6 +57,7 @@ from okf.readers.angles import AUTO_ANGLES, AUTO_PART_ANGLES, angle_key, name_sp
 from okf.readers.base import Reader, Usage
 from okf.readers.matching import Unit
 from okf.text.vocabulary import Vocabulary
+from okf.text.words import compact
 
 SOFT_CAP = 8
 HARD_CAP = 12
@@ -155,7 +156,7 @@ class Orchestrator:
         )
         self.usage: dict[str, Usage] = {}
         self.live: Live | None = None
-        self.named: set[tuple[str, str]] | None = None
+        self.named: dict[tuple[str, str], set[str]] | None = None
 
     # -- the loop --------------------------------------------------------------------------------------
 
@@ -375,18 +376,31 @@ class Orchestrator:
             live.early[key] = found
             self._early_hops(found, live)
 
-    def _named(self) -> set[tuple[str, str]]:
-        """The concepts whose title is a name the question says (okf.orchestrate.names), in every bundle."""
+    def _named(self) -> dict[tuple[str, str], set[str]]:
+        """The concepts whose title is a name the question says (okf.orchestrate.names), in every bundle, with
+        the names the question says them by."""
         if self.named is None:
-            self.named = {
-                (source.root, path)
-                for source in self.sources
-                for span in name_spans(self.question)
-                for path in resolve(source.bundle, span.text)
-            } | {
-                (source.root, path) for source in self.sources for _, path in titles_said(source.bundle, self.question)
-            }
+            named: dict[tuple[str, str], set[str]] = {}
+            for source in self.sources:
+                for span in name_spans(self.question):
+                    for path in resolve(source.bundle, span.text):
+                        named.setdefault((source.root, path), set()).add(span.text)
+                for _, said, path in title_spans(source.bundle, self.question):
+                    named.setdefault((source.root, path), set()).add(said)
+            self.named = named
         return self.named
+
+    def named_apart(self) -> frozenset[tuple[str, str]]:
+        """The named concepts whose folder is not itself the thing named (the title page of a contract the
+        question names sits in that contract's folder, and is no more about it than its other pages): no
+        folder above it is named by the name's first half (at least ``PREFIX_MIN`` letters)."""
+        out = set()
+        for (root, path), names in self._named().items():
+            folder = compact(path.rpartition("/")[0])
+            probes = [compact(name) for name in names]
+            if not any(p[: max(PREFIX_MIN, len(p) // 2)] in folder for p in probes):
+                out.add((root, path))
+        return frozenset(out)
 
     def _early_hops(self, found: Found, live: Live) -> None:
         room = SOFT_CAP - self.state.walks - len(live.jobs) - len(self.state.later_hops)
@@ -400,9 +414,11 @@ class Orchestrator:
                 continue
             evidence = [f for f in known if f.answers & ids]
             gap = unsaid(part.question, evidence, self.sources[0].vocabulary, others)
-            if not gap and (found.bundle, found.entry.path) not in self._named():
-                continue
-            for text, came_from in self._bridges(part.question, [found], gap):
+            # With the part's words all said somewhere, only a name of the thing the question describes by
+            # its kind ("a conference" -> "America East Conference") still bridges: what the question asks
+            # of it is said, if anywhere, on its own page.
+            described = not gap and (found.bundle, found.entry.path) not in self._named()
+            for text, came_from in self._bridges(part.question, [found], gap, described=described):
                 angle = self._angle(text, "second_hop", part.index, came_from)
                 for hop in self._hop_jobs(angle, room):
                     room -= 1
@@ -597,6 +613,15 @@ class Orchestrator:
         subject is no bridge away from it."""
         return any(p != path for source in self.sources for p in resolve(source.bundle, name))
 
+    def _another_document(self, name: str, path: str) -> bool:
+        """``name`` is the title of a concept of another document than ``path``'s (by the source its
+        provenance cites, else its folder): a heading of the same contract ("Assignee") leads nowhere new."""
+        for source in self.sources:
+            here = _document(source.bundle, path)
+            if any(p != path and _document(source.bundle, p) != here for p in resolve(source.bundle, name)):
+                return True
+        return False
+
     def _named_start(self, angle: AngleRecord, source: int) -> Start | None:
         """The root, and first the concepts bearing a name the angle says as their title (an index lookup,
         okf.orchestrate.names); None (the root alone) when no name resolves."""
@@ -609,13 +634,24 @@ class Orchestrator:
             return None
         return Start(concepts=tuple((p, (-1, k), "") for k, p in enumerate(targets)))
 
-    def _bridges(self, question: str, evidence: list[Found], gap: list[Unit]) -> list[tuple[str, str]]:
+    def _bridges(
+        self, question: str, evidence: list[Found], gap: list[Unit], *, described: bool = False
+    ) -> list[tuple[str, str]]:
         """The second hops ``evidence`` opens for ``question`` (bridge text, the concept it came from); the
-        concepts read to the end are marked hopped, so each yields its bridges once."""
+        concepts read to the end are marked hopped, so each yields its bridges once. ``described``: only
+        names of a thing the question describes by its kind (okf.orchestrate.hops)."""
         hops, done = second_hops(
-            question, evidence, gap, self.sources[0].vocabulary, self.state.tried, self._resolves, only=self._elsewhere
+            question,
+            evidence,
+            gap,
+            self.sources[0].vocabulary,
+            self.state.tried,
+            self._resolves,
+            only=self._another_document if described else self._elsewhere,
+            described=described,
         )
-        self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
+        if not described:
+            self.state.hopped |= {(f.bundle, f.entry.path) for f in done}
         return hops
 
     def _hop_jobs(self, angle: AngleRecord, room: int) -> list[Job]:
@@ -733,3 +769,12 @@ def _everything(walk: Walk, result: NavigationResult) -> list[ShortlistEntry]:
 
 def entry_of(found: Found) -> ShortlistEntry:
     return found.entry
+
+
+def _document(bundle: Bundle, path: str) -> str:
+    """The document a concept comes from: the first source its provenance cites, else its folder."""
+    try:
+        sources = bundle.load(path).meta.sources
+    except BundleError:
+        return path.rpartition("/")[0]
+    return sources[0].resource if sources and sources[0].resource else path.rpartition("/")[0]

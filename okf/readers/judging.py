@@ -71,10 +71,13 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
         return Assessment("no")
     body = body or read_body(document.text)
     # A concept titled by something the question names is about it, whatever words its folder shares with
-    # the question; unless its folder already is that thing (a contract's folder and its title page).
-    explained = question.explained(_context(document))
-    about = question.titled(document.title)
-    if about <= explained:
+    # the question; unless its folder already is that thing (a contract's folder and its title page): the
+    # folder's name spells the same names out whole, not merely some of their words (a topical group named
+    # by key terms, "buffett psycholog warren", is no folder of Warren Buffett's).
+    context = _context(document)
+    explained = question.explained(context)
+    about = question.titled(document.title) | question.says_title(document.title)
+    if about <= explained and about <= question.spelled(context):
         about = set()
     explained -= about
     topic = [u for u in question.units if u.key not in explained] or list(question.units)

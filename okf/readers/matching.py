@@ -41,6 +41,7 @@ _ALTERNATIVES = re.compile(
 )
 _LIST_SPLIT = re.compile(r"\s*,\s*|\s+or\s+", re.IGNORECASE)
 WORD = re.compile(r"[^\W_]+(?:[._'’-][^\W_]+)*")
+_PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,9 @@ class Question:
     alternatives: tuple[frozenset[str], ...] = ()
     vocabulary: Vocabulary | None = field(default=None, compare=False, repr=False)
     run_terms: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    # The question's words as written (casefolded), and which of them name something (``_name_like``).
+    spoken: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    naming: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
     _said: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _explained: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -131,6 +135,8 @@ class Question:
             alternatives,
             vocabulary,
             run_terms,
+            tuple(w.casefold() for w in raw),
+            frozenset(n for n, w in enumerate(raw) if _name_like(w, first=n == 0)),
         )
 
     def units_in(self, place: Field) -> frozenset[str]:
@@ -188,9 +194,38 @@ class Question:
 
     def titled(self, title: str) -> set[str]:
         """Unit keys of the things the question names that ``title`` spells out: a run of names rare enough to
-        name one thing ("American Beauty", "Manchester Terrier"), or one such name ("Vanessa"). A concept so
-        titled is about something the question names."""
-        letters = Field.of(title).letters  # titles recur across a walk's angles: read once
+        name one thing ("American Beauty", "Manchester Terrier") written out together, or one such name that is
+        no part of such a run ("Vanessa"; but "Remark" of "Remark Holdings" alone does not name it). A concept
+        so titled is about something the question names."""
+        return self.spelled(Field.of(title))  # titles recur across a walk's angles: read once
+
+    def says_title(self, title: str) -> set[str]:
+        """Unit keys of ``title`` when the question spells the whole title out as written, word for word, at
+        least two words of it and one a name ("What Are Little Girls Made Of?", "Old and in the Way"), and
+        rare enough in the bundle to name one thing (``identifies``); empty otherwise. A trailing
+        parenthesis ("(album)") is not part of a title as a question says it."""
+        words = tuple(w.casefold() for w in WORD.findall(_PARENTHESIS.sub("", unicodedata.normalize("NFKC", title))))
+        size = len(words)
+        if size < 2 or size > len(self.spoken):
+            return set()
+        keys = {u.key for u in self.units}
+        own = set(terms(" ".join(words))) & keys
+        if not own:
+            return set()
+        for start in range(len(self.spoken) - size + 1):
+            if self.spoken[start : start + size] == words and self.naming & set(range(start, start + size)):
+                vocabulary = self.vocabulary
+                found = [vocabulary.df.get(t, 0) for t in own] if vocabulary else []
+                if not found or min(found) <= RARE_NAME_SHARE * vocabulary.concepts:  # type: ignore[union-attr]
+                    return own
+                return set()
+        return set()
+
+    def spelled(self, place: Field) -> set[str]:
+        """:meth:`titled` of any text: a folder named "topic-buffett-psycholog-warren" carries the words of
+        "Warren Buffett" but does not spell him out; a contract's folder "adaptimmune-therapeutics-plc-..."
+        spells out "Adaptimmune Therapeutics"."""
+        letters = place.letters
         if not letters:
             return set()
         found: set[str] = set()
@@ -198,12 +233,18 @@ class Question:
             if run in letters and self.identifies(run):
                 found.update(self.run_terms.get(run, ()))
         vocabulary = self.vocabulary
+        in_runs = self._in_runs
         for unit in self.units:
-            if unit.name and unit.written and unit.written in letters and unit.key not in found:
+            if unit.name and unit.written and unit.written in letters and unit.key not in found | in_runs:
                 df = vocabulary.df.get(unit.key, 0) if vocabulary else 0
                 if vocabulary is None or df <= RARE_NAME_SHARE * vocabulary.concepts:
                     found.add(unit.key)
         return found & {u.key for u in self.units}
+
+    @cached_property
+    def _in_runs(self) -> frozenset[str]:
+        """Terms of the runs of names rare enough to name one thing: said alone, such a word names nothing."""
+        return frozenset(t for run in self.runs if self.identifies(run) for t in self.run_terms.get(run, ()))
 
     @property
     def words(self) -> dict[str, str]:

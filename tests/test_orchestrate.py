@@ -563,6 +563,76 @@ def test_a_concept_the_question_names_by_its_title_keeps_its_place_on_a_full_sho
     assert [f.entry.path for f in picked] == [kiss, stewart, rope]  # once, after the first answer
 
 
+def test_the_page_a_second_hop_walked_to_keeps_its_place_on_a_full_shortlist(tmp_path: Path) -> None:
+    """The other end of a bridge answers the hop, not the question as asked: it used to come last and be cut
+    from a full shortlist; it comes after the first answer."""
+    from okf.bundle import Bundle
+    from okf.orchestrate.result import shortlist
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+    kiss, rope, temple, stewart = (
+        "films/kiss-and-tell.md",
+        "films/rope.md",
+        "people/shirley-temple.md",
+        "people/james-stewart.md",
+    )
+    merged = [
+        _found(bundle, kiss, "relevant", "question", place=(0, 1), answers={"a1"}),
+        _found(bundle, rope, "relevant", "question", place=(1, 1), answers={"a1"}),
+        _found(bundle, stewart, "relevant", "question", place=(2, 1), answers={"a1"}),
+        _found(bundle, temple, "relevant", "second_hop", place=(0, 2), answers={"a2"}),
+    ]
+    assert temple not in [f.entry.path for f in shortlist(merged, {1: "a1"}, {"a1": 1, "a2": 1}, 3)]
+    bridged = frozenset({(str(bundle.root), temple)})
+    picked = shortlist(merged, {1: "a1"}, {"a1": 1, "a2": 1}, 3, bridged=bridged)
+    assert [f.entry.path for f in picked] == [kiss, temple, rope]
+
+
+def test_partial_evidence_saying_what_the_first_answer_leaves_unsaid_keeps_a_place(tmp_path: Path) -> None:
+    """The page of the lake the question names answers it as asked, and so do other lakes' pages, which leaves
+    partial evidence no room; but the county's page says what the lake's never does (the population): it is
+    kept after the first answer. The folder's key terms ("popul") say nothing for the lake's page."""
+    from okf.bundle import Bundle
+    from okf.orchestrate.crosscheck import filling
+    from okf.orchestrate.result import shortlist
+
+    lakes = ("kettle", "otter", "heron", "pine")
+    root = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Places\n\n- [Lakes](topic-lake-popul-counti/index.md): lakes\n",
+            "topic-lake-popul-counti/index.md": "# Lakes\n\n"
+            + "".join(f"- [{n.title()} Lake]({n}-lake.md): a lake\n" for n in lakes)
+            + "- [Ashford County](ashford-county.md): a county\n",
+            **{
+                f"topic-lake-popul-counti/{n}-lake.md": concept(
+                    f"{n.title()} Lake", f"{n.title()} Lake is a state fishing lake in Ashford County.", kind="Document"
+                )
+                for n in lakes
+            },
+            "topic-lake-popul-counti/ashford-county.md": concept(
+                "Ashford County", "Ashford County is a county with a population of 9,984.", kind="Document"
+            ),
+        },
+    )
+    bundle = Bundle.open(root)
+    question = "Kettle Lake is in a county that has a population of how many inhabitants?"
+    found = [
+        _found(bundle, f"topic-lake-popul-counti/{n}-lake.md", "relevant", "question", place=(k, 1), answers={"a1"})
+        for k, n in enumerate(lakes)
+    ]
+    county = _found(bundle, "topic-lake-popul-counti/ashford-county.md", "partial", "question", place=(4, 1))
+    found.append(county)
+    assert county not in shortlist(found, {1: "a1"}, {"a1": 1}, 12)
+
+    def fill(evidence: list[Found], partial: list[Found]) -> list[Found]:
+        return filling(question, evidence, partial, [bundle.vocabulary()])
+
+    picked = shortlist(found, {1: "a1"}, {"a1": 1}, 12, fill=fill)
+    assert [f.entry.path for f in picked][:2] == ["topic-lake-popul-counti/kettle-lake.md", county.entry.path]
+    assert len(picked) == 5
+
+
 def test_a_named_concept_in_the_folder_of_the_thing_named_is_not_put_forward(tmp_path: Path) -> None:
     """The title page of a contract the question names sits in that contract's folder: no more about it than
     its other pages, so it is not put ahead of them; the page of a thing named elsewhere is."""

@@ -31,6 +31,8 @@ from okf.text.words import compact, terms
 _LATER = ("second_hop", "escalation")
 # A part whose relevant evidence leaves this share of its words' weight unsaid is not yet answered.
 GAP_SHARE = 0.25
+# Partial concepts at most put forward on a shortlist for saying what its relevant evidence leaves unsaid.
+FILLS = 2
 # A body of at least this many terms, all of them the question's own, only echoes it.
 ECHO_MIN_TERMS = 3
 _VERSION = re.compile(r"\b(?:v?\d+(?:\.\d+)*|(?:19|20)\d\d)\b", re.IGNORECASE)
@@ -150,6 +152,32 @@ def unsaid(
     parsed = Question.parse(question, vocabulary)
     gap = _unsaid(parsed, evidence, [vocabulary, *others])
     return gap if _share(parsed, gap) >= GAP_SHARE else []
+
+
+def filling(
+    question: str, evidence: list[Found], others: list[Found], vocabularies: list[Vocabulary | None]
+) -> list[Found]:
+    """Of ``others`` (partial evidence), in their order, those saying a unit of ``question`` that
+    ``evidence`` (the first answers) leaves unsaid and no earlier one said: "the county's population"
+    beside the page of the lake the question names, which never says it. At most ``FILLS``."""
+    parsed = Question.parse(question, vocabularies[0] if vocabularies else None)
+    # What each text says itself: its title and body (a topical folder's key terms, "topic-kansa-popul-counti",
+    # say nothing of the lake's county's population).
+
+    def says(f: Found, unit: Unit) -> bool:
+        return Field.of(f.concept.title).has_unit(unit) or body_of(f.concept.body).has_unit(unit)
+
+    gap = {u.key: u for u in parsed.units if u.known and not any(says(f, u) for f in evidence)}
+    out: list[Found] = []
+    for f in others:
+        if not gap or len(out) >= FILLS:
+            break
+        said = [key for key, u in gap.items() if says(f, u)]
+        if said:
+            out.append(f)
+            for key in said:
+                del gap[key]
+    return out
 
 
 def _answering(angle: AngleRecord, evidence: list[Found]) -> bool:

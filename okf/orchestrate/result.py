@@ -1,22 +1,25 @@
 """The result of an orchestration: one NavigationResult from every walk, and its ``orchestration`` block.
 
 The shortlist: for each part, the first concept answering it as asked (so the cap never drops a part's only
-evidence); the concepts the question names by their title, judged relevant or partial; the others answering the question or a part as asked; partial concepts while fewer than three
-answer it as asked (as a lone walk keeps them); then concepts several angles agree on, then those one other
-angle found; each group in the order the rounds and walks found them, within ``max_shortlist``. An order of
-the readers' decisions, never a similarity. Receipts are numbered
+evidence); the concepts the question names by their title, then the pages second hops walked to, judged
+relevant or partial; partial concepts
+saying what those leave unsaid (``crosscheck.filling``); the others answering the question or a part as
+asked; partial concepts while fewer than three answer it as asked (as a lone walk keeps them); then concepts
+several angles agree on, then those one other angle found; each group in the order the rounds and walks
+found them, within ``max_shortlist``. An order of the readers' decisions, never a similarity. Receipts are numbered
 again (c1, c2, ...) and, when several bundles were read, name the bundle. Counts and costs are summed over
 the walks; the planner's usage is its own role.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from okf.models import NavigationResult, NavigationStats, ShortlistEntry
 from okf.navigator.receipts import offer
 from okf.navigator.walk import partial_room
-from okf.orchestrate.crosscheck import Check, Found
+from okf.orchestrate.crosscheck import Check, Found, filling
 from okf.readers.base import Usage
 
 if TYPE_CHECKING:
@@ -52,10 +55,14 @@ def shortlist(
     part_of: dict[str, int],
     max_shortlist: int,
     named: frozenset[tuple[str, str]] = frozenset(),
+    fill: Callable[[list[Found], list[Found]], list[Found]] | None = None,
+    bridged: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Found]:
     """The merged shortlist (see the module docstring). ``asked`` maps each part to the angle asking it as
     it is (the question itself for a one-part question), ``part_of`` angle ids to their part; ``named`` the
-    concepts (bundle, path) whose title the question says."""
+    concepts (bundle, path) whose title the question says; ``fill`` picks, of the partial evidence, what
+    says what the first answers leave unsaid (okf.orchestrate.crosscheck.filling); ``bridged`` the pages
+    second hops walked to."""
     relevant = [f for f in found if f.relevant]
     own = set(asked.values())
     first: list[Found] = []
@@ -66,8 +73,10 @@ def shortlist(
         if hit is not None:
             first.append(hit)
     # A concept the question names by its title, judged to bear on it (relevant or partial), is what the
-    # question is about: each side of a comparison, the start of a second hop.
+    # question is about: each side of a comparison, the start of a second hop; a page a second hop walked
+    # to, so judged, is the other end of the bridge.
     first += [f for f in found if f not in first and (f.bundle, f.entry.path) in named]
+    first += [f for f in found if f not in first and (f.bundle, f.entry.path) in bridged]
     # The question's own walks' entries first, in their order; then the other walks', taken in turn from
     # each, best first (walks of a round share their bodies: what one walk alone would have found is spread
     # over them).
@@ -87,7 +96,11 @@ def shortlist(
         (f for f in found if not f.relevant and f not in first),
         key=lambda f: (0, f.key, f.place) if f.bears & own else (1, f.by not in _OWN, f.place),
     )
-    partial = partial[: partial_room(lone, max_shortlist)]
+    # Partial evidence saying what the first answers leave unsaid comes right after them, however much else
+    # answers: the page of the lake the question names never says its county's population.
+    filled = fill(first, partial) if fill is not None else []
+    partial = [f for f in partial if f not in filled][: partial_room(lone, max_shortlist)]
+    answering = answering[: len(first)] + filled + answering[len(first) :]
     return (answering + partial + agreed + others)[:max_shortlist]
 
 
@@ -100,7 +113,12 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
     for angle in report.angles:
         if angle.walked and angle.origin in ("question", "subquestion") and angle.part not in asked:
             asked[angle.part] = angle.id
-    picked = shortlist(found, asked, part_of, run.budgets.max_shortlist, run.named_apart())
+    vocabularies = [source.vocabulary for source in run.sources]
+
+    def fill(evidence: list[Found], partial: list[Found]) -> list[Found]:
+        return filling(run.question, evidence, partial, vocabularies)
+
+    picked = shortlist(found, asked, part_of, run.budgets.max_shortlist, run.named_apart(), fill, run.bridged())
     several = len(run.sources) > 1
     entries: list[ShortlistEntry] = []
     words = 0

@@ -390,6 +390,16 @@ class Orchestrator:
             self.named = named
         return self.named
 
+    def bridged(self) -> frozenset[tuple[str, str]]:
+        """The concepts second hops walked to: the pages titled by the names the evidence introduced."""
+        return frozenset(
+            (source.root, path)
+            for angle in self.report.angles
+            if angle.origin == "second_hop" and angle.walked
+            for source in self.sources
+            for path in resolve(source.bundle, angle.text)
+        )
+
     def named_apart(self) -> frozenset[tuple[str, str]]:
         """The named concepts whose folder is not itself the thing named (the title page of a contract the
         question names sits in that contract's folder, and is no more about it than its other pages): no

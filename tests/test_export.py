@@ -686,3 +686,68 @@ def test_the_manifest_encoder_falls_back_to_the_json_module() -> None:
     odd = {"files": ["caf\udce9.md"]}
     assert write._json(odd) == json.dumps(odd, separators=(",", ":")).encode("ascii")
     assert json.loads(write._json(odd)) == odd
+
+
+def _with_names_not_utf8(root: Path) -> Path:
+    """small_bundle plus a concept whose file name is Latin-1 (``finance/caf\\xe9.md``) and a folder whose name
+    is (``r\\xe9sum\\xe9s/``, one concept in it), written through bytes paths as an old archive leaves them."""
+    bundle = small_bundle(root)
+    raw = os.fsencode(bundle)
+    try:
+        with open(raw + b"/finance/caf\xe9.md", "wb") as f:
+            f.write(concept("Cafe", "The cafe opens at 8.", description="opening hours").encode("utf-8"))
+        os.mkdir(raw + b"/r\xe9sum\xe9s")
+        with open(raw + b"/r\xe9sum\xe9s/cv.md", "wb") as f:
+            f.write(concept("CV", "A CV.").encode("utf-8"))
+    except OSError:  # a file system that takes only UTF-8 names (macOS): such a bundle cannot exist there
+        pytest.skip("this file system refuses names that are not UTF-8")
+    return bundle
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_name_that_is_not_utf8_is_skipped_with_a_warning_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """A concept or folder whose name is not UTF-8 cannot be linked to or named in UTF-8 output: it is left out
+    with a warning naming it (its bad bytes as \\xNN) and saying to rename it; the rest is exported as if it
+    were not there (the same bytes as a bundle without it), with no traceback and exit status 0."""
+    if workers > 1:
+        monkeypatch.setattr(sys.modules["okf.export.reading"], "PARALLEL_FROM", 1)
+        monkeypatch.setattr(sys.modules["okf.export.reading"], "_workers", lambda n: workers)
+    bundle = _with_names_not_utf8(tmp_path / "b")
+    clean = small_bundle(tmp_path / "clean")
+    runner = CliRunner()
+    for kind in ("llms-txt", "site"):
+        export = export_llms_txt if kind == "llms-txt" else export_site
+        export(clean, tmp_path / f"clean-{kind}", as_of=AS_OF)
+        out = tmp_path / kind
+        result = runner.invoke(main, ["export", kind, str(bundle), "-o", str(out), "--as-of", "2026-06-01", "--json"])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert report["concepts"] == 5
+        assert len(report["warnings"]) == 2, report["warnings"]
+        concept_warning, folder_warning = sorted(report["warnings"])
+        assert concept_warning.startswith("finance/caf\\xe9.md: skipped: its name is not valid UTF-8")
+        assert folder_warning.startswith("r\\xe9sum\\xe9s/: skipped with the 1 concept in it: its name is not valid")
+        assert all("rename it" in w for w in report["warnings"])
+        assert _tree(out) == _tree(tmp_path / f"clean-{kind}"), kind
+        text = runner.invoke(main, ["export", kind, str(bundle), "-o", str(out), "--as-of", "2026-06-01"])
+        assert text.exit_code == 0, text.output
+        assert text.stdout.startswith("exported 5 concepts")
+        assert "warning: finance/caf\\xe9.md: skipped" in text.stderr and "rename it" in text.stderr
+        assert "warning: r\\xe9sum\\xe9s/: skipped" in text.stderr
+
+
+def test_a_bundle_folder_whose_name_is_not_utf8_titles_the_export_with_u_fffd(tmp_path: Path) -> None:
+    """With no heading in the root index.md the title is the bundle folder's name; one that is not UTF-8 is
+    read with U+FFFD for its bad bytes (as okf reads them in a concept), not a crash writing llms.txt."""
+    raw = os.fsencode(tmp_path) + b"/k\xe9b"
+    try:
+        os.mkdir(raw)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    bundle = write_files(Path(os.fsdecode(raw)), {"x.md": concept("X")})
+    export_llms_txt(bundle, tmp_path / "llms", as_of=AS_OF)
+    assert (tmp_path / "llms" / "llms.txt").read_text("utf-8").startswith("# k\ufffdb\n")
+    export_site(bundle, tmp_path / "site", as_of=AS_OF)
+    assert "k\ufffdb" in (tmp_path / "site" / "index.html").read_text("utf-8")

@@ -32,6 +32,7 @@ from okf.bundle.meta import Summary, summarize
 from okf.bundle.model import Signpost
 from okf.errors import BundleError, ConfigError
 from okf.export.listings import ListingRow, Post, Stat, keep, reuse
+from okf.export.names import folder_title, names_not_utf8, utf8_name
 from okf.export.write import Folders, copy_into
 
 PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than it saves
@@ -333,7 +334,8 @@ def _read_part(
                     pass
             # Only what an export reads of a signpost, as a tuple: a pydantic model costs far more to pickle
             # back from a worker process.
-            signposts = [Post(s.path, s.title, s.description, s.is_dir) for s in listing.signposts]
+            # A concept or folder whose name is not UTF-8 is not published (names_not_utf8 says so).
+            signposts = [Post(s.path, s.title, s.description, s.is_dir) for s in listing.signposts if utf8_name(s.path)]
             part.directories[directory] = (title, text, signposts)
             if listings is not None:
                 row = keep(root, directory, title, text, signposts, recent, stats)
@@ -441,11 +443,11 @@ def _read(
     known: Known | None = None,
 ) -> _Part:
     by_dir: dict[str, list[str]] = {d: [] for d in bundle.iter_directories()}
-    total = 0
     for path in bundle.iter_concepts():
         by_dir.setdefault(path.rpartition("/")[0] + "/" if "/" in path else "", []).append(path)
-        total += 1
+    skipped = names_not_utf8(by_dir)
     work = sorted(by_dir.items())
+    total = sum(len(paths) for _, paths in work)
     if known is not None and cache:  # concepts whose cache row holds cost little: count the others
         stats, unknown = known.stats, (None, None)
         heavy = sum(1 for p, _ in _each(work) if cache.get(p, unknown)[:2] != stats.get(p, unknown)[:2])
@@ -466,6 +468,7 @@ def _read(
         )
         if progress is not None:
             progress(total, total)
+        part.warnings[:0] = skipped
         return part
     # Contiguous runs of directories holding about the same number of concepts, sixteen per reader: small
     # enough that the last run a worker is still reading when this process has run out of runs to take (it
@@ -511,7 +514,7 @@ def _read(
                 done += sum(len(paths) for _, paths in runs[i])
                 if progress is not None:
                     progress(done, total)
-    merged = _Part()
+    merged = _Part(warnings=skipped)
     for read in parts:
         part = read if read is not None else _Part()  # (never None: every run is read here or by a worker)
         merged.directories.update(part.directories)
@@ -581,7 +584,7 @@ def collect(
         raise ConfigError(part.error, fix="pass -o a writable folder")
     root_title, summary, _ = part.directories.get("", ("", "", []))
     out = Collected(
-        title=title or root_title or bundle.root.name,
+        title=title or root_title or folder_title(bundle.root.name),
         summary=summary,
         warnings=part.warnings,
         copied=part.copied,

@@ -164,8 +164,15 @@ def filling(
     # What each text says itself: its title and body (a topical folder's key terms, "topic-kansa-popul-counti",
     # say nothing of the lake's county's population).
 
+    bodies: dict[int, Body] = {}
+
     def says(f: Found, unit: Unit) -> bool:
-        return Field.of(f.concept.title).has_unit(unit) or body_of(f.concept.body).has_unit(unit)
+        if Field.of(f.concept.title).has_unit(unit):
+            return True
+        body = bodies.get(id(f))
+        if body is None:
+            body = bodies[id(f)] = body_of(f.concept.body)
+        return body.has_unit(unit)
 
     gap = {u.key: u for u in parsed.units if u.known and not any(says(f, u) for f in evidence)}
     out: list[Found] = []

@@ -6,9 +6,8 @@ relevant or partial; partial concepts saying what those leave unsaid (``crossche
 answering the question or a part as asked; partial concepts while fewer than three answer it as asked (as a
 lone walk keeps them); then concepts several angles agree on, then those one other angle found; each group
 in the order the rounds and walks found them, within ``max_shortlist``. An order of the readers' decisions,
-never a similarity. Receipts are numbered
-again (c1, c2, ...) and, when several bundles were read, name the bundle. Counts and costs are summed over
-the walks; the planner's usage is its own role.
+never a similarity. Receipts are numbered again (c1, c2, ...) and, when several bundles were read, name the
+bundle. Counts and costs are summed over the walks; the planner's usage is its own role.
 """
 
 from __future__ import annotations

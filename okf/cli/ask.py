@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -21,6 +20,7 @@ from okf.answer.save import save_answer
 from okf.cli.common import (
     LiveLine,
     emit_json,
+    json_line,
     json_option,
     notice,
     progress_enabled,
@@ -72,7 +72,7 @@ def write_trace(handle: IO[str], result: AnswerResult) -> None:
     """The walk's events, then the synthesis events (decomposition tree, leaves, coverage), as JSON lines."""
     events = list(result.navigation.trace) if result.navigation else []
     events += result.synthesis.trace if result.synthesis else []
-    handle.writelines(json.dumps(e.model_dump(mode="json"), ensure_ascii=False) + "\n" for e in events)
+    handle.writelines(json_line(e) for e in events)
 
 
 def log_record(result: AnswerResult, corpus_id: str | None) -> dict[str, Any]:
@@ -239,7 +239,7 @@ def command(
             except OKFError as exc:  # the answer is shown anyway; the error follows it (exit 1)
                 save_error = exc
         if log is not None:
-            log.write(json.dumps(log_record(result, log_corpus_id), ensure_ascii=False) + "\n")
+            log.write(json_line(log_record(result, log_corpus_id)))
         if trace is not None:
             write_trace(trace, result)
     finally:

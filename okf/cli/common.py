@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError, to_json
 
 from okf.cli.progress import WalkProgress as LiveLine  # noqa: F401 - the walk counter under its old name
 from okf.cli.progress import progress_enabled  # noqa: F401 - re-exported for the commands
@@ -108,11 +109,51 @@ def setup_logging(quiet: bool, verbose: int = 0) -> None:
 
 def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
     """Write a result as JSON to stdout."""
-    if isinstance(value, BaseModel):
-        text = value.model_dump_json(indent=2)
-    else:
-        text = json.dumps(value, indent=2, default=str, ensure_ascii=False)
-    click.echo(text)
+    click.echo(json_text(value, indent=2))
+
+
+def json_line(value: BaseModel | dict[str, Any]) -> str:
+    """``value`` as one line of JSON, newline ended (traces and logs written as JSON lines)."""
+    return json_text(value) + "\n"
+
+
+def json_text(value: BaseModel | dict[str, Any] | list[Any], indent: int | None = None) -> str:
+    """``value`` as JSON text. A file name that is not UTF-8 (Python reads its bad bytes as lone surrogates,
+    "caf\\udce9.md") is written as its JSON escape: the output stays valid UTF-8, and a JSON reader gets the
+    same name back (in Python, ``os.fsencode`` of it gives the bytes)."""
+    try:
+        if isinstance(value, BaseModel):
+            text = (
+                value.model_dump_json(indent=indent)
+                if indent
+                else json.dumps(value.model_dump(mode="json"), ensure_ascii=False)
+            )
+        else:
+            text = json.dumps(value, indent=indent, default=str, ensure_ascii=False)
+    except (PydanticSerializationError, UnicodeEncodeError):
+        # pydantic refuses such a name as a key or a value; masked, serialized the same way, unmasked.
+        data = value.model_dump(mode="python") if isinstance(value, BaseModel) else value
+        text = _MASKED.sub(_unmask, to_json(_mask(data), indent=indent, fallback=str).decode("utf-8"))
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# A lone surrogate masked as a noncharacter and a private-use character (never in interchanged text).
+_MASKED = re.compile("\ufdd0([\ue000-\ue7ff])")
+
+
+def _mask(data: Any) -> Any:
+    if isinstance(data, str):
+        return _SURROGATE.sub(lambda m: "\ufdd0" + chr(0xE000 + ord(m.group()) - 0xD800), data)
+    if isinstance(data, dict):
+        return {_mask(k): _mask(v) for k, v in data.items()}
+    if isinstance(data, list | tuple | set | frozenset):
+        return [_mask(v) for v in data]
+    return data
+
+
+def _unmask(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(1)) - 0xE000 + 0xD800:04x}"
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any
 
 import click
@@ -10,6 +9,7 @@ import click
 from okf.cli.common import (
     LiveLine,
     emit_json,
+    json_line,
     json_option,
     notice,
     printable,
@@ -107,7 +107,7 @@ def _open_trace(path: str) -> IO[str]:
 
 
 def _write_trace(handle: IO[str], result: NavigationResult) -> None:
-    handle.writelines(json.dumps(event.model_dump(mode="json"), ensure_ascii=False) + "\n" for event in result.trace)
+    handle.writelines(json_line(event) for event in result.trace)
 
 
 @click.command("navigate")

@@ -52,6 +52,10 @@ def film_bundle(root: Path) -> Path:
     )
 
 
+# The pages of film_bundle: the film the question names, another film, the bridge's far end, another actor.
+FILM_PAGES = ("films/kiss-and-tell.md", "films/rope.md", "people/shirley-temple.md", "people/james-stewart.md")
+
+
 def people_bundle(root: Path) -> Path:
     return write_files(
         root,
@@ -545,12 +549,7 @@ def test_a_concept_the_question_names_by_its_title_keeps_its_place_on_a_full_sho
     from okf.orchestrate.result import shortlist
 
     bundle = Bundle.open(film_bundle(tmp_path / "b"))
-    kiss, rope, temple, stewart = (
-        "films/kiss-and-tell.md",
-        "films/rope.md",
-        "people/shirley-temple.md",
-        "people/james-stewart.md",
-    )
+    kiss, rope, temple, stewart = FILM_PAGES
     merged = [
         _found(bundle, kiss, "relevant", "question", place=(0, 1), answers={"a1"}),
         _found(bundle, rope, "relevant", "question", place=(1, 1), answers={"a1"}),
@@ -570,12 +569,7 @@ def test_the_page_a_second_hop_walked_to_keeps_its_place_on_a_full_shortlist(tmp
     from okf.orchestrate.result import shortlist
 
     bundle = Bundle.open(film_bundle(tmp_path / "b"))
-    kiss, rope, temple, stewart = (
-        "films/kiss-and-tell.md",
-        "films/rope.md",
-        "people/shirley-temple.md",
-        "people/james-stewart.md",
-    )
+    kiss, rope, temple, stewart = FILM_PAGES
     merged = [
         _found(bundle, kiss, "relevant", "question", place=(0, 1), answers={"a1"}),
         _found(bundle, rope, "relevant", "question", place=(1, 1), answers={"a1"}),
@@ -677,12 +671,7 @@ def test_the_entries_answering_the_question_are_taken_from_every_walk_in_turn(tm
     def found(path: str, grade: str, by: str, place: tuple[int, int], answers: set[str]) -> Found:
         return _found(bundle, path, grade, by, place=place, answers=answers)
 
-    kiss, rope, temple, stewart = (
-        "films/kiss-and-tell.md",
-        "films/rope.md",
-        "people/shirley-temple.md",
-        "people/james-stewart.md",
-    )
+    kiss, rope, temple, stewart = FILM_PAGES
     # Found in this order: the question's walk (walk 1), then the rephrasing's (walk 2), the viewpoint's (3).
     merged = [
         found(kiss, "relevant", "question", (0, 1), {"a1"}),

@@ -45,6 +45,12 @@ def test_json_output_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None
     report = json.loads(checked.stdout.decode("utf-8"))  # valid UTF-8, valid JSON
     assert any(name in json.dumps(d, ensure_ascii=False) for d in report["diagnostics"])  # not listed in index.md
     assert os.fsencode(name) == b"caf\xe9.md"  # the name comes back as its bytes
+    assert [d["path"] for d in report["diagnostics"] if d["code"] == "W117"] == ["caf\\xe9.md"]
+    told = _okf("check", str(bundle))  # text output on a strict UTF-8 stdout: the name's own bytes, as ls shows it
+    assert told.returncode == 0 and b"caf\\xe9.md: W117 warning: the name is not UTF-8" in told.stdout
+    assert b"caf\xe9.md is not listed in index.md" in told.stdout
+    shown = _okf("navigate", str(bundle), "When does the cafe open?", "--angles", "off")
+    assert shown.returncode == 0 and b"caf\xe9.md" in shown.stdout, shown.stderr
 
     trace, log = tmp_path / "t.jsonl", tmp_path / "log.jsonl"
     walked = _okf("navigate", str(bundle), "When does the cafe open?", "--json", "--trace", str(trace))

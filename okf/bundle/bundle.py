@@ -99,6 +99,15 @@ def _printable(name: str) -> str:
     return _UNADDRESSABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
 
 
+def _utf8(name: str) -> bool:
+    """``name`` holds no lone surrogate (a byte that was not UTF-8, as Python reads file names)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _derived_title(path: str) -> str:
     stem = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
     return stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem
@@ -580,6 +589,17 @@ class Bundle:
                     "the name holds a backslash or a control character, so no bundle path can name it; left out",
                 )
             )
+        for name in [*(scan.concepts if scan else ()), *(f"{n}/" for n in (scan.dirs if scan else ()))]:
+            if not name.isascii() and not _utf8(name):
+                plan.diagnostics.append(
+                    diagnostic(
+                        "W117",
+                        d + name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"),
+                        None,
+                        "the name is not UTF-8 (its bad bytes shown as \\xNN): okf reads it, but a consumer that "
+                        "takes names as UTF-8 cannot, and okf export leaves it out",
+                    )
+                )
         seen: set[str] = set()
         for resolved in index.entries if index else []:
             if resolved.kind not in ("concept", "directory") or resolved.path is None:

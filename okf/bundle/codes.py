@@ -49,6 +49,7 @@ CODES: dict[str, tuple[Literal["error", "warning"], str, str]] = {
         "concept reachable from no index.md",
         "add an index.md to its directory listing it, or list it in an index.md above",
     ),
+    "W117": ("warning", "file name not UTF-8", "rename it to a UTF-8 name"),
     "W120": ("warning", "directory wider than the fanout", "group the entries into subdirectories"),
     "W130": ("warning", "missing description", "add a one-line 'description:' to the frontmatter"),
     "W131": ("warning", "deprecated concept", "link to its replacement, or remove it when nothing needs it"),

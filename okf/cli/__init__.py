@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 import click
 
 from okf._version import __version__
-from okf.cli.common import OKFGroup
+from okf.cli.common import OKFGroup, safe_output
 
 # Every command, by the module that defines it (okf.cli.<name>), with the first sentence of its help.
 SUMMARIES: dict[str, str] = {
@@ -97,6 +97,7 @@ def main() -> None:
     model that reads signposts and bodies for the question's words. Configure a real model with --model
     and --base-url (or OKF_MODEL / OPENAI_BASE_URL); see docs/models.md.
     """
+    safe_output()
 
 
 main.commands = _Commands(COMMAND_MODULES)  # type: ignore[assignment]

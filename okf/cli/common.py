@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
 import logging
 import os
@@ -154,6 +156,28 @@ def _mask(data: Any) -> Any:
 
 def _unmask(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group(1)) - 0xE000 + 0xD800:04x}"
+
+
+def _output_errors(error: UnicodeError) -> tuple[str | bytes, int]:
+    """What text output writes for characters its encoding cannot: a file name's bytes that are not UTF-8
+    (read as lone surrogates) as those very bytes, as ``ls`` prints them; anything else backslash-escaped."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    chunk = error.object[error.start : error.end]
+    if all(0xDC80 <= ord(ch) <= 0xDCFF for ch in chunk):
+        return bytes(ord(ch) - 0xDC00 for ch in chunk), error.end
+    return codecs.backslashreplace_errors(error)
+
+
+codecs.register_error("okf-output", _output_errors)
+
+
+def safe_output() -> None:
+    """Make stdout and stderr write what their encoding cannot (``_output_errors``) instead of failing: a
+    concept named by an old archive's Latin-1 bytes, or an accented title on an ASCII terminal."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="okf-output")
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

@@ -32,7 +32,7 @@ from okf.bundle.model import (
     Listing,
     Signpost,
 )
-from okf.bundle.paths import RESERVED, ensure_inside, is_external, normalize, plain_target, split_target
+from okf.bundle.paths import RESERVED, ensure_inside, is_external, normalize, plain_target, split_target, utf8_name
 from okf.bundle.syntheses import REGISTRY as SYNTHESES_REGISTRY
 from okf.errors import (
     BundleError,
@@ -97,15 +97,6 @@ _UNADDRESSABLE = re.compile(r"[\\\x00-\x1f\x7f]")
 def _printable(name: str) -> str:
     """A file name fit for one line of output: control characters and backslashes escaped (``\\n``, ``\\\\``)."""
     return _UNADDRESSABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
-
-
-def _utf8(name: str) -> bool:
-    """``name`` holds no lone surrogate (a byte that was not UTF-8, as Python reads file names)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _derived_title(path: str) -> str:
@@ -590,7 +581,7 @@ class Bundle:
                 )
             )
         for name in [*(scan.concepts if scan else ()), *(f"{n}/" for n in (scan.dirs if scan else ()))]:
-            if not name.isascii() and not _utf8(name):
+            if not utf8_name(name):
                 plan.diagnostics.append(
                     diagnostic(
                         "W117",

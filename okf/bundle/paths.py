@@ -123,3 +123,15 @@ def ensure_inside(root_real: str, rel: str) -> str:
 def is_hidden(rel: str) -> bool:
     """True when any component of ``rel`` starts with a dot (``.okf/``, ``.git/``, ``a/.draft.md``)."""
     return any(part.startswith(".") for part in rel.split("/") if part)
+
+
+def utf8_name(path: str) -> bool:
+    """Whether ``path`` is UTF-8: it holds no lone surrogate (a byte that was not UTF-8, as Python reads file
+    names, PEP 383)."""
+    if path.isascii():
+        return True
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -6,19 +6,12 @@ of the export with a warning naming it and saying to rename it (docs/export.md).
 
 from __future__ import annotations
 
+from okf.bundle.paths import utf8_name
+
+__all__ = ["folder_title", "names_not_utf8", "shown_name", "utf8_name"]
+
 _NOT_UTF8 = "its name is not valid UTF-8 (bad bytes shown as \\xNN), so no link or heading can name it"
 _FIX = "rename it to a UTF-8 name"
-
-
-def utf8_name(path: str) -> bool:
-    """Whether ``path`` is UTF-8 (holds no lone surrogate)."""
-    if path.isascii():
-        return True
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def shown_name(path: str) -> str:

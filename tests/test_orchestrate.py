@@ -542,6 +542,11 @@ def test_the_merged_shortlist_keeps_the_question_walks_partial_evidence_first(tm
     assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1}, 1)] == [paths[0]]
 
 
+def _answering(bundle: Bundle, *paths: str) -> list[Found]:
+    """Concepts the question's own walk found answering it as asked, in that order: a full shortlist's worth."""
+    return [_found(bundle, p, "relevant", "question", place=(k, 1), answers={"a1"}) for k, p in enumerate(paths)]
+
+
 def test_a_concept_the_question_names_by_its_title_keeps_its_place_on_a_full_shortlist(tmp_path: Path) -> None:
     """Each side of a comparison: the page of a thing the question names, judged partial, is kept ahead of
     other walks' relevant entries however many there are (it used to give way once three answered)."""
@@ -550,12 +555,7 @@ def test_a_concept_the_question_names_by_its_title_keeps_its_place_on_a_full_sho
 
     bundle = Bundle.open(film_bundle(tmp_path / "b"))
     kiss, rope, temple, stewart = FILM_PAGES
-    merged = [
-        _found(bundle, kiss, "relevant", "question", place=(0, 1), answers={"a1"}),
-        _found(bundle, rope, "relevant", "question", place=(1, 1), answers={"a1"}),
-        _found(bundle, temple, "relevant", "question", place=(2, 1), answers={"a1"}),
-        _found(bundle, stewart, "partial", "question", place=(3, 1)),
-    ]
+    merged = [*_answering(bundle, kiss, rope, temple), _found(bundle, stewart, "partial", "question", place=(3, 1))]
     root = str(bundle.root)
     assert stewart not in [f.entry.path for f in shortlist(merged, {1: "a1"}, {"a1": 1}, 3)]
     picked = shortlist(merged, {1: "a1"}, {"a1": 1}, 3, frozenset({(root, stewart)}))
@@ -570,12 +570,8 @@ def test_the_page_a_second_hop_walked_to_keeps_its_place_on_a_full_shortlist(tmp
 
     bundle = Bundle.open(film_bundle(tmp_path / "b"))
     kiss, rope, temple, stewart = FILM_PAGES
-    merged = [
-        _found(bundle, kiss, "relevant", "question", place=(0, 1), answers={"a1"}),
-        _found(bundle, rope, "relevant", "question", place=(1, 1), answers={"a1"}),
-        _found(bundle, stewart, "relevant", "question", place=(2, 1), answers={"a1"}),
-        _found(bundle, temple, "relevant", "second_hop", place=(0, 2), answers={"a2"}),
-    ]
+    hop = _found(bundle, temple, "relevant", "second_hop", place=(0, 2), answers={"a2"})
+    merged = [*_answering(bundle, kiss, rope, stewart), hop]
     assert temple not in [f.entry.path for f in shortlist(merged, {1: "a1"}, {"a1": 1, "a2": 1}, 3)]
     bridged = frozenset({(str(bundle.root), temple)})
     picked = shortlist(merged, {1: "a1"}, {"a1": 1, "a2": 1}, 3, bridged=bridged)

@@ -76,8 +76,8 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     # by key terms, "buffett psycholog warren", is no folder of Warren Buffett's).
     context = _context(document)
     explained = question.explained(context)
-    about = question.titled(document.title) | question.says_title(document.title)
-    if about <= explained and about <= question.spelled(context):
+    about = question.about(document.title)
+    if about and about <= explained and about <= question.spelled(context):
         about = set()
     explained -= about
     topic = [u for u in question.units if u.key not in explained] or list(question.units)

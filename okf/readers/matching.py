@@ -91,6 +91,7 @@ class Question:
     naming: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
     _said: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _explained: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    _about: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str, vocabulary: Vocabulary | None = None) -> Question:
@@ -198,6 +199,15 @@ class Question:
         no part of such a run ("Vanessa"; but "Remark" of "Remark Holdings" alone does not name it). A concept
         so titled is about something the question names."""
         return self.spelled(Field.of(title))  # titles recur across a walk's angles: read once
+
+    def about(self, title: str) -> set[str]:
+        """Unit keys of the things the question names that a concept titled ``title`` is about: the names the
+        title spells out (:meth:`titled`) and the whole title when the question says it (:meth:`says_title`).
+        Remembered per title: every walk of a question judges bodies with recurring titles."""
+        known = self._about.get(title)
+        if known is None:
+            known = self._about[title] = frozenset(self.titled(title) | self.says_title(title))
+        return set(known)
 
     def says_title(self, title: str) -> set[str]:
         """Unit keys of ``title`` when the question spells the whole title out as written, word for word, at

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 
 import frontmatter as python_frontmatter
@@ -427,6 +428,7 @@ _digest = st.one_of(
     st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
     st.text(alphabet="0123456789", min_size=64, max_size=64),
     st.text(alphabet="01", min_size=62, max_size=62).map(lambda s: "0b" + s),
+    st.text(alphabet="0123456789abcdef", min_size=62, max_size=62).map(lambda s: "0b" + s),
 )
 
 
@@ -603,6 +605,111 @@ def test_the_ascii_unsafe_characters_are_the_unsafe_ones_below_128() -> None:
     from okf.bundle.fastyaml import _ASCII_UNSAFE, _UNSAFE
 
     assert {chr(b) for b in _ASCII_UNSAFE} == {chr(i) for i in range(128) if _UNSAFE.match(chr(i))}
+
+
+_EVERY_CHARACTER = "".join(map(chr, range(0x110000)))
+
+
+def test_the_unsafe_characters_are_those_outside_pyyamls_printable_ranges() -> None:
+    # _UNSAFE lists what is left of the ranges (quick to compile); the ranges themselves, on every code point.
+    from okf.bundle.fastyaml import _UNSAFE
+
+    ranges = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+    assert _UNSAFE.sub("", _EVERY_CHARACTER) == ranges.sub("", _EVERY_CHARACTER)
+    assert _UNSAFE.findall(_EVERY_CHARACTER) == ranges.findall(_EVERY_CHARACTER)
+
+
+def test_a_plain_scalar_starts_as_the_range_pattern_says() -> None:
+    from okf.bundle.fastyaml import _FIRST
+
+    ranges = re.compile(r"(?:[A-Za-z0-9_./~(+$^\\\u00a0-\U0010ffff]|-(?=[A-Za-z0-9.]))")
+    first = re.compile(_FIRST)
+    assert first.sub("", _EVERY_CHARACTER) == ranges.sub("", _EVERY_CHARACTER)
+    for text in ("-a", "-.", "- ", "--", "-9", "-\u00e9"):
+        assert bool(first.match(text)) == bool(ranges.match(text)), text
+
+
+def test_the_first_characters_of_implicit_types_are_pyyamls() -> None:
+    from yaml.resolver import Resolver
+
+    from okf.bundle.fastyaml import _RESOLVED_FIRST
+
+    assert frozenset(k for k in Resolver.yaml_implicit_resolvers if k) == _RESOLVED_FIRST
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.sampled_from(["yes", "no", "true", "false", "on", "off", "null", "nan", "inf", "y", "n", "ok", "o"]).flatmap(
+            lambda w: st.sampled_from([w, w.upper(), w.capitalize(), w.swapcase(), w + "s", w + "_1", w + "-x"])
+        ),
+        st.text(alphabet="yYnNtTfFoOuUrReElLsS_-", min_size=1, max_size=6),
+    )
+)
+def test_a_word_is_typed_as_pyyamls_resolver_types_it(word: str) -> None:
+    # Words starting with a letter an implicit type starts with: a string unless one of the typed words, whose
+    # type comes from PyYAML itself (the resolver is not asked for the others).
+    from yaml.constructor import SafeConstructor
+    from yaml.nodes import ScalarNode
+    from yaml.resolver import Resolver
+
+    from okf.bundle.fastyaml import _typed
+
+    tag = Resolver().resolve(ScalarNode, word, (True, False))
+    expected = (
+        word
+        if tag == "tag:yaml.org,2002:str"
+        else SafeConstructor.yaml_constructors[tag](SafeConstructor(), ScalarNode(tag, word))
+    )
+    got = _typed(word, True)
+    assert got == expected and type(got) is type(expected), word
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.from_regex(r"[0-9]{1,9}", fullmatch=True),
+    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", fullmatch=True),
+)
+def test_the_compiled_layouts_numbers_and_times_are_pyyamls(number: str, when: str) -> None:
+    # The line numbers and the generated time of the compiled layout, read without PyYAML: as PyYAML reads them
+    # (a leading 0 is octal or text there; a date that does not exist is a ValueError in both).
+    from okf.bundle.fastyaml import _decimal, _utc_time
+
+    assert _typed_equal(_decimal(number), yaml.safe_load(number))
+    try:
+        expected = yaml.safe_load(when)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _utc_time(when)
+    else:
+        assert _typed_equal(_utc_time(when), expected)
+        assert _utc_time(when).tzinfo is expected.tzinfo
+
+
+def test_a_compiled_bundle_is_checked_without_pyyaml(tmp_path) -> None:
+    # okf check of a bundle okf compiled reads every frontmatter without PyYAML (and without python-frontmatter):
+    # neither is imported, so the command starts sooner.
+    import subprocess
+    import sys
+
+    from okf.compile import compile_bundle
+
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    (sources / "policy.md").write_text(
+        "# Policy\n\n## Leave\n\nTwenty days of leave a year.\n\n## Travel\n\nBy train.\n"
+    )
+    compile_bundle([str(sources)], str(tmp_path / "bundle"))
+    script = (
+        "import sys\nfrom okf.cli import main\ntry:\n    main(['check', sys.argv[1], '--json'])\n"
+        "except SystemExit:\n    pass\nsys.stderr.write(' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "bundle")], capture_output=True, text=True, check=True
+    )
+    loaded = set(done.stderr.split())
+    assert '"error_count": 0' in done.stdout
+    assert "okf.checker" in loaded and not {"yaml", "frontmatter", "html.parser"} & loaded
 
 
 _span_values = st.one_of(

@@ -13,20 +13,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from functools import cache, lru_cache
 from typing import Any, cast
 
-import yaml
-from yaml.constructor import SafeConstructor
-from yaml.nodes import ScalarNode
-from yaml.resolver import Resolver
-
 _STR = "tag:yaml.org,2002:str"
-# Characters PyYAML reads differently or refuses (line breaks \x85 \u2028 \u2029, BOM, non-printables, tab).
-_UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# Characters PyYAML reads differently or refuses (line breaks \x85 \u2028 \u2029, BOM, non-printables, tab):
+# every character but newline, \x20-\x7e, \xa0-\u2027, \u202a-\ud7ff, \ue000-\ufefe, \uff00-\ufffd and
+# \U00010000-\U0010ffff, written as what is left (tests/test_frontmatter.py compares the two on every code point):
+# re builds a class of ranges this wide in Python, 15 to 40 ms at every start of a process that reads frontmatter.
+_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 _ASCII_UNSAFE = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])  # what _UNSAFE matches in ASCII
-_FIRST = r"(?:[A-Za-z0-9_./~(+$^\\\u00a0-\U0010ffff]|-(?=[A-Za-z0-9.]))"
+# A plain scalar's first character: one of these ASCII characters, any character from \xa0 up (written as "not
+# \x00-\x9f", which compiles at once where the range \xa0-\U0010ffff takes 5 to 20 ms), or a "-" before a word.
+_FIRST = r"(?:[A-Za-z0-9_./~(+$^\\]|[^\x00-\x9f]|-(?=[A-Za-z0-9.]))"
 _PLAIN_BLOCK = re.compile(_FIRST + r"(?:[^:#\s]|:(?=\S)| +(?=[^\s#]))*")
 _PLAIN_FLOW = re.compile(_FIRST + r"(?:[^:#\s,?\[\]{}]|:(?=[^\s,\[\]{}])| +(?=[^\s#,?\[\]{}:]))*")
 _DOUBLE = re.compile(r'"((?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*)"')
@@ -43,12 +43,15 @@ _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +|$)")
 _SPACES = re.compile(r" *")
 # " *" matches at every position: typed as never None (no check on this hot path).
 _spaces_at = cast("Callable[[str, int], re.Match[str]]", _SPACES.match)
-_resolver = Resolver()
-_constructor = SafeConstructor()
-_RESOLVED_FIRST = frozenset(k for k in Resolver.yaml_implicit_resolvers if k)
-# The letters an implicit type starts with begin single words only (true, no, null, Off...): a plain value
-# starting with one of them and holding a space is a string, with no resolver to ask.
+# The first characters of PyYAML's implicit types (yaml.resolver.Resolver.yaml_implicit_resolvers' keys but ""),
+# written out so that reading the usual frontmatter imports no yaml (tests/test_frontmatter.py compares them).
+_RESOLVED_FIRST = frozenset("yYnNtTfFoO-+0123456789.<~=!&*")
+# A plain value starting with a letter is typed only when it is one of these words (PyYAML's booleans and
+# nulls, the only implicit types a letter starts): any other is a string, with no resolver to ask.
 _WORD_FIRST = frozenset(k for k in _RESOLVED_FIRST if k.isalpha())
+_TYPED_WORDS = frozenset(
+    v for w in ("yes", "no", "true", "false", "on", "off", "null") for v in (w, w.capitalize(), w.upper())
+)
 
 
 class _Decline(Exception):
@@ -59,21 +62,50 @@ def _typed(value: str, plain: bool) -> Any:
     first = value[0]
     if not plain or first not in _RESOLVED_FIRST:  # quoted, or no implicit type starts with this char
         return value
-    if first in _WORD_FIRST and " " in value:
+    if first in _WORD_FIRST and value not in _TYPED_WORDS:
         return value
     return _plain(value)
 
 
+@cache
+def _yaml() -> tuple[Any, Any, Any, type[Exception]]:
+    """PyYAML's resolver, constructor, node class and error, imported the first time a value needs them."""
+    from yaml import YAMLError
+    from yaml.constructor import SafeConstructor
+    from yaml.nodes import ScalarNode
+    from yaml.resolver import Resolver
+
+    return Resolver(), SafeConstructor(), ScalarNode, YAMLError
+
+
 @lru_cache(maxsize=8192)
 def _plain(value: str) -> Any:
-    """A plain scalar typed as PyYAML types it (the values are immutable, so caching them is safe)."""
-    tag = _resolver.resolve(ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
+    """A plain scalar typed as PyYAML types it (the values are immutable, so caching them is safe); a value PyYAML
+    refuses (yaml.YAMLError) declines."""
+    resolver, constructor, node, error = _yaml()
+    tag = resolver.resolve(node, value, (True, False))
     if tag == _STR:
         return value
-    build = SafeConstructor.yaml_constructors.get(tag)
+    build = type(constructor).yaml_constructors.get(tag)
     if build is None:
         raise _Decline
-    return build(_constructor, ScalarNode(tag, value))
+    try:
+        return build(constructor, node(tag, value))
+    except error:
+        raise _Decline from None
+
+
+def _decimal(text: str) -> Any:
+    """``_plain`` of ``[0-9]+``: PyYAML's int, read here without it unless a leading 0 makes it octal (or text)."""
+    return int(text) if text[0] != "0" or text == "0" else _plain(text)
+
+
+def _utc_time(text: str) -> datetime:
+    """``_plain`` of ``YYYY-MM-DDTHH:MM:SSZ``, as PyYAML's timestamp constructor builds it (ValueError for a
+    date that does not exist, as there)."""
+    return datetime(
+        int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]), int(text[14:16]), int(text[17:19]), 0, UTC
+    )
 
 
 def _scalar(text: str, pos: int, plain: re.Pattern[str]) -> tuple[Any, int]:
@@ -291,11 +323,12 @@ def _compiled(yaml_text: str) -> dict[Any, Any] | None:
         if value is not None:
             source[key] = value[1:-1] if "\\" not in value else _quoted(value)
     digest = cast(str, g[12])
-    source["lines"] = [_plain(cast(str, g[10])), _plain(cast(str, g[11]))]
-    # Hex digits are a string to PyYAML's resolver unless all decimal or 0b... (an int); those are typed by it.
-    source["sha256"] = _plain(digest) if digest.isdigit() or digest.startswith("0b") else digest
+    source["lines"] = [_decimal(cast(str, g[10])), _decimal(cast(str, g[11]))]
+    # Hex digits are a string to PyYAML's resolver unless all decimal or 0b and binary digits (an int, typed by it).
+    binary = digest.startswith("0b") and not digest[2:].strip("01")
+    source["sha256"] = _plain(digest) if digest.isdigit() or binary else digest
     out["sources"] = [source]
-    out["generated"] = {"by": _typed(cast(str, g[13]), True), "at": _plain(cast(str, g[14]))}
+    out["generated"] = {"by": _typed(cast(str, g[13]), True), "at": _utc_time(cast(str, g[14]))}
     return out
 
 
@@ -309,7 +342,7 @@ def fast_load(yaml_text: str) -> dict[Any, Any] | None:
     if yaml_text.startswith("type: "):
         try:
             compiled = _compiled(yaml_text)
-        except (_Decline, yaml.YAMLError, ValueError):
+        except (_Decline, ValueError):
             compiled = None
         if compiled is not None:
             return compiled
@@ -335,6 +368,6 @@ def fast_load(yaml_text: str) -> dict[Any, Any] | None:
                 key, value = _entry(line, 0)
                 out[key] = value
             i = j
-    except (_Decline, yaml.YAMLError, ValueError, IndexError):
+    except (_Decline, ValueError, IndexError):
         return None
     return out

@@ -12,10 +12,8 @@ whose yaml.dump layout would change every compiled file's bytes (docs/format.md)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
-
-import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from okf.bundle.fastyaml import fast_load
 from okf.errors import BundleError
@@ -24,25 +22,35 @@ from okf.limits import MAX_FRONTMATTER_BYTES
 MAX_ALIASES = 100
 MAX_NODES = 100_000
 
-# python-frontmatter's YAML layer: SafeLoader only (libyaml's when present), as okf requires.
-_HANDLER = YAMLHandler()
-
-
-class _CountingLoader(yaml.SafeLoader):
-    """A pure-Python SafeLoader that refuses documents with too many aliases (billion laughs)."""
-
-    aliases = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            self.aliases += 1
-            if self.aliases > MAX_ALIASES:
-                raise _TooComplex(f"more than {MAX_ALIASES} YAML aliases")
-        return super().compose_node(parent, index)
-
 
 class _TooComplex(Exception):
     pass
+
+
+@cache
+def _pyyaml() -> tuple[Any, type[Any]]:
+    """python-frontmatter's YAML handler (SafeLoader only, libyaml's when present, as okf requires) and a
+    pure-Python SafeLoader that refuses documents with too many aliases (billion laughs). Imported when the
+    scanner declines a frontmatter: a bundle okf compiled is read without PyYAML."""
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    class CountingLoader(yaml.SafeLoader):
+        aliases = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                self.aliases += 1
+                if self.aliases > MAX_ALIASES:
+                    raise _TooComplex(f"more than {MAX_ALIASES} YAML aliases")
+            return super().compose_node(parent, index)
+
+    return YAMLHandler(), CountingLoader
+
+
+def counting_loader(text: str) -> Any:
+    """A SafeLoader over ``text`` that raises ``_TooComplex`` past MAX_ALIASES aliases (call ``dispose()`` after)."""
+    return _pyyaml()[1](text)
 
 
 class Refused(BundleError):
@@ -139,15 +147,18 @@ def load(yaml_text: str, path: str = "", first_line: int = 2) -> Any:
     quick = fast_load(yaml_text)
     if quick is not None:
         return quick
+    import yaml  # imported by _pyyaml() below: here for its error class
+
+    handler, counting = _pyyaml()
     try:
         if "*" in yaml_text and "&" in yaml_text:
-            loader = _CountingLoader(yaml_text)
+            loader = counting(yaml_text)
             try:
                 value = loader.get_single_data()
             finally:
                 loader.dispose()
         else:
-            value = _HANDLER.load(yaml_text)
+            value = handler.load(yaml_text)
     except _TooComplex as exc:
         raise Refused(
             f"frontmatter refused: {exc}",

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -168,6 +167,8 @@ def _append(path: Path, hashes: list[FileHash]) -> None:
 
 
 def _rewrite(path: Path, hashes: list[FileHash]) -> None:
+    import tempfile  # lazy: only a bundle without a compile manifest writes the hash cache (okf check starts sooner)
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".corpus-", suffix=".tmp")

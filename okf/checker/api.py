@@ -86,14 +86,22 @@ def check(
     files = 0
 
     manifest: dict[str, object] | None = None
+    corpus_id: str | None = None
 
     def citing() -> tuple[Any, ...]:
         # The compile manifest: where the sources are (drift), and the content id; read while workers check.
-        nonlocal manifest
+        nonlocal manifest, corpus_id
         try:
             manifest = bundle.manifest()
         except BundleError as exc:
             diags.append(diagnostic("E006", exc.path or ".okf/manifest.json", None, exc.message, exc.fix))
+        # The content id is free for an okf-compiled bundle (its manifest); for any other bundle it would mean
+        # hashing every file a second time, which doubles a first check's cost, so check leaves it out there.
+        if manifest is not None:
+            try:
+                corpus_id = bundle.corpus_id()
+            except (OSError, BundleError):
+                corpus_id = None
         return source_citing(manifest)
 
     # Listings first: index problems, unlisted concepts, fanout; remember what each index says of a concept.
@@ -123,14 +131,6 @@ def check(
 
     # Stable sort: equal keys keep the order they were found in, the same in one process or several.
     diags.sort(key=lambda d: (d.path, d.line or 0, d.code))
-    # The content id is free for an okf-compiled bundle (its manifest); for any other bundle it would mean
-    # hashing every file a second time, which doubles a first check's cost, so check leaves it out there.
-    corpus_id: str | None = None
-    if manifest is not None:
-        try:
-            corpus_id = bundle.corpus_id()
-        except (OSError, BundleError):
-            corpus_id = None
     return CheckReport(
         bundle=str(bundle.root),
         corpus_id=corpus_id,

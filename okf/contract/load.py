@@ -17,7 +17,7 @@ import regex
 import yaml
 from pydantic import ValidationError
 
-from okf.bundle.frontmatter import _CountingLoader, _TooComplex
+from okf.bundle.frontmatter import _TooComplex, counting_loader
 from okf.contract.model import CONTRACT_VERSION, Contract, Fact
 from okf.contract.values import ValueProblem, parse_value
 from okf.errors import ContractError
@@ -75,7 +75,7 @@ def _read(path: Path) -> tuple[Any, str, str]:
             raise ContractError(
                 f"line {exc.lineno}: not valid JSON: {exc.msg}", path=shown, fix="fix the JSON syntax at that line"
             ) from None
-    loader = _CountingLoader(text)  # frontmatter's loader: refuses alias bombs (billion laughs)
+    loader = counting_loader(text)  # frontmatter's loader: refuses alias bombs (billion laughs)
     try:
         return loader.get_single_data(), shown, digest
     except (_TooComplex, RecursionError) as exc:

@@ -12,7 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from okf.limits import MAX_PDF_BYTES, MAX_SOURCE_BYTES
-from okf.sources.html import html_to_markdown
+
+
+def _html_to_markdown(text: str) -> str:
+    from okf.sources.html import html_to_markdown  # lazy: html.parser only for HTML sources (okf check starts sooner)
+
+    return html_to_markdown(text)
 
 
 def _pdf_to_text(path: Path, data: bytes) -> tuple[str, list[str]]:
@@ -33,7 +38,7 @@ class Format:
 
 MARKDOWN = Format("markdown")
 TEXT = Format("text")
-HTML = Format("html", convert=html_to_markdown)
+HTML = Format("html", convert=_html_to_markdown)
 PDF = Format("pdf", extract=_pdf_to_text, max_bytes=MAX_PDF_BYTES)
 
 FORMATS: dict[str, Format] = {

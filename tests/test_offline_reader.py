@@ -332,7 +332,7 @@ def test_judge_reads_each_body_once_per_sha256(monkeypatch: pytest.MonkeyPatch) 
 
     calls = []
     real = offline.read_body
-    monkeypatch.setattr(offline, "read_body", lambda text: calls.append(text) or real(text))
+    monkeypatch.setattr(offline, "read_body_once", lambda text: calls.append(text) or real(text))
     reader = OfflineReader()
     document = Document(id="a", title="A", text="New hires get 15 vacation days.", sha256="f" * 64)
     run(reader.judge(QUESTION, [document]))

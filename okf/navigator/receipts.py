@@ -61,8 +61,27 @@ def judged_text(body: str, body_chars: int) -> tuple[str, bool]:
     return first[:body_chars], True
 
 
+# Offers kept per process (oldest dropped first): the walks of an orchestration, its shortlist's word count
+# and later questions offer the concepts the bundle keeps loaded again.
+OFFERS_KEPT = 4096
+_OFFERS: dict[tuple[str, int], tuple[Concept, Offered]] = {}
+
+
 def offer(concept: Concept, body_chars: int) -> Offered:
-    """The document the judge sees for ``concept`` (id, title, truncated text, its sha256, headings)."""
+    """The document the judge sees for ``concept`` (id, title, truncated text, its sha256, headings);
+    remembered for the same concept object (the bundle's cache hands out one per loaded concept)."""
+    key = (concept.path, body_chars)
+    known = _OFFERS.get(key)
+    if known is not None and known[0] is concept:
+        return known[1]
+    offered = _offer(concept, body_chars)
+    _OFFERS[key] = (concept, offered)
+    if len(_OFFERS) > OFFERS_KEPT:
+        del _OFFERS[next(iter(_OFFERS))]  # the oldest
+    return offered
+
+
+def _offer(concept: Concept, body_chars: int) -> Offered:
     text, truncated = judged_text(concept.body, body_chars)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     titles = heading_titles(text)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from okf.bundle.model import Concept
 from okf.models import AngleRecord, OrchestrationState, PartRecord, ShortlistEntry
 from okf.readers.angles import name_spans
-from okf.readers.matching import Body, Field, Question, Unit, read_body
+from okf.readers.matching import Body, Field, Question, Unit, read_body_once
 from okf.text.vocabulary import Vocabulary
 from okf.text.words import compact, terms
 
@@ -38,11 +37,11 @@ ECHO_MIN_TERMS = 3
 _VERSION = re.compile(r"\b(?:v?\d+(?:\.\d+)*|(?:19|20)\d\d)\b", re.IGNORECASE)
 
 
-@lru_cache(maxsize=1024)
 def body_of(text: str) -> Body:
-    """A concept body read into sentences and terms, once per orchestration step (the cross-check after each
-    round and the second hops read the same evidence again)."""
-    return read_body(text)
+    """A concept body read into sentences and terms, once per process while it is recent (the offline judge
+    read it already; the cross-check after each round and the second hops read the same evidence again). The
+    judge was given the text without its trailing newlines (okf.navigator.receipts), which read alike."""
+    return read_body_once(text.rstrip("\n"))
 
 
 @dataclass

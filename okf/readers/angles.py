@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from okf.readers.matching import Question
 from okf.readers.planning import MAX_ANGLES, MAX_PARTS, PlannedAngle, PlannedPart
@@ -188,6 +189,12 @@ def name_spans(text: str) -> list[Span]:
     Rings", "Mahbub ul Haq"). A capitalized small word stands in a name before another capitalized word
     ("The Hard Easy", "Am Rong"). A question's first word (capitalized anyway) counts when it is an acronym,
     carries digits, or the next word is a name too ("Ralph Hefferline was ...")."""
+    return list(_name_spans(text))
+
+
+@lru_cache(maxsize=20_000)
+def _name_spans(text: str) -> tuple[Span, ...]:
+    # Remembered per text: the second hops and the cross-check of every round read the same evidence sentences.
     spans: list[Span] = []
     last = 0
     for quoted in _QUOTED.finditer(text):
@@ -196,7 +203,7 @@ def name_spans(text: str) -> list[Span]:
         if inner.strip() and len(inner) <= QUOTED_CHARS:
             spans.append(Span(inner, quoted.start(2), quoted.end(2)))
         last = quoted.end()
-    return spans + _runs(text, last, len(text))
+    return (*spans, *_runs(text, last, len(text)))
 
 
 def _runs(text: str, begin: int, end: int) -> list[Span]:
@@ -210,10 +217,12 @@ def _runs(text: str, begin: int, end: int) -> list[Span]:
         if run:
             spans.append(Span(text[run[0].start() : run[-1].end()], run[0].start(), run[-1].end()))
 
+    # A word is the text's first when only white space stands before it (``text[:start].strip()`` is empty).
+    lead = len(text) - len(text.lstrip())
     for position, match in enumerate(words):
         word = match.group()
         following = words[position + 1].group() if position + 1 < len(words) else ""
-        first = match.start() == 0 or not text[: match.start()].strip()
+        first = match.start() <= lead
         first = first and not (following and _capital(following, first=False) and word.casefold() not in STOP_WORDS)
         previous = (pending or run)[-1] if run else None
         if previous is not None and text[previous.end() : match.start()].strip():
@@ -240,6 +249,7 @@ def _runs(text: str, begin: int, end: int) -> list[Span]:
     return spans
 
 
+@lru_cache(maxsize=50_000)
 def _capital(word: str, *, first: bool) -> bool:
     if any(ch.isdigit() for ch in word):
         return True

@@ -73,6 +73,11 @@ class Unit:
         return letters if len(letters) >= CONTAINMENT_MIN and not letters.isdigit() else ""
 
 
+# Parsed questions kept per process (oldest dropped first): a question holds only its own words' units.
+PARSED_KEPT = 256
+_PARSED: dict[tuple[str, int], tuple[Vocabulary | None, Question]] = {}
+
+
 @dataclass(frozen=True)
 class Question:
     """A question as units, its name-like terms and run-together names, and word pairs for phrase credit."""
@@ -95,6 +100,20 @@ class Question:
 
     @classmethod
     def parse(cls, text: str, vocabulary: Vocabulary | None = None) -> Question:
+        """``text`` as units against ``vocabulary``; remembered per text and vocabulary (the reader, the plan,
+        the cross-check and the second hops of one orchestration parse the same angles again)."""
+        key = (text, id(vocabulary))
+        known = _PARSED.get(key)
+        if known is not None and known[0] is vocabulary:
+            return known[1]
+        parsed = cls._parse(text, vocabulary)
+        _PARSED[key] = (vocabulary, parsed)  # the vocabulary kept with it: its id is not reused meanwhile
+        if len(_PARSED) > PARSED_KEPT:
+            del _PARSED[next(iter(_PARSED))]  # the oldest
+        return parsed
+
+    @classmethod
+    def _parse(cls, text: str, vocabulary: Vocabulary | None) -> Question:
         # Short camelCase parts ("git" of "GitOps") stay out: alone they match unrelated things ("GitHub");
         # longer ones ("button" of "SupportButton") are words in their own right.
         plain = unicodedata.normalize("NFKC", text)
@@ -479,3 +498,10 @@ def read_body(text: str) -> Body:
             if not places or places[-1] != n:
                 places.append(n)
     return Body(plain, per, {term: tuple(places) for term, places in where.items()})
+
+
+@lru_cache(maxsize=1024)
+def read_body_once(text: str) -> Body:
+    """:func:`read_body` remembered per text, for readers of the same evidence in one process: the offline
+    judge reads a body, and an orchestration's cross-check and second hops read it again after the round."""
+    return read_body(text)

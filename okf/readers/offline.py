@@ -28,7 +28,7 @@ from okf.readers.angles import plan_offline
 from okf.readers.base import Document, DraftAnswer, Evidence, Judgement, Selection, SignpostOffer, Usage, Verdict
 from okf.readers.extractive import answer_from
 from okf.readers.judging import assess, head_field, judge_all, judge_one, verdict_of
-from okf.readers.matching import Body, Question, read_body
+from okf.readers.matching import Body, Question, read_body, read_body_once
 from okf.readers.offline_roles import OfflineRoles
 from okf.readers.planning import AngleSelection, Plan, PlanHints
 from okf.readers.selection import select_offer
@@ -99,7 +99,7 @@ class OfflineReader(OfflineRoles):
             return read_body(document.text)
         body = self._bodies.get(document.sha256)
         if body is None:
-            body = self._bodies[document.sha256] = read_body(document.text)
+            body = self._bodies[document.sha256] = read_body_once(document.text)
             if len(self._bodies) > BODY_CACHE_SIZE:
                 self._bodies.popitem(last=False)
         else:

@@ -1,0 +1,157 @@
+"""The offline reader's and the orchestration's remembered and faster paths give the plain paths' answers.
+
+Each fast path (a per-text memo, an O(1) test in place of a slice) is pinned here to the code it replaced,
+kept below as the reference, on generated texts and on the bundles' own wording."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okf.orchestrate.crosscheck import body_of
+from okf.readers import angles
+from okf.readers.angles import Span, name_spans
+from okf.readers.matching import Question, read_body, read_body_once
+from okf.text.words import STOP_WORDS
+
+# Words that exercise every branch of the name runs: names, acronyms, digits, connectors, stop words,
+# camelCase, quotes, punctuation between words, leading white space.
+_WORDING = (
+    "Lord of the Rings The Hard Easy Am Rong Mahbub ul Haq RHDH GitHub v1.2 2004 and or in a McBride Ralph "
+    'Hefferline was film "Poleconomy" “Evolution” , . ; ( ) Inc. A I x de von Out Place'
+)
+_PIECES = [*_WORDING.split(" "), "  ", "\n", "-"]
+
+
+def _reference_runs(text: str, begin: int, end: int) -> list[Span]:
+    """``okf.readers.angles._runs`` as it was before its first-word test was made O(1) (at bcfc1b9)."""
+    words = list(angles._WORD.finditer(text, begin, end))
+    spans: list[Span] = []
+    run: list[re.Match[str]] = []
+    pending: list[re.Match[str]] = []
+
+    def close() -> None:
+        if run:
+            spans.append(Span(text[run[0].start() : run[-1].end()], run[0].start(), run[-1].end()))
+
+    def capital(word: str, *, first: bool) -> bool:
+        if any(ch.isdigit() for ch in word):
+            return True
+        letters = [ch for ch in word if ch.isalpha()]
+        if len(letters) >= 2 and all(ch.isupper() for ch in letters):
+            return True
+        if any(ch.isupper() for ch in word[1:]) and any(ch.islower() for ch in word):
+            return True
+        return word[:1].isupper() and not first and word.casefold() not in STOP_WORDS
+
+    for position, match in enumerate(words):
+        word = match.group()
+        following = words[position + 1].group() if position + 1 < len(words) else ""
+        first = match.start() == 0 or not text[: match.start()].strip()
+        first = first and not (following and capital(following, first=False) and word.casefold() not in STOP_WORDS)
+        previous = (pending or run)[-1] if run else None
+        if previous is not None and text[previous.end() : match.start()].strip():
+            close()
+            run, pending = [], []
+        is_capital = capital(word, first=first) or (
+            not first
+            and word[:1].isupper()
+            and bool(following)
+            and capital(following, first=False)
+            and not text[match.end() : words[position + 1].start()].strip()
+        )
+        if (is_capital and (not pending or word[:1].isupper())) or (run and pending and word[:1].isupper()):
+            run.extend(pending if run else [])
+            pending = []
+            run.append(match)
+        elif run and word.casefold() in angles._CONNECTORS and len(pending) < 2:
+            pending.append(match)
+        else:
+            close()
+            run, pending = ([match] if is_capital else []), []
+    close()
+    return spans
+
+
+def _reference_name_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    last = 0
+    for quoted in angles._QUOTED.finditer(text):
+        spans += _reference_runs(text, last, quoted.start())
+        inner = quoted.group(2)
+        if inner.strip() and len(inner) <= angles.QUOTED_CHARS:
+            spans.append(Span(inner, quoted.start(2), quoted.end(2)))
+        last = quoted.end()
+    return spans + _reference_runs(text, last, len(text))
+
+
+_TEXTS = st.lists(st.sampled_from(_PIECES), max_size=14).map(" ".join) | st.text(max_size=60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXTS)
+def test_name_spans_as_before(text: str) -> None:
+    assert name_spans(text) == _reference_name_spans(text)
+    assert name_spans(text) == _reference_name_spans(text)  # the remembered answer too
+
+
+def test_name_spans_on_a_paragraph() -> None:
+    text = (
+        '  The Hard Easy is a 2006 film starring "Peter Weller" and Vivica A. Fox, made by Lord of the Rings '
+        "alumni at McBride Studios (v1.2), with RHDH; Mahbub ul Haq and Ann Lee in Kochi."
+    )
+    assert name_spans(text) == _reference_name_spans(text)
+    assert [s.text for s in name_spans(text)][:3] == ["Hard Easy", "2006", "Peter Weller"]
+
+
+def test_name_spans_returns_a_fresh_list() -> None:
+    spans = name_spans("Ralph Hefferline met Ann Lee.")
+    spans.append(Span("x", 0, 1))
+    assert Span("x", 0, 1) not in name_spans("Ralph Hefferline met Ann Lee.")
+
+
+_BODIES = st.lists(
+    st.sampled_from(["Term.", "The fee is 5%.", "# Heading", "- item one", "```", "code", "| a | b |", "", " "]),
+    max_size=10,
+).map("\n".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_BODIES, st.integers(min_value=0, max_value=3))
+def test_body_of_reads_the_body_as_read_body_does(text: str, newlines: int) -> None:
+    # The judge is given the body without trailing newlines; the cross-check shares what it read.
+    body = text + "\n" * newlines
+    assert body_of(body) == read_body(body)
+    assert read_body_once(body.rstrip("\n")) == read_body(body)
+
+
+def test_question_parse_is_remembered_per_text_and_vocabulary() -> None:
+    from okf.text.vocabulary import Vocabulary
+
+    text = "How many vacation days does the Harborview CDD policy give new hires?"
+    first = Question.parse(text)
+    assert Question.parse(text) is first
+    assert first == Question._parse(text, None)  # what a fresh parse makes
+    vocabulary = Vocabulary(concepts=10, df={"vacat": 1, "harborview": 1}, acronyms={})
+    weighed = Question.parse(text, vocabulary)
+    assert weighed is not first and weighed == Question._parse(text, vocabulary)
+    assert [u.weight for u in weighed.units] != [u.weight for u in first.units]
+    assert Question.parse(text, vocabulary) is weighed
+
+
+def test_offer_is_remembered_per_concept_object() -> None:
+    from okf.bundle.documents import parse_concept
+    from okf.navigator import receipts
+
+    text = "---\ntitle: Leave\n---\n# Leave\n\nNew hires get 15 days.\n\n## Carry over\n\nUp to 5 days.\n"
+    concept = parse_concept("hr/leave.md", text, [])
+    first = receipts.offer(concept, 30)
+    assert receipts.offer(concept, 30) is first
+    assert first == receipts._offer(concept, 30)  # what a fresh offer makes
+    assert first.truncated and receipts.offer(concept, 4000) == receipts._offer(concept, 4000)
+    # Another concept object at the same path (the file changed and was read again) is offered afresh.
+    changed = parse_concept("hr/leave.md", text.replace("# Leave", "# Leave of absence"), [])
+    again = receipts.offer(changed, 30)
+    assert again == receipts._offer(changed, 30) and again.document.sha256 != first.document.sha256

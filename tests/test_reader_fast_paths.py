@@ -155,3 +155,11 @@ def test_offer_is_remembered_per_concept_object() -> None:
     changed = parse_concept("hr/leave.md", text.replace("# Leave", "# Leave of absence"), [])
     again = receipts.offer(changed, 30)
     assert again == receipts._offer(changed, 30) and again.document.sha256 != first.document.sha256
+
+
+def test_words_counted_as_whitespace_separated() -> None:
+    from okf.navigator.walk import _words
+
+    for text in ["", "one", "  two  words ", "a\nb\tc  d", "# Heading\n\n- item one\n| a | b |"]:
+        assert _words(text) == len(text.split())
+        assert _words(text) == len(text.split())  # the remembered count too

@@ -25,6 +25,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Literal
 
 from okf.bundle import Bundle
@@ -66,8 +67,11 @@ def partial_room(strong: int, max_shortlist: int) -> int:
     return max(0, (max_shortlist + 1) // 2 - 2 * strong)
 
 
+@lru_cache(maxsize=16_384)
 def _words(text: str) -> int:
-    """Words of ``text`` as a reader pays for them (whitespace-separated)."""
+    """Words of ``text`` as a reader pays for them (whitespace-separated); remembered per text, as every walk
+    offered a listing counts its signposts' words again, and a body's words are counted when judged and when
+    shortlisted."""
     return len(text.split())
 
 

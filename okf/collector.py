@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector, paused while okf works on a question or a compile.
+"""Python's cyclic garbage collector, paused while okf works on a question, a compile, an export or a check.
 
 Both allocate many containers while large long-lived ones stay alive (a walk: the terms of every body it
 reads, trace events, tasks, beside the bundle's listings and the reader's caches; a compile: term tables,

@@ -638,8 +638,51 @@ def parse_index(text: str, line_offset: int = 0, *, fast: bool = True) -> IndexL
     return listing
 
 
+# A bullet whose text starts with a letter or a digit, bold or not (okf's log.md: "* **Creation**: ..."): it opens
+# no heading, code, quote or HTML block, and no nested list but an ordered one (asked apart).
+_PLAIN_BULLET = re.compile(r"[-*+] (?:\*\*)?[A-Za-z0-9]")
+
+
+def _fast_headings(text: str, line_offset: int) -> list[Block] | None:
+    """:func:`headings` by line scan, or None when the text needs markdown-it.
+
+    Accepts the lines :func:`_fast_blocks` accepts and bullets of :data:`_PLAIN_BULLET`: none of them starts a
+    heading inside a list item, a setext underline, a fence, indented code, HTML or a table, so the headings
+    are the ATX lines. tests/test_markdown.py checks the result equals markdown-it's.
+    """
+    if _BLOCK_DECLINE.search(text):
+        return None
+    out: list[Block] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        first = line[:1]
+        if first.isalnum():
+            if _ITEM_START.match(line):
+                return None
+        elif first == "#":
+            m = _PLAIN_HEADING.fullmatch(line)
+            if m is None:
+                return None
+            out.append(
+                Block("heading", number + line_offset, number + line_offset, len(m.group(1)), m.group(2).strip())
+            )
+        elif first and first in "-*+":
+            if not _PLAIN_BULLET.match(line) or _ITEM_START.match(line, 2):
+                return None
+        elif line.strip(" "):
+            return None
+    return out
+
+
 def headings(text: str, line_offset: int = 0) -> list[Block]:
     """All headings of ``text`` at any nesting depth, in order."""
+    fast = _fast_headings(text, line_offset)
+    if fast is not None:
+        return fast
+    return _headings(text, line_offset)
+
+
+def _headings(text: str, line_offset: int = 0) -> list[Block]:
+    """:func:`headings` by markdown-it."""
     tokens = _tokens(text)
     out: list[Block] = []
     for i, tok in enumerate(tokens):

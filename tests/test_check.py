@@ -188,6 +188,31 @@ def test_worker_processes_give_the_serial_report(tmp_path, write_bundle, monkeyp
     assert pooled.corpus_id == serial.corpus_id and pooled.concepts == serial.concepts == 27
 
 
+def test_the_last_concept_slices_are_short_and_all_in_order() -> None:
+    from okf.checker.parallel import _balanced
+
+    items = [f"c{i:03d}.md" for i in range(1234)]
+    parts = _balanced(items, 100, 2)
+    assert [p for part in parts for p in part] == items
+    assert [len(p) for p in parts][-8:] == [25] * 8 and all(len(p) == 100 for p in parts[:10])
+    assert _balanced(items[:150], 100, 2) == [items[i : i + 25] for i in range(0, 150, 25)]
+    assert _balanced([], 100, 2) == []
+
+
+def test_check_pauses_the_collector_and_restores_it(tmp_path, write_bundle, monkeypatch):
+    import gc
+
+    seen: list[bool] = []
+    from okf.checker import api
+
+    real = api.check_concepts
+    monkeypatch.setattr(api, "check_concepts", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
+    root = write_bundle(tmp_path, {"a.md": "---\ntype: N\ndescription: A.\n---\nText.\n"})
+    assert gc.isenabled()
+    check(Bundle.open(root), now=NOW, workers=1)
+    assert seen == [False] and gc.isenabled()
+
+
 @pytest.mark.parametrize("text", ["", "a", "a\n", "a\nb", "a\nb\n", "\n\n", "x\ny\nz\n\nw"])
 def test_span_text_by_line_starts_equals_span_text(text: str) -> None:
     from okf.sources import line_starts, span_text, span_text_at

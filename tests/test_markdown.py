@@ -464,6 +464,53 @@ def test_fast_blocks_equal_markdown_it(lines: list[str], offset: int) -> None:
         assert fast == _parse_blocks(text, offset)
 
 
+_HEADING_LINES = [
+    *BLOCK_LINES,
+    "* **Creation**: 1 concept created (`policy`).",
+    "- **Sources**: compiled from 2 changed source files.",
+    "+ plain bullet text",
+    "* 1. # nested heading",
+    "* # heading in an item",
+    "- - nested",
+    "* **",
+    "* ",
+    "*   spaced",
+    "  continued item text",
+    "2. ordered",
+    "Paragraph text",
+    "## 2026-12-01",
+    "# Update log",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_HEADING_LINES), max_size=12), st.integers(min_value=0, max_value=5))
+def test_fast_headings_equal_markdown_it(lines: list[str], offset: int) -> None:
+    from okf.markdown import _fast_headings, _headings
+
+    text = "\n".join(lines)
+    fast = _fast_headings(text, offset)
+    if fast is not None:
+        assert fast == _headings(text, offset)
+
+
+def test_a_log_as_compile_writes_it_is_read_without_markdown_it() -> None:
+    from okf.markdown import _fast_headings, _headings
+
+    log = (
+        "# Update log\n\n## 2026-12-01\n* **Creation**: 3 concepts created (`a`, `b`, `c`).\n"
+        "* **Sources**: compiled from 1 changed source file (`a.md`).\n\n## 2026-11-30\n* **Removal**: 1 concept.\n"
+    )
+    fast = _fast_headings(log, 2)
+    assert fast is not None and fast == _headings(log, 2)
+    assert [(h.level, h.text, h.start_line) for h in fast] == [
+        (1, "Update log", 3),
+        (2, "2026-12-01", 5),
+        (2, "2026-11-30", 9),
+    ]
+    assert _fast_headings("* # in an item\n", 0) is None and _fast_headings("Title\n---\n", 0) is None
+
+
 def test_fast_blocks_read_plain_documents() -> None:
     """A heading over paragraphs of prose, as many real documents are, is read without markdown-it."""
     from okf.markdown import _fast_blocks, _parse_blocks

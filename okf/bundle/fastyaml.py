@@ -100,9 +100,10 @@ def _decimal(text: str) -> Any:
     return int(text) if text[0] != "0" or text == "0" else _plain(text)
 
 
+@lru_cache(maxsize=256)
 def _utc_time(text: str) -> datetime:
     """``_plain`` of ``YYYY-MM-DDTHH:MM:SSZ``, as PyYAML's timestamp constructor builds it (ValueError for a
-    date that does not exist, as there)."""
+    date that does not exist, as there). Remembered, as ``_plain`` is: a compile writes one time in every concept."""
     return datetime(
         int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]), int(text[14:16]), int(text[17:19]), 0, UTC
     )

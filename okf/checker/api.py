@@ -18,6 +18,7 @@ from okf.bundle import Bundle, Diagnostic, as_datetime, diagnostic
 from okf.checker.parallel import check_in_pool, default_workers
 from okf.checker.rules import SourceFiles, source_citing
 from okf.checker.scan import Progress, check_concepts, check_directories, merge_listed
+from okf.collector import collector_paused
 from okf.errors import BundleError
 from okf.limits import FANOUT
 
@@ -78,6 +79,15 @@ def check(
     :data:`okf.checker.parallel.PARALLEL_FROM` concepts, else in this process); the report is the same.
     ``progress("concepts", done, total)`` is called as concepts are checked (every few hundred).
     """
+    # A check allocates no reference cycles, and each collection would walk the bundle's scans and the
+    # models of the concept at hand again: the collector is paused (okf.collector), forked workers inherit it.
+    with collector_paused():
+        return _check(bundle, fanout, now, workers, progress)
+
+
+def _check(
+    bundle: Bundle | str, fanout: int, now: datetime | None, workers: int | None, progress: Progress | None
+) -> CheckReport:
     started = time.perf_counter()
     if not isinstance(bundle, Bundle):
         bundle = Bundle.open(bundle)

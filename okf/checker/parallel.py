@@ -129,21 +129,30 @@ def _check_in(
             del listed_part
         # Concept slices are submitted a few ahead of the results read, so only those slices' share of
         # ``listed`` is copied at a time (memory stays flat on a 300,000-concept bundle).
-        slices = iter(_slices(paths, _SLICE))
-        window: deque[Future[list[tuple[Any, ...]]]] = deque()
+        slices = iter(_balanced(paths, _SLICE, workers))
+        window: deque[tuple[Future[list[tuple[Any, ...]]], int]] = deque()
         concept_diags: list[Diagnostic] = []
         checked = 0
         while True:
             while len(window) < 2 * workers and (part := next(slices, None)) is not None:
-                window.append(pool.submit(_run_concepts, part, {p: listed.pop(p) for p in part if p in listed}, cited))
+                entries = {p: listed.pop(p) for p in part if p in listed}
+                window.append((pool.submit(_run_concepts, part, entries, cited), len(part)))
             if not window:
                 break
-            concept_diags.extend(_models(window.popleft().result()))
-            checked += _SLICE
+            slice_task, size = window.popleft()
+            concept_diags.extend(_models(slice_task.result()))
+            checked += size
             if progress is not None:
-                progress("concepts", min(checked, len(paths)), len(paths))
+                progress("concepts", checked, len(paths))
     return found, files, concept_diags
 
 
 def _slices(items: list[str], size: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _balanced(items: list[str], size: int, workers: int) -> list[list[str]]:
+    """Slices of ``size`` items, but the last ``workers * size`` items in slices of a quarter of that: a
+    worker that finishes early waits for the others' last, short slices (not for a whole slice)."""
+    head = max(0, len(items) - workers * size)
+    return _slices(items[:head], size) + _slices(items[head:], max(1, size // 4))

@@ -188,6 +188,26 @@ def test_worker_processes_give_the_serial_report(tmp_path, write_bundle, monkeyp
     assert pooled.corpus_id == serial.corpus_id and pooled.concepts == serial.concepts == 27
 
 
+def test_okf_check_freezes_what_is_left_at_exit_only(tmp_path, write_bundle, monkeypatch):
+    # The interpreter's last collection would walk every object the imports made: okf check freezes them at
+    # exit (registered once however often it runs), never while the process goes on.
+    import atexit
+    import gc
+
+    from click.testing import CliRunner
+
+    from okf.cli import main
+
+    registered: list[object] = []
+    monkeypatch.setattr(atexit, "register", registered.append)
+    monkeypatch.setattr(atexit, "unregister", lambda f: registered.remove(f) if f in registered else None)
+    root = write_bundle(tmp_path, {"a.md": "---\ntype: N\ndescription: A.\n---\nText.\n"})
+    frozen = gc.get_freeze_count()
+    for _ in range(2):
+        assert CliRunner().invoke(main, ["check", str(root), "--json"]).exit_code == 0
+    assert registered == [gc.freeze] and gc.get_freeze_count() == frozen
+
+
 def test_the_last_concept_slices_are_short_and_all_in_order() -> None:
     from okf.checker.parallel import _balanced
 

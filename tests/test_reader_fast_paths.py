@@ -163,3 +163,64 @@ def test_words_counted_as_whitespace_separated() -> None:
     for text in ["", "one", "  two  words ", "a\nb\tc  d", "# Heading\n\n- item one\n| a | b |"]:
         assert _words(text) == len(text.split())
         assert _words(text) == len(text.split())  # the remembered count too
+
+
+def _reference_says_title(question: Question, title: str) -> set[str]:
+    """``Question.says_title`` before a title's words and terms were read once per title (at bcfc1b9)."""
+    import unicodedata
+
+    from okf.readers import matching
+    from okf.text.words import terms
+
+    words = tuple(
+        w.casefold() for w in matching.WORD.findall(matching._PARENTHESIS.sub("", unicodedata.normalize("NFKC", title)))
+    )
+    size = len(words)
+    if size < 2 or size > len(question.spoken):
+        return set()
+    keys = {u.key for u in question.units}
+    own = set(terms(" ".join(words))) & keys
+    if not own:
+        return set()
+    for start in range(len(question.spoken) - size + 1):
+        if question.spoken[start : start + size] == words and question.naming & set(range(start, start + size)):
+            vocabulary = question.vocabulary
+            found = [vocabulary.df.get(t, 0) for t in own] if vocabulary else []
+            if not found or min(found) <= matching.RARE_NAME_SHARE * vocabulary.concepts:  # type: ignore[union-attr]
+                return own
+            return set()
+    return set()
+
+
+def test_says_title_as_before() -> None:
+    from okf.text.vocabulary import Vocabulary
+
+    questions = [
+        "Who wrote What Are Little Girls Made Of? for Star Trek?",
+        "Was Old and in the Way a bluegrass band founded by Jerry Garcia?",
+        "Which film did Ed Wood direct after Glen or Glenda?",
+        "When did Kiss and Tell premiere, and who played Corliss Archer?",
+        "What does the Adaptimmune Therapeutics agreement say about termination?",
+    ]
+    titles = [
+        "What Are Little Girls Made Of?",
+        "Old and in the Way (album)",
+        "Glen or Glenda",
+        "Ed Wood (film)",
+        "Kiss and Tell (1945 film)",
+        "Corliss Archer",
+        "Termination",
+        "Adaptimmune Therapeutics",
+        "adaptimmune therapeutics plc",
+        "",
+    ]
+    common = Vocabulary(concepts=100, df={"garcia": 50, "jerri": 50, "glen": 1, "glenda": 1}, acronyms={})
+    seen = 0
+    for vocabulary in (None, common):
+        for text in questions:
+            question = Question.parse(text, vocabulary)
+            for title in titles:
+                expected = _reference_says_title(question, title)
+                assert question.says_title(title) == expected, (text, title)
+                seen += bool(expected)
+    assert seen >= 6  # titles the questions do spell out, not only empty answers

@@ -233,12 +233,11 @@ class Question:
         least two words of it and one a name ("What Are Little Girls Made Of?", "Old and in the Way"), and
         rare enough in the bundle to name one thing (``identifies``); empty otherwise. A trailing
         parenthesis ("(album)") is not part of a title as a question says it."""
-        words = tuple(w.casefold() for w in WORD.findall(_PARENTHESIS.sub("", unicodedata.normalize("NFKC", title))))
+        words, said = _title_words(title)
         size = len(words)
         if size < 2 or size > len(self.spoken):
             return set()
-        keys = {u.key for u in self.units}
-        own = set(terms(" ".join(words))) & keys
+        own = {u.key for u in self.units} & said
         if not own:
             return set()
         for start in range(len(self.spoken) - size + 1):
@@ -308,6 +307,14 @@ class Question:
                     out.add(unit.key)
             known = self._explained[context] = frozenset(out)
         return set(known)
+
+
+@lru_cache(maxsize=20_000)
+def _title_words(title: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A title's words as a question says them (casefolded, a trailing parenthesis left out) and their terms:
+    read once per title, as every angle of every question asks :meth:`Question.says_title` of it."""
+    words = tuple(w.casefold() for w in WORD.findall(_PARENTHESIS.sub("", unicodedata.normalize("NFKC", title))))
+    return words, frozenset(terms(" ".join(words)))
 
 
 def _units(

@@ -33,6 +33,12 @@ _ASKS_FIGURE = re.compile(
     r"price|number|age))\b",
     re.IGNORECASE,
 )
+# A request put to the reader ("Could you please clarify ...", "Can you outline ...", "Please elaborate on
+# ..."): its verb asks for an answer and says nothing the answer is about.
+_REQUEST = re.compile(r"^\W*(?:(?:could|can|would|will)\s+you\s+(?:please\s+|also\s+|kindly\s+)*|please\s+)([^\W\d_]+)", re.IGNORECASE)
+# A numbered rule or clause ("8.3.1", "a6.3.31") of three parts or more: the sections holding it are numbered by
+# its leading parts ("8.3"), and a signpost listing those sections says where it is.
+_NUMBERED = re.compile(r"^([a-z]*\d+(?:\.\d+)+)\.\d+$")
 # "a, b or c" / "a or b": one or two words per item (an article may stand before the last).
 _ALTERNATIVES = re.compile(
     r"(?:[^\W_][\w'’-]*(?:\s+[^\W_][\w'’-]*)?\s*,\s*)*(?:[^\W_][\w'’-]*\s+)?[^\W_][\w'’-]*\s+or\s+(?:(?:a|an|the)\s+)?"
@@ -117,10 +123,12 @@ class Question:
         # Short camelCase parts ("git" of "GitOps") stay out: alone they match unrelated things ("GitHub");
         # longer ones ("button" of "SupportButton") are words in their own right.
         plain = unicodedata.normalize("NFKC", text)
+        request = _REQUEST.match(plain)
+        asked = stem(request.group(1).casefold()) if request else ""
         words = {
             t: w
             for t, w in term_words(plain).items()
-            if t in (w, stem(w)) or any(ch in w for ch in "._-") or len(t) >= CAMEL_PART_MIN
+            if (t in (w, stem(w)) or any(ch in w for ch in "._-") or len(t) >= CAMEL_PART_MIN) and t != asked
         }
         joined = dict(_hyphen_joins(plain))
         names: set[str] = set()
@@ -361,6 +369,7 @@ def _units(
         group = grouped.get(term, frozenset([term]))
         seen.update(group)
         forms = set(group) | part_of.get(term, set()) | also.get(term, set())
+        forms.update(_sections_of(term))
         if vocabulary is not None and term not in names:
             for member in group:
                 fixed = vocabulary.correction(member)
@@ -377,6 +386,15 @@ def _units(
             Unit(term, word, frozenset(forms), phrases, _weight(forms, phrases, is_name, vocabulary), is_name, known)
         )
     return units
+
+
+def _sections_of(term: str) -> list[str]:
+    """The numbers of the sections holding numbered rule ``term`` ("8.3.1" -> "8.3"), two parts or more."""
+    out = []
+    while (found := _NUMBERED.match(term)) is not None:
+        term = found.group(1)
+        out.append(term)
+    return out
 
 
 def _weight(forms: set[str], phrases: tuple[tuple[str, ...], ...], name: bool, vocabulary: Vocabulary | None) -> float:

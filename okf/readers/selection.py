@@ -137,7 +137,9 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
             # In a short listing, an entry saying anything of the question is read on after the sure ones:
             # a two-way choice the reader cannot settle keeps both sides. One with a lead, or saying a fair
             # share of what the listing tells apart, is a weak choice; one saying only a little, a faint one.
-            grade: Literal["weak", "faint"] = "weak" if leads or weight / informative >= FAINT_BELOW else "faint"
+            grade: Literal["weak", "faint"] = (
+                "weak" if (leads and n <= BROWSE_LISTING) or weight / informative >= FAINT_BELOW else "faint"
+            )
             choices.append(
                 Choice(
                     index=offer.index, grade=grade, reason=f"{where} mentions {question.named({u.key for u in said})}"

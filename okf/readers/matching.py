@@ -35,7 +35,9 @@ _ASKS_FIGURE = re.compile(
 )
 # A request put to the reader ("Could you please clarify ...", "Can you outline ...", "Please elaborate on
 # ..."): its verb asks for an answer and says nothing the answer is about.
-_REQUEST = re.compile(r"^\W*(?:(?:could|can|would|will)\s+you\s+(?:please\s+|also\s+|kindly\s+)*|please\s+)([^\W\d_]+)", re.IGNORECASE)
+_REQUEST = re.compile(
+    r"^\W*(?:(?:could|can|would|will)\s+you\s+(?:please\s+|also\s+|kindly\s+)*|please\s+)([^\W\d_]+)", re.IGNORECASE
+)
 # A numbered rule or clause ("8.3.1", "a6.3.31") of three parts or more: the sections holding it are numbered by
 # its leading parts ("8.3"), and a signpost listing those sections says where it is.
 _NUMBERED = re.compile(r"^([a-z]*\d+(?:\.\d+)+)\.\d+$")

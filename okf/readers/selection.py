@@ -35,8 +35,11 @@ LEAD_TELLING = 0.67
 # A signpost saying this share of the question (but not enough to be sure) is opened as a weak choice:
 # what it holds is read after what strong choices hold.
 WEAK_SHARE = 0.15
-# A weak choice without a lead saying less than this share of what the listing tells apart is a faint one.
+# A choice saying less than this share of what the listing tells apart is a faint one, unless it carries a lead
+# and the listing is short (at most BROWSE_LISTING entries) or its lead is carried by at most RARE_LEAD entries:
+# in a wide listing, a word a third of the entries carry does not set one of them apart on its own.
 FAINT_BELOW = 0.25
+RARE_LEAD = 2
 # A listing this short is read on in every part when none of its entries says enough to the question.
 BROWSE_LISTING = 6
 # Words that make a title the name of an organisation (a small general table).
@@ -138,7 +141,10 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
             # a two-way choice the reader cannot settle keeps both sides. One with a lead, or saying a fair
             # share of what the listing tells apart, is a weak choice; one saying only a little, a faint one.
             grade: Literal["weak", "faint"] = (
-                "weak" if (leads and n <= BROWSE_LISTING) or weight / informative >= FAINT_BELOW else "faint"
+                "weak"
+                if (leads and (n <= BROWSE_LISTING or any(len(anywhere[u.key]) <= RARE_LEAD for u in leads)))
+                or weight / informative >= FAINT_BELOW
+                else "faint"
             )
             choices.append(
                 Choice(

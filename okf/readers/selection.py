@@ -138,8 +138,9 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
             )
         elif len(leads) >= LEADS or plain_share >= WEAK_SHARE or (said and n <= BROWSE_LISTING):
             # In a short listing, an entry saying anything of the question is read on after the sure ones:
-            # a two-way choice the reader cannot settle keeps both sides. One with a lead, or saying a fair
-            # share of what the listing tells apart, is a weak choice; one saying only a little, a faint one.
+            # a two-way choice the reader cannot settle keeps both sides. One saying a fair share of what the
+            # listing tells apart is a weak choice, and so is one with a lead in a short listing or a lead at
+            # most RARE_LEAD entries carry; one saying only a little, a faint one.
             grade: Literal["weak", "faint"] = (
                 "weak"
                 if (leads and (n <= BROWSE_LISTING or any(len(anywhere[u.key]) <= RARE_LEAD for u in leads)))

@@ -202,3 +202,20 @@ def test_misbehaving_rules_spoil_only_their_task_and_only_times() -> None:
 def test_loopback_only_refuses_other_addresses() -> None:
     with socket.socket() as sock, pytest.raises(ConnectionRefusedError, match="loopback only"):
         sock.connect(("192.0.2.1", 80))
+
+
+def test_a_client_resetting_its_connection_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """A client that resets its connection mid-request (a benchmark's client closing kept-alive connections)
+    ends that connection only: no traceback on stderr, and the server goes on answering."""
+    import struct
+    from urllib.parse import urlsplit
+
+    with LoopbackServer(["after"]) as server:
+        where = urlsplit(server.base_url)
+        raw = socket.create_connection((where.hostname, where.port))
+        raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        raw.close()
+        time.sleep(0.3)
+        assert post(server, chat("q"))[0] == 200
+    assert "Traceback" not in capsys.readouterr().err

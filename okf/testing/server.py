@@ -21,6 +21,7 @@ import contextlib
 import ipaddress
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -232,6 +233,13 @@ class _Server(ThreadingHTTPServer):
     # The default listen backlog of 5 drops the SYNs of a burst of new connections (a client opening 20 at
     # once), and each dropped one costs a one-second retransmit: far more than any simulated latency.
     request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that closes its kept-alive connection (a reset, a broken pipe) ends that connection only:
+        # nothing to report. Anything else is a fault of the server and is printed as before.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -137,6 +137,15 @@ def _inline_text(token: Token) -> str:
 # holds none of the characters inline markdown reads (emphasis, code, links, HTML, entities, escapes, a
 # closing "#" sequence).
 _PLAIN_HEADING = re.compile(r"(#{1,6}) +([^\\`*_\[\]<>!&~#]*[^\\`*_\[\]<>!&~#\s][^\\`*_\[\]<>!&~#]*?) *")
+
+
+def _plain_heading(line: str, number: int) -> Block | None:
+    """The heading block of an ATX ``line`` at line ``number`` when it is plain text (:data:`_PLAIN_HEADING`),
+    else None: the line scanners hand such a text to markdown-it."""
+    m = _PLAIN_HEADING.fullmatch(line)
+    return None if m is None else Block("heading", number, number, len(m.group(1)), m.group(2).strip())
+
+
 _ITEM_START = re.compile(r"[0-9]{1,9}[.)](?: |$)")
 _BLOCK_DECLINE = re.compile("[\x00-\x09\x0b-\x1f\x7f|]")
 
@@ -167,12 +176,10 @@ def _fast_blocks(text: str, line_offset: int) -> list[Block] | None:
             blocks.append(Block("paragraph", start + line_offset, number - 1 + line_offset))
             start = 0
         if first == "#":
-            m = _PLAIN_HEADING.fullmatch(line)
-            if m is None:
+            heading = _plain_heading(line, number + line_offset)
+            if heading is None:
                 return None
-            blocks.append(
-                Block("heading", number + line_offset, number + line_offset, len(m.group(1)), m.group(2).strip())
-            )
+            blocks.append(heading)
         elif line.strip(" "):
             return None
     if start:
@@ -659,12 +666,10 @@ def _fast_headings(text: str, line_offset: int) -> list[Block] | None:
             if _ITEM_START.match(line):
                 return None
         elif first == "#":
-            m = _PLAIN_HEADING.fullmatch(line)
-            if m is None:
+            heading = _plain_heading(line, number + line_offset)
+            if heading is None:
                 return None
-            out.append(
-                Block("heading", number + line_offset, number + line_offset, len(m.group(1)), m.group(2).strip())
-            )
+            out.append(heading)
         elif first and first in "-*+":
             if not _PLAIN_BULLET.match(line) or _ITEM_START.match(line, 2):
                 return None

@@ -168,6 +168,19 @@ def test_vocabulary_reads_past_misspellings_of_its_own_words(tmp_path: Path) -> 
     assert vocab.correction(stem("zebra")) is None  # nothing close enough
 
 
+def test_a_misspelling_that_stems_apart_from_its_word_is_read_past_by_the_word(tmp_path: Path) -> None:
+    """A misspelling's term can be two edits from its word's ("chnage" keeps its "e", "change" stems to
+    "chang"; "operater" to "operat", "operator" to "oper"): the word as written, one edit from a word whose
+    term the bundle holds, finds it; the most common such term wins, and short words are left alone."""
+    vocab = vocabulary(tmp_path, {stem("change"): 40, stem("operator"): 25, stem("operated"): 3, "helm": 9})
+    assert vocab.correction(stem("chnage")) is None  # the terms alone are two edits apart
+    assert vocab.correction(stem("chnage"), "chnage") == stem("change")
+    assert vocab.correction(stem("operater"), "operater") == stem("operator")
+    assert vocab.correction(stem("change"), "change") is None  # a known word is never corrected
+    assert vocab.correction(stem("heln"), "heln") is None  # too short to tell a slip from another word
+    assert vocab.correction(stem("zebras"), "zebras") is None
+
+
 def test_vocabulary_missing_or_unusable_is_none(tmp_path: Path) -> None:
     assert Vocabulary.load(tmp_path) is None
     (tmp_path / ".okf").mkdir()

@@ -377,7 +377,7 @@ def in_bundle_words(text: str, vocabulary: Vocabulary | None) -> str:
                 replacement, expanded = long, True
         elif word.casefold() not in STOP_WORDS and word.isalpha() and len(word) >= 5:
             stemmed = terms(word)
-            fixed = vocabulary.correction(stemmed[0]) if len(stemmed) == 1 else None
+            fixed = vocabulary.correction(stemmed[0], word.casefold()) if len(stemmed) == 1 else None
             if fixed:
                 replacement, corrected = fixed, True
         out.append(replacement)

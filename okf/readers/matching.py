@@ -374,7 +374,7 @@ def _units(
         forms.update(_sections_of(term))
         if vocabulary is not None and term not in names:
             for member in group:
-                fixed = vocabulary.correction(member)
+                fixed = vocabulary.correction(member, words.get(member, "").casefold())
                 if fixed:
                     forms.add(fixed)
         phrases = (expansions[term],) if term in expansions else ()

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from okf.text.keyterms import stem_phrase
+from okf.text.words import stem
 
 VOCABULARY = ".okf/vocabulary.json"
 # Vocabulary files larger than this are not loaded (a reader then weighs words without bundle statistics).
@@ -62,15 +63,22 @@ class Vocabulary:
     def knows(self, term: str) -> bool:
         return term in self.df
 
-    def correction(self, term: str) -> str | None:
+    def correction(self, term: str, word: str = "") -> str | None:
         """The bundle's term ``term`` is a misspelling of (one edit away, or two for long words), or None.
 
         Only for terms the bundle does not hold; the candidate must be common enough to be a word of the
-        bundle, and the closest, then most common, then alphabetically first candidate wins.
+        bundle, and the closest, then most common, then alphabetically first candidate wins. ``word``, the
+        word as written (lowercase), is tried too when the terms are no edit apart: a misspelling stems
+        differently from its word ("chnage" keeps its "e", "change" is "chang"; "operater" is "operat",
+        "operator" is "oper"), so the word one edit away whose term the bundle holds is taken, the most
+        common first.
         """
         if term in self.df or len(term) < CORRECTION_MIN_LENGTH or not term.isalpha():
             return None
-        return _correct(self, term)
+        found = _correct(self, term)
+        if found is None and len(word) >= CORRECTION_MIN_LENGTH and word.isalpha() and word.isascii():
+            found = _correct_word(self, word)
+        return found
 
     def expansion_of(self, acronym: str) -> tuple[str, ...] | None:
         """The terms of an acronym's expansion ("PFP" -> ("privat", "financ", "platform")), or None."""
@@ -115,6 +123,30 @@ def _correct(vocabulary: Vocabulary, term: str) -> str | None:
                 if best is None or key < best:
                     best = key
     return best[2] if best else None
+
+
+def _correct_word(vocabulary: Vocabulary, word: str) -> str | None:
+    """The most common term of the bundle written by a word one edit from ``word`` (its first letter kept)."""
+    best: tuple[int, str] | None = None
+    for candidate in _edits(word):
+        term = stem(candidate)
+        n = vocabulary.df.get(term, 0)
+        if n >= CORRECTION_MIN_DF and (best is None or (-n, term) < best):
+            best = (-n, term)
+    return best[1] if best else None
+
+
+def _edits(word: str) -> set[str]:
+    """Words one deletion, adjacent transposition, substitution or insertion from ``word``, its first
+    letter kept."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
+    found = {a + b[1:] for a, b in splits if b}
+    found.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+    found.update(a + c + b[1:] for a, b in splits if b for c in letters)
+    found.update(a + c + b for a, b in splits for c in letters)
+    found.discard(word)
+    return found
 
 
 @lru_cache(maxsize=50_000)

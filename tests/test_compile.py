@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -423,3 +424,43 @@ def test_a_folder_of_numbered_sections_is_described_in_their_words() -> None:
     assert directory_description(mixed, []) == "Section 1.2 Act; Termination for convenience by either party."
     assert content_label("Part 1.Chapter 2") == "Part 1.Chapter 2"
     assert content_label("18.8.2: A PFP Operator must disclose") == "A PFP Operator must disclose"
+
+
+def test_key_terms_are_shown_once_and_lists_stay_full(tmp_path: Path) -> None:
+    """Several stems can be written by one word ("sonata", "flow" and "sonataflow" are all read in
+    "SonataFlow"): a concept's tags and a folder's key terms name each word once."""
+    src = tmp_path / "src"
+    src.mkdir()
+    sections = []
+    for n in range(6):
+        body = " ".join(
+            [
+                f"Deploy the SonataFlow operator {n} with the sonataflow.yaml file.",
+                "SonataFlow runs workflows; each SonataFlow workflow reads its sonataflow.yaml settings.",
+                f"Kafka brokers, Knative eventing, PostgreSQL storage and Quarkus builds back step {n}.",
+                "Retries, timeouts, compensation handlers and callbacks shape every orchestration.",
+            ]
+        )
+        sections.append(f"## Workflow step {n}\n\n{body}\n")
+    (src / "guide.md").write_text("# Orchestrator guide\n\n" + "\n".join(sections), encoding="utf-8")
+    compile_bundle([src], tmp_path / "out", options=CompileOptions(max_words=60, min_words=5))
+    bundle = Bundle.open(tmp_path / "out")
+    for path in bundle.iter_concepts():
+        tags = bundle.load(path).meta.tags
+        assert len({t.casefold() for t in tags}) == len(tags), (path, tags)
+    for index in (tmp_path / "out").rglob("index.md"):
+        for group in re.findall(r"\(([^()]*)\)", index.read_text(encoding="utf-8")):
+            terms = [t.strip().casefold() for t in group.split(",")]
+            assert len(set(terms)) == len(terms), (index, group)
+    check_clean(tmp_path / "out")
+
+
+def test_names_are_not_read_cut_short_at_the_opening_bound() -> None:
+    """Names are read from a concept's opening; a name the bound falls inside is not read as its first
+    words ("Red Hat Deve")."""
+    from okf.compile.describe import NAME_CHARS, concept_tags
+
+    name = "Red Hat Developer Hub"
+    text = "x" * (NAME_CHARS - 12) + f" {name} and {name} again, then {name}."
+    tags = concept_tags({}, "Guide", text, (), {})
+    assert not [t for t in tags if t != name and name.startswith(t)]

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from okf.bundle.syntheses import root_entry
-from okf.compile.describe import DIRECTORY_TERMS, GROUP_DESCRIPTION_CHARS, directory_description, label
+from okf.compile.describe import (
+    DIRECTORY_TERMS,
+    GROUP_DESCRIPTION_CHARS,
+    directory_description,
+    label,
+    shown_once,
+)
 from okf.compile.links import link_text, rewrite_markdown_links
 from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
 from okf.compile.mirror import link_asset
@@ -319,7 +325,8 @@ def render_indexes(state: CompileState) -> None:
                 exclude |= title_terms(child.title)
         # A group over many documents names more of what it holds: its signpost is all a selector sees of them.
         limit = DIRECTORY_TERMS + min(44, len(counts) // 40) if node.type == "Topic" else DIRECTORY_TERMS
-        return [words[t] for t in distinctive(counts, weights, limit=limit, exclude=exclude)]
+        found = distinctive(counts, weights, limit=limit, exclude=exclude)
+        return shown_once((words[t] for t in found), limit)
 
     def fill(node: Node) -> None:
         kept = []

@@ -35,6 +35,8 @@ CANDIDATES = 30
 STEM_MARK = "\x00"
 NAME_CHARS = 800
 
+# Where a run of capitalized words ends: a space before a word that is not capitalized, or punctuation.
+_NAME_END = re.compile(r"\s+(?![A-Z])|[^\w\s'’&-]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9\"“(\[])")
 _RULE = re.compile(r"\s*\|?[\s:|-]*")
 # Structural words of identifiers: "Part 1.Chapter 2", "Section 93", "APP1.A1.1.Guidance.3.", "Schedule B".
@@ -211,7 +213,12 @@ def concept_tags(
 
     for term in sorted(defined, key=str.casefold):
         add(term)
-    head = text[:NAME_CHARS]  # names and acronyms are read from the opening (where a concept introduces them)
+    # Names and acronyms are read from the opening (where a concept introduces them), to the end of the
+    # name the bound falls in: never a name cut short ("Red Hat Deve").
+    head = text[:NAME_CHARS]
+    if len(text) > NAME_CHARS:
+        end = _NAME_END.search(text, NAME_CHARS)
+        head = text[: end.start()] if end else text
     caps = caps_words(head)
     for short, _n in sorted(caps.items(), key=lambda kv: (-kv[1], kv[0])):
         if short in expansions:
@@ -230,8 +237,24 @@ def concept_tags(
     if not tags:
         # A title that already says all there is (a sentence-long title, "CEO, Adams Golf"): its own key
         # terms are the concept's, so a reader still sees the concept's vocabulary in its tags.
-        tags = [STEM_MARK + t for _, t in sorted((-score, t) for t, score in candidates.items())][:CONCEPT_TAGS]
-    return tags
+        tags = [STEM_MARK + t for _, t in sorted((-score, t) for t, score in candidates.items())]
+    return tags[:CONCEPT_TAGS]
+
+
+def shown_once(terms: Iterable[str], limit: int) -> list[str]:
+    """The first ``limit`` of ``terms`` as shown, each written once (compared without case): terms are stems,
+    and several stems can be written by one word ("sonata", "flow" and "sonataflow" are all read in
+    "SonataFlow"), which a list then names once."""
+    seen: set[str] = set()
+    kept = []
+    for term in terms:
+        key = term.casefold()
+        if key not in seen:
+            seen.add(key)
+            kept.append(term)
+            if len(kept) == limit:
+                break
+    return kept
 
 
 def candidate_scores(counts: Mapping[str, int], weights: Mapping[str, float]) -> dict[str, float]:

@@ -17,7 +17,7 @@ from okf.sources import read_head
 from okf.text.keyterms import count_terms, eligible, smallest
 
 MANIFEST = ".okf/manifest.json"
-FORMAT = 2  # 2: markdown frontmatter is not content; wikilinks resolved (okf.compile.vault)
+FORMAT = 3  # 2: markdown frontmatter is not content; wikilinks resolved (okf.compile.vault); 3: key terms shown once
 
 
 def load_manifest(state: CompileState) -> None:

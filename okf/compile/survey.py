@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from operator import mul, neg, truediv
 
-from okf.compile.describe import STEM_MARK, candidate_scores, concept_tags, describe_concept, directory_terms
+from okf.compile.describe import (
+    CONCEPT_TAGS,
+    DIRECTORY_TERMS,
+    STEM_MARK,
+    candidate_scores,
+    concept_tags,
+    describe_concept,
+    directory_terms,
+    shown_once,
+)
 from okf.compile.state import DocPlan, Node
 from okf.compile.tree import iter_dirs
 from okf.text.keyterms import acronyms, count_each, idf_table, smallest, word_forms
@@ -41,7 +50,7 @@ class DocumentSurvey:
         found = self.dir_terms.get(node.path)
         if found is None:
             found = self.dir_terms[node.path] = directory_terms(node, self.scores_of)
-        return [self.forms.get(t, t) for t in found]
+        return shown_once((self.forms.get(t, t) for t in found), DIRECTORY_TERMS)
 
     def summary_terms(self) -> list[str]:
         """The document's most weighty terms (most concepts holding them, rare ones favoured); computed once."""
@@ -103,7 +112,9 @@ def survey_document(plan: DocPlan, concepts: list[Node]) -> DocumentSurvey:
     shown.update(survey.summary_terms())
     survey.forms = word_forms(chunks, shown, learned=True)  # nothing was counted since count_each
     for node in concepts:
-        node.tags = [survey.forms.get(t[1:], t[1:]) if t.startswith(STEM_MARK) else t for t in node.tags]
+        node.tags = shown_once(
+            (survey.forms.get(t[1:], t[1:]) if t.startswith(STEM_MARK) else t for t in node.tags), CONCEPT_TAGS
+        )
         if not node.description:
             # No sentence states anything (a table, a list of names): say what it mentions, never the title again.
             node.description = f"Mentions {', '.join(node.tags[:6])}." if node.tags else node.title

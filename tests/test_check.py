@@ -179,7 +179,7 @@ def test_worker_processes_give_the_serial_report(tmp_path, write_bundle, monkeyp
             )
         files[f"d{d}/bad.md"] = "---\ntype: [oops\n---\n"
         files[f"d{d}/bin.md"] = b"---\ntype: N\n---\n\xff\n"
-    files[".okf/manifest.json"] = "{not json"  # read by the pool's caller while the workers check (E006)
+    files[".okf/manifest.json"] = "{not json"  # read by a worker beside the listings (E006)
     root = write_bundle(tmp_path, files)
     serial = check(Bundle.open(root), now=NOW, workers=1)
     pooled = check(Bundle.open(root), now=NOW, workers=2)

@@ -10,16 +10,14 @@ from __future__ import annotations
 import time
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
-from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
 from okf.bundle import Bundle, Diagnostic, as_datetime, diagnostic
 from okf.checker.parallel import check_in_pool, default_workers
-from okf.checker.rules import SourceFiles, source_citing
+from okf.checker.rules import Citing, ManifestRead, SourceFiles, manifest_citing
 from okf.checker.scan import Progress, check_concepts, check_directories, merge_listed
 from okf.collector import collector_paused
-from okf.errors import BundleError
 from okf.limits import FANOUT
 
 __all__ = ["CheckReport", "check"]
@@ -95,41 +93,33 @@ def _check(
     diags: list[Diagnostic] = []
     files = 0
 
-    manifest: dict[str, object] | None = None
     corpus_id: str | None = None
 
-    def citing() -> tuple[Any, ...]:
-        # The compile manifest: where the sources are (drift), and the content id; read while workers check.
-        nonlocal manifest, corpus_id
-        try:
-            manifest = bundle.manifest()
-        except BundleError as exc:
-            diags.append(diagnostic("E006", exc.path or ".okf/manifest.json", None, exc.message, exc.fix))
-        # The content id is free for an okf-compiled bundle (its manifest); for any other bundle it would mean
-        # hashing every file a second time, which doubles a first check's cost, so check leaves it out there.
-        if manifest is not None:
-            try:
-                corpus_id = bundle.corpus_id()
-            except (OSError, BundleError):
-                corpus_id = None
-        return source_citing(manifest)
+    def cited(found: ManifestRead) -> Citing:
+        # The compile manifest: where the sources are (drift), and the content id (free for an okf-compiled
+        # bundle; for any other it would mean hashing every file a second time, so check leaves it out there).
+        nonlocal corpus_id
+        unreadable, corpus_id, citing = found
+        if unreadable is not None:
+            diags.append(diagnostic("E006", unreadable[0], None, unreadable[1], unreadable[2]))
+        return citing
 
     # Listings first: index problems, unlisted concepts, fanout; remember what each index says of a concept.
     directories = list(bundle.iter_directories())
     paths = list(bundle.iter_concepts())
     count = workers if workers is not None else default_workers(len(paths))
-    result: tuple[list[Diagnostic], int, list[Diagnostic]] | None = None
+    result: tuple[list[Diagnostic], int, list[Diagnostic], ManifestRead] | None = None
     if count > 1:
         try:
-            result = check_in_pool(bundle, directories, paths, fanout, now, citing, count, progress)
+            result = check_in_pool(bundle, directories, paths, fanout, now, count, progress)
         except (BrokenProcessPool, OSError):  # no processes here (limits, a killed worker): check in this one
             result = None
     if result is not None:
-        found, index_files, concept_diags = result
+        found, index_files, concept_diags, manifest = result
+        cited(manifest)
         diags.extend(found)
     else:
-        del diags[:]  # an E006 found by a pool that failed is found again here
-        sources = SourceFiles(bundle, *citing())
+        sources = SourceFiles(bundle, *cited(manifest_citing(bundle)))
         found, index_files, listed_items = check_directories(bundle, directories, fanout)
         diags.extend(found)
         concept_diags = check_concepts(bundle, paths, merge_listed([listed_items]), now, sources, progress)

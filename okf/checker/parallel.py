@@ -12,13 +12,12 @@ import multiprocessing
 import os
 import threading
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from datetime import datetime
 from typing import Any
 
 from okf.bundle import Bundle, Diagnostic
-from okf.checker.rules import SourceFiles
+from okf.checker.rules import ManifestRead, SourceFiles, manifest_citing
 from okf.checker.scan import ListedItem, Progress, check_concepts, check_directories, merge_listed
 
 PARALLEL_FROM = 4000  # below this, starting processes costs more than it saves
@@ -67,6 +66,10 @@ def _run_directories(directories: list[str], fanout: int) -> tuple[list[tuple[An
     return _plain(diags), files, listed
 
 
+def _run_citing() -> ManifestRead:
+    return manifest_citing(_state["bundle"])  # type: ignore[arg-type]
+
+
 def _run_concepts(paths: list[str], listed: Listed, citing: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     bundle, now = _state["bundle"], _state["now"]
     if _state.get("citing") != citing:  # the first slice this worker checks: its source files, kept for the rest
@@ -80,20 +83,18 @@ def check_in_pool(
     paths: list[str],
     fanout: int,
     now: datetime,
-    citing: Callable[[], tuple[Any, ...]],
     workers: int,
     progress: Progress | None = None,
-) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
+) -> tuple[list[Diagnostic], int, list[Diagnostic], ManifestRead]:
     """What :func:`okf.checker.scan.check_directories` and :func:`okf.checker.scan.check_concepts` give, computed by
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
-    read, concept diagnostics). ``citing()`` gives what :func:`okf.checker.rules.source_citing` does: it is asked
-    once the listings are being checked (reading a compile manifest takes a while; the workers go on meanwhile).
+    read, concept diagnostics, and :func:`okf.checker.rules.manifest_citing` of the bundle).
     """
     method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
     if method == "fork":
         _inherited.update(bundle=bundle)
     try:
-        return _check_in(bundle, directories, paths, fanout, now, citing, workers, progress, method)
+        return _check_in(bundle, directories, paths, fanout, now, workers, progress, method)
     finally:
         _inherited.clear()
 
@@ -104,20 +105,22 @@ def _check_in(
     paths: list[str],
     fanout: int,
     now: datetime,
-    citing: Callable[[], tuple[Any, ...]],
     workers: int,
     progress: Progress | None,
     method: str,
-) -> tuple[list[Diagnostic], int, list[Diagnostic]]:
+) -> tuple[list[Diagnostic], int, list[Diagnostic], ManifestRead]:
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context(method),
         initializer=_start,
         initargs=(str(bundle.root), now),
     ) as pool:
+        # The compile manifest is read by a worker, beside the listings: parsing it here would hold this
+        # process's interpreter lock for its whole length (a large manifest: 0.1 s and more), and with it the
+        # thread that hands the workers their tasks, so both would wait idle for their next listings.
+        manifest = pool.submit(_run_citing)
         # Directories first: the concept checks need what every index says of each concept (W113).
         listings = [pool.submit(_run_directories, part, fanout) for part in _slices(directories, _DIR_SLICE)]
-        cited = citing()
         found: list[Diagnostic] = []
         files = 0
         listed: Listed = {}
@@ -127,6 +130,8 @@ def _check_in(
             files += count
             listed.update(merge_listed([[item for item in listed_part if item[0] not in listed]]))
             del listed_part
+        read = manifest.result()
+        cited = read[2]
         # Concept slices are submitted a few ahead of the results read, so only those slices' share of
         # ``listed`` is copied at a time (memory stays flat on a 300,000-concept bundle).
         slices = iter(_balanced(paths, _SLICE, workers))
@@ -144,7 +149,7 @@ def _check_in(
             checked += size
             if progress is not None:
                 progress("concepts", checked, len(paths))
-    return found, files, concept_diags
+    return found, files, concept_diags, read
 
 
 def _slices(items: list[str], size: int) -> list[list[str]]:

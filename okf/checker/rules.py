@@ -264,6 +264,30 @@ def source_citing(manifest: dict[str, object] | None) -> tuple[str | None, dict[
     return root, originals, mode in (None, "source_root")
 
 
+Citing = tuple[str | None, dict[str, str], bool]  # what source_citing gives
+# manifest_citing's answer: an unreadable manifest's E006 (path, message, fix), the content id, source_citing
+ManifestRead = tuple[tuple[str, str, str] | None, str | None, Citing]
+
+
+def manifest_citing(bundle: Bundle) -> ManifestRead:
+    """What a check takes from okf's compile manifest: the E006 of an unreadable manifest (path, message, fix) or
+    None, the content id (free from a manifest; without one it would mean hashing every file, so it is None),
+    and :func:`source_citing` of the manifest. Plain values: a worker process may read it (okf.checker.parallel)."""
+    manifest = None
+    unreadable = None
+    try:
+        manifest = bundle.manifest()
+    except BundleError as exc:
+        unreadable = (exc.path or ".okf/manifest.json", exc.message, exc.fix or "")
+    corpus_id = None
+    if manifest is not None:
+        try:
+            corpus_id = bundle.corpus_id()
+        except (OSError, BundleError):
+            corpus_id = None
+    return unreadable, corpus_id, source_citing(manifest)
+
+
 def original_source(originals: dict[str, str], resource: str) -> str | None:
     """The source path under the compile root that ``resource`` cites, from :func:`source_citing`'s map; the
     resource is read as written first, then as a URI reference (:func:`okf.bundle.paths.path_readings`), so

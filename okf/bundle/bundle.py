@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -181,29 +181,32 @@ class Bundle:
         try:
             with os.scandir(real) as entries:
                 for entry in entries:
-                    if entry.name.startswith("."):
-                        unlisted.append(entry.name)
+                    name = entry.name
+                    if name[:1] == ".":
+                        unlisted.append(name)
                         continue
-                    if _UNADDRESSABLE.search(entry.name):
-                        odd.append(entry.name)  # no bundle path can name it: reported, never listed
+                    # A printable name holds no control character: the search is for the others (and "\\").
+                    if "\\" in name or (not name.isprintable() and _UNADDRESSABLE.search(name)):
+                        odd.append(name)  # no bundle path can name it: reported, never listed
                         continue
                     try:
-                        if entry.is_symlink():
+                        # Most entries are files: asked first (a symlink is neither a file nor a directory here).
+                        if entry.is_file(follow_symlinks=False):
+                            files.append(name)
+                        elif entry.is_dir(follow_symlinks=False):
+                            dirs.append(name)
+                        elif entry.is_symlink():
                             target = os.path.realpath(entry.path)
                             inside = target.startswith(self._root_real.rstrip(os.sep) + os.sep)
                             if inside and os.path.isfile(target):
-                                files.append(entry.name)
-                                links.append(entry.name)
+                                files.append(name)
+                                links.append(name)
                             else:
-                                unlisted.append(entry.name)
-                        elif entry.is_dir(follow_symlinks=False):
-                            dirs.append(entry.name)
-                        elif entry.is_file(follow_symlinks=False):
-                            files.append(entry.name)
+                                unlisted.append(name)
                         else:
-                            unlisted.append(entry.name)
+                            unlisted.append(name)
                     except OSError:
-                        unlisted.append(entry.name)
+                        unlisted.append(name)
                         continue
         except OSError as exc:
             self._unreadable[directory] = exc.strerror or type(exc).__name__
@@ -357,12 +360,14 @@ class Bundle:
                 yield f"{here}{name}/"
                 stack.append(f"{here}{name}/")
 
-    def iter_concepts(self) -> Iterator[str]:
-        """Every concept path (``a/b.md``), sorted."""
+    def iter_concepts(self, directories: Iterable[str] | None = None) -> Iterator[str]:
+        """Every concept path (``a/b.md``), sorted; with ``directories`` (as :meth:`iter_directories` gives
+        them: a caller that has them need not walk the bundle again), the concepts in those directories."""
         paths: list[str] = []
-        for directory in self.iter_directories():
+        for directory in self.iter_directories() if directories is None else directories:
             scan = self._scan(directory)
-            paths.extend(directory + name for name in (scan.concepts if scan else ()))
+            if scan is not None:
+                paths += map(directory.__add__, scan.concepts)
         yield from sorted(paths)
 
     def concept(self, ref: str) -> Concept:

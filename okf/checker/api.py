@@ -106,7 +106,7 @@ def _check(
 
     # Listings first: index problems, unlisted concepts, fanout; remember what each index says of a concept.
     directories = list(bundle.iter_directories())
-    paths = list(bundle.iter_concepts())
+    paths = list(bundle.iter_concepts(directories))
     count = workers if workers is not None else default_workers(len(paths))
     result: tuple[list[Diagnostic], int, list[Diagnostic], ManifestRead] | None = None
     if count > 1:

@@ -156,3 +156,35 @@ def test_the_quoted_string_class_is_every_character_but_a_quote_a_backslash_and_
     ranges, negated = re.compile(_NOT_QUOTE), re.compile(r'[^"\\\n]')
     for code in [*range(0x10000), 0x10000, 0x1F600, 0x10FFFF]:
         assert bool(ranges.fullmatch(chr(code))) == bool(negated.fullmatch(chr(code))), hex(code)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    size=st.sampled_from([0, 1, 65_535, 65_536, 65_537, 200_000]),
+    tail=st.sampled_from([b"", b"\r\n", b"\xff", "\u00e9".encode()]),
+)
+def test_a_file_read_without_fstat_is_the_file_read_with_it(tmp_path_factory, size: int, tail: bytes) -> None:
+    """read_text reads a small file with one read and no fstat: what it gives is read_file's bytes, decoded,
+    on either side of the first read's 64 KiB."""
+    from okf.bundle.documents import decode_text, read_file, read_text
+
+    path = tmp_path_factory.mktemp("read") / "a.md"
+    data = (b"x" * size + tail)[: max(size, len(tail))]
+    path.write_bytes(data)
+    assert read_file(str(path), "a.md")[0] == data
+    assert read_text(str(path), "a.md") == decode_text(data, "a.md")
+
+
+def test_a_file_over_the_limit_is_refused_with_its_size_either_way(tmp_path: Path, monkeypatch) -> None:
+    from okf.bundle import documents
+
+    monkeypatch.setattr(documents, "MAX_FILE_BYTES", 100_000)
+    path = tmp_path / "big.md"
+    path.write_bytes(b"y" * 150_000)
+    messages = []
+    for read in (documents.read_text, documents.read_file):
+        try:
+            read(str(path), "big.md")
+        except documents.CodedBundleError as exc:
+            messages.append((exc.code, exc.message))
+    assert messages == [("E005", "file is 0.1 MB, over the 0 MB limit")] * 2

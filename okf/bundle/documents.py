@@ -27,17 +27,36 @@ class CodedBundleError(BundleError):
 def read_text(real_path: str, rel: str) -> tuple[str, list[Diagnostic]]:
     """A bundle file's text (CRLF as LF, bad bytes replaced, a byte order mark dropped) and its diagnostics:
     E007 when bytes were not UTF-8 (OKF §4: concepts are UTF-8), W143 for a byte order mark."""
-    return decode_text(read_file(real_path, rel)[0], rel)
+    return decode_text(_read(real_path, rel, stat=False)[0], rel)
 
 
 def read_file(real_path: str, rel: str) -> tuple[bytes, os.stat_result]:
     """A bundle file's bytes and its ``fstat`` (taken before reading), within the size limit."""
+    data, info = _read(real_path, rel, stat=True)
+    assert info is not None  # asked for
+    return data, info
+
+
+# A first read this long holds most bundle files whole: a reader that needs no fstat then takes none.
+_FIRST_READ = 1 << 16
+
+
+def _read(real_path: str, rel: str, *, stat: bool) -> tuple[bytes, os.stat_result | None]:
+    """:func:`read_file`; ``stat=False``: no fstat (None) when a first read of 64 KiB ends short of that (the
+    whole file, as a read of its size and one byte more gives it: within the limit). Checking a bundle reads
+    every file, so system calls count: one open, one read and one close for most files."""
     limit = MAX_FILE_BYTES
     try:
-        # One open, one fstat, usually one read: checking a bundle reads every file, so syscalls count.
         fd = os.open(real_path, os.O_RDONLY)
         try:
-            info = os.fstat(fd)
+            if not stat:
+                data = os.read(fd, _FIRST_READ)
+                if len(data) < _FIRST_READ:  # the whole file, as a read of its size and one more byte gives it
+                    return data, None
+                info = os.fstat(fd)  # a larger file: read as below (its size first, against the limit)
+                os.lseek(fd, 0, os.SEEK_SET)
+            else:
+                info = os.fstat(fd)
             size = info.st_size
             if size > limit:
                 raise CodedBundleError(

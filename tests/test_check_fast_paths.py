@@ -188,3 +188,31 @@ def test_a_file_over_the_limit_is_refused_with_its_size_either_way(tmp_path: Pat
         except documents.CodedBundleError as exc:
             messages.append((exc.code, exc.message))
     assert messages == [("E005", "file is 0.1 MB, over the 0 MB limit")] * 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.lists(st.sampled_from(["", "a", "b c", "é"]), max_size=6).map("\n".join),
+    spans=st.lists(st.tuples(st.integers(-1, 8), st.integers(-1, 8), st.booleans()), min_size=1, max_size=4),
+)
+def test_drift_hashes_the_span_the_definition_gives(tmp_path_factory, text: str, spans) -> None:
+    """SourceFiles splits a source's lines once and joins a span's: W150 exactly where span_sha256 (the
+    definition) differs from the recorded hash, for spans inside, across and past the end of the text."""
+    from okf.bundle.documents import parse_concept
+    from okf.checker.rules import SourceFiles
+
+    root = tmp_path_factory.mktemp("drift")
+    (root / "doc.txt").write_text(text, encoding="utf-8")
+    (root / "c.md").write_text("---\ntype: N\n---\n", encoding="utf-8")
+    bundle = Bundle.open(root)
+    sources = SourceFiles(bundle, None)
+    for start, end, fresh in spans:
+        digest = span_sha256(text, start, end) if fresh else span_sha256(text + "x", start, end)
+        concept = parse_concept(
+            "c.md",
+            f"---\ntype: N\nsources:\n  - {{resource: doc.txt, lines: [{start}, {end}], sha256: {digest}}}\n---\n",
+            [],
+        )
+        typed = bool(concept.meta.sources)  # lines outside 1 <= start <= end leave the source untyped (W133)
+        changed = typed and digest != span_sha256(text, start, end)
+        assert [d.code for d in sources.drift(concept)] == (["W150"] if changed else [])

@@ -619,6 +619,16 @@ def test_the_unsafe_characters_are_those_outside_pyyamls_printable_ranges() -> N
     assert _UNSAFE.findall(_EVERY_CHARACTER) == ranges.findall(_EVERY_CHARACTER)
 
 
+def test_every_unsafe_character_is_unprintable() -> None:
+    # fast_load searches non-ASCII text for them only when it is not printable (newlines aside).
+    from okf.bundle.fastyaml import _UNSAFE, fast_load
+
+    unsafe = _UNSAFE.findall(_EVERY_CHARACTER)
+    assert unsafe and not any(c.isprintable() for c in unsafe)
+    for c in unsafe:
+        assert fast_load(f"title: caf\u00e9 {c}x\n") is None
+
+
 def test_a_plain_scalar_starts_as_the_range_pattern_says() -> None:
     from okf.bundle.fastyaml import _FIRST
 

@@ -20,7 +20,7 @@ from okf.bundle.paths import is_external, normalize, path_readings, path_uri
 from okf.errors import BundleError
 from okf.limits import MAX_TITLE_CHARS
 from okf.markdown import headings
-from okf.sources import line_starts, read_source_text, span_text_at
+from okf.sources import read_source_text, span_text
 from okf.wikilinks import find_wikilinks
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -320,7 +320,7 @@ class SourceFiles:
             self.root = os.path.realpath(base if base.is_absolute() else bundle.root / base)
         self.base = self.root if self.root and under_root else self.bundle_base
         self.originals = originals or {}
-        self._texts: OrderedDict[str, tuple[str, list[int]] | None] = OrderedDict()  # text, line starts
+        self._texts: OrderedDict[str, tuple[str, list[str]] | None] = OrderedDict()  # text, its lines
         self._located: dict[str, tuple[str | None, str | None]] = {}
         self._followable: dict[str, bool | None] = {}
         self._cited: dict[str, str | None] = {}  # resource -> its bundle_path
@@ -393,13 +393,13 @@ class SourceFiles:
             return "a file of the bundle"
         return f"a file under the source folder {self.root}"
 
-    def _text(self, real: str) -> tuple[str, list[int]] | None:
+    def _text(self, real: str) -> tuple[str, list[str]] | None:
         if real in self._texts:
             self._texts.move_to_end(real)
             return self._texts[real]
         try:
             source = read_source_text(Path(real)).text
-            text: tuple[str, list[int]] | None = (source, line_starts(source))
+            text: tuple[str, list[str]] | None = (source, source.split("\n"))
         except (OSError, ValueError):
             text = None
         self._texts[real] = text
@@ -426,7 +426,8 @@ class SourceFiles:
             if text is None:
                 continue
             start, end = source.lines
-            span = span_text_at(text[0], text[1], start, end)
+            # span_text, its lines split once per source (one split costs less than the offsets of every line)
+            span = "\n".join(text[1][start - 1 : end]) if 1 <= start <= end else span_text(text[0], start, end)
             if hashlib.sha256(span.encode("utf-8")).hexdigest() != source.sha256.strip().lower():
                 what = f"source {source.resource}" + (f" (its original, {original})" if original else "")
                 out.append(

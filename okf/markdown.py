@@ -261,6 +261,13 @@ def _declined(text: str, *, escapes: bool = False) -> bool:
         if not escapes or _BAD_ESCAPE.search(text):
             return True
         text = _ESCAPE.sub("a", text)
+    return _declined_unescaped(text, text)
+
+
+def _declined_unescaped(text: str, entities: str) -> bool:
+    """:func:`_declined` of a text whose escapes are replaced by letters (one or more each: a letter never
+    makes or breaks a mark or a control character); ``entities``: the text with each escape replaced by one
+    letter, where an entity is looked for as :func:`_declined` looks for it (a name's length counts there)."""
     for mark in _DECLINE_MARKS:
         if mark[0] in text and mark in text:  # one character first: memchr, where "![" in text is a slow search
             return True
@@ -269,7 +276,7 @@ def _declined(text: str, *, escapes: bool = False) -> bool:
             return True
     elif not text.replace("\n", " ").isprintable() and _DECLINE_CHARS.search(text):
         return True
-    return "&" in text and _ENTITY.search(text) is not None
+    return "&" in entities and _ENTITY.search(entities) is not None
 
 
 def _unescape(text: str) -> str:
@@ -296,11 +303,26 @@ def _paragraph_text(line: str) -> bool:
     return bool(content) and _NOT_PARAGRAPH.match(content) is None
 
 
+# _INDENTED_AFTER_MARKER at the start of a line after the first (a newline first: re finds it at C speed).
+_INDENTED_AFTER_MARKER_NEXT = re.compile(r"\n(?:[ ]*(?:>|[-+*]|[0-9]{1,9}[.)]))+[ ]{5}")
+
+
 def _without_code(text: str) -> str | None:
     """``text`` with its indented code lines blanked (spaces: lines and offsets kept), or None when what
     an indented line is cannot be told without markdown-it (see above)."""
     if "    " not in text:
         return text
+    if not text.startswith("    ") and "\n    " not in text:
+        # No line is indented four spaces (the runs of spaces are inside lines): no line is code, and the
+        # steps below decline only a line with five spaces after its block markers (tests/test_markdown.py).
+        if "     " not in text:
+            return text
+        return None if _INDENTED_AFTER_MARKER.match(text) or _INDENTED_AFTER_MARKER_NEXT.search(text) else text
+    return _without_code_by_line(text)
+
+
+def _without_code_by_line(text: str) -> str | None:
+    """:func:`_without_code`, a line at a time."""
     lines = text.split("\n")
     content_column = 0  # the furthest column a container's content may start at, over the lines so far
     in_code = blanked = False
@@ -395,9 +417,15 @@ def _masked(text: str) -> str | None:
     lines kept; an escaped character is plain text, which letters are too), or None when it holds a construct
     the link scanner leaves to markdown-it. A ``|`` declines even escaped: markdown-it finds a table's header
     row by any ``|`` in the line."""
-    if "|" in text or _declined(text, escapes=True):
+    if "|" in text:
         return None
-    return _ESCAPE.sub("aa", text) if "\\" in text else text
+    if "\\" not in text:
+        return None if _declined_unescaped(text, text) else text
+    if _BAD_ESCAPE.search(text):
+        return None
+    masked = _ESCAPE.sub("aa", text)  # _declined's checks read it as they read its one-letter version
+    entities = _ESCAPE.sub("a", text) if "&" in text else masked  # without "&", no entity in either
+    return None if _declined_unescaped(masked, entities) else masked
 
 
 def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
@@ -413,23 +441,28 @@ def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
     pos = 0
     line = 1 + line_offset
     for m in _LINK.finditer(masked):
-        if "]" in masked[pos : m.start()] and not _stray_brackets_plain(masked[pos : m.start()]):
+        start, end = m.span()
+        # _stray_brackets_plain of the text between links, searched in place (no copy of it)
+        if masked.find("]", pos, start) >= 0 and (
+            masked.find("](", pos, start) >= 0 or masked.find("]:", pos, start) >= 0
+        ):
             return None
-        if escaped and "\\" in text[m.start(2) : m.end(2)]:
+        if escaped and text.find("\\", m.start(2), m.end(2)) >= 0:
             return None  # an escape in the destination: markdown-it unescapes it before normalizing
-        label = _label_text(m.group(1), text[m.start(1) : m.end(1)] if escaped else None)
+        inside = m.group(1)
+        label = _label_text(inside, text[m.start(1) : m.end(1)] if escaped else None)
         href = _href(m.group(2) or "")
         if label is None or href is None:
             return None
-        line += masked.count("\n", pos, m.start())
-        if "\n" in m.group(1):
-            line_start = masked.rfind("\n", 0, m.start()) + 1
+        line += masked.count("\n", pos, start)
+        if "\n" in inside:
+            line_start = masked.rfind("\n", 0, start) + 1
             if _HEADING_START.match(masked, line_start):  # a heading ends at its line: no label continues
                 return None
         links.append(MdLink(label, href, line))
-        line += m.group(0).count("\n")
-        pos = m.end()
-    if "]" in masked[pos:] and not _stray_brackets_plain(masked[pos:]):
+        line += masked.count("\n", start, end)
+        pos = end
+    if masked.find("]", pos) >= 0 and not _stray_brackets_plain(masked[pos:]):
         return None
     return links
 

@@ -235,6 +235,30 @@ def test_fast_links_equal_markdown_it(text: str, offset: int) -> None:
         assert quick == find_links(text, offset, fast=False)
 
 
+# Entities whose name a one-letter and a two-letter mask of an escape put on either side of 32 characters.
+_ENTITY_EDGES = ["&" + "b" * 30 + "\\*;", "&" + "b" * 31 + "\\*;", "&#x\\*;", "&#\\*1;"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.one_of(documents, st.sampled_from(_ENTITY_EDGES)), min_size=1, max_size=3).map("\n".join),
+)
+@example("-     x\n    y")  # five spaces after a marker, and a line indented four
+@example("a     b\n1.     c")  # five spaces after a marker on a later line, none indented four
+@example("a     b\n  >      c")
+@example("1.     c\nd")  # on the first line
+def test_masking_and_code_blanking_equal_the_long_ways(text: str) -> None:
+    """_masked escapes once and reads the two-letter mask for what _declined reads in the one-letter one;
+    _without_code tells text with no line indented four spaces without a step per line."""
+    from okf.markdown import _ESCAPE, _declined, _masked, _without_code, _without_code_by_line
+
+    long_way = (
+        None if "|" in text or _declined(text, escapes=True) else _ESCAPE.sub("aa", text) if "\\" in text else text
+    )
+    assert _masked(text) == long_way
+    assert _without_code(text) == _without_code_by_line(text)
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(documents, min_size=1, max_size=4).map("\n\n".join), st.integers(min_value=0, max_value=5))
 def test_find_links_by_chunks_equals_markdown_it(text: str, offset: int) -> None:

@@ -216,3 +216,68 @@ def test_drift_hashes_the_span_the_definition_gives(tmp_path_factory, text: str,
         typed = bool(concept.meta.sources)  # lines outside 1 <= start <= end leave the source untyped (W133)
         changed = typed and digest != span_sha256(text, start, end)
         assert [d.code for d in sources.drift(concept)] == (["W150"] if changed else [])
+
+
+def _timestamps_long_way(raw: dict) -> list:
+    """okf.checker.rules._timestamps as it was written first (a partial for the windows, one loop for a single
+    ``verified`` or a list of them): the reference for the unrolled one."""
+    found: list = []
+
+    def window(prefix: str, value: object) -> None:
+        if isinstance(value, dict):
+            found.extend((f"{prefix}.{k}", value[k]) for k in ("from", "to") if value.get(k) is not None)
+
+    generated = raw.get("generated")
+    if isinstance(generated, dict) and generated.get("at") is not None:
+        found.append(("generated.at", generated["at"]))
+    verified = raw.get("verified")
+    for i, item in enumerate(verified if isinstance(verified, list) else [verified]):
+        if isinstance(item, dict) and item.get("at") is not None:
+            found.append((f"verified[{i}].at" if isinstance(verified, list) else "verified.at", item["at"]))
+    if raw.get("stale_after") is not None:
+        found.append(("stale_after", raw["stale_after"]))
+    window("usage_window", raw.get("usage_window"))
+    items = raw.get("sources")
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if isinstance(item, dict):
+            if item.get("last_modified") is not None:
+                found.append((f"sources[{i}].last_modified", item["last_modified"]))
+            window(f"sources[{i}].usage_window", item.get("usage_window"))
+    return found
+
+
+_stamp = st.one_of(st.none(), st.just("2026-01-01"), st.just(3))
+_stamped = st.one_of(
+    st.none(),
+    st.just("x"),
+    st.fixed_dictionaries({}, optional={"at": _stamp, "by": st.just("h"), "from": _stamp, "to": _stamp}),
+)
+_frontmatters = st.fixed_dictionaries(
+    {},
+    optional={
+        "generated": _stamped,
+        "verified": st.one_of(_stamped, st.lists(_stamped, max_size=3)),
+        "stale_after": _stamp,
+        "usage_window": _stamped,
+        "sources": st.one_of(
+            _stamped,
+            st.lists(
+                st.one_of(
+                    st.just("a.txt"),
+                    st.fixed_dictionaries(
+                        {}, optional={"last_modified": _stamp, "usage_window": _stamped, "resource": st.just("a")}
+                    ),
+                ),
+                max_size=3,
+            ),
+        ),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_frontmatters)
+def test_the_timestamps_of_a_frontmatter_are_found_as_the_long_way_finds_them(raw) -> None:
+    from okf.checker.rules import _timestamps
+
+    assert _timestamps(raw) == _timestamps_long_way(raw)

@@ -128,6 +128,7 @@ class Bundle:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._root_real = os.path.realpath(root)
+        self._root_slash = self._root_real.rstrip("/") + "/"  # what os.path.join puts before a relative path
         self._dirs: dict[str, _Dir | None] = {}
         self._listings: dict[str, Listing] = {}
         self._indexes: dict[str, IndexFile | None] = {}
@@ -332,7 +333,7 @@ class Bundle:
         if name and name not in (".", "..") and "//" not in rel and not rel.startswith("/") and self.is_dir(parent):
             scan = self._scan(parent + "/" if parent else "")
             if scan is not None and name not in scan.symlinks and (name in scan.file_set or name in scan.dir_set):
-                return os.path.join(self._root_real, rel)
+                return self._root_slash + rel  # os.path.join's answer for a relative path
         return ensure_inside(self._root_real, rel)
 
     def resolve(self, ref: str, base: str = "") -> str:

@@ -20,6 +20,7 @@ from okf.errors import BundleError
 from okf.limits import MAX_FRONTMATTER_BYTES
 
 MAX_ALIASES = 100
+_STR_ONLY = frozenset({str})
 MAX_NODES = 100_000
 
 
@@ -214,6 +215,6 @@ def parse(text: str, path: str = "") -> tuple[dict[str, Any] | None, Split]:
             fix="write frontmatter as 'key: value' lines, starting with 'type: ...'",
         )
     # YAML allows non-string keys (1: x, null: y); okf keys are strings.
-    if any(not isinstance(k, str) for k in value):
+    if not set(map(type, value)) <= _STR_ONLY and any(not isinstance(k, str) for k in value):  # C-level test first
         value = {str(k): v for k, v in value.items()}
     return value, parts

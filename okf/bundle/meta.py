@@ -115,9 +115,14 @@ def _source(value: Any) -> SourceRef | None:
         # A source as okf's compiler writes it (string keys it knows, text values, two ordered line numbers):
         # what the steps below give, without their conversions (tests/test_frontmatter.py compares both).
         lines = value.get("lines")
+        get = value.get
         if (
-            type(value.get("resource", "")) is str
-            and all(type(value.get(k)) in _STR_OR_NONE for k in _TEXT_FIELDS)
+            type(get("resource", "")) is str
+            # _TEXT_FIELDS, unrolled
+            and type(get("id")) in _STR_OR_NONE
+            and type(get("title")) in _STR_OR_NONE
+            and type(get("author")) in _STR_OR_NONE
+            and type(get("sha256")) in _STR_OR_NONE
             and type(lines) is list
             and len(lines) == 2
             and type(lines[0]) is int

@@ -8,7 +8,6 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import date, datetime
-from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -113,23 +112,31 @@ def _window(found: list[tuple[str, object]], prefix: str, value: object) -> None
 def _timestamps(raw: dict[str, object]) -> list[tuple[str, object]]:
     """Every timestamp-valued field of a frontmatter mapping, by its dotted name, as written."""
     found: list[tuple[str, object]] = []
-    window = partial(_window, found)
-    generated = raw.get("generated")
+    get = raw.get
+    generated = get("generated")
     if isinstance(generated, dict) and generated.get("at") is not None:
         found.append(("generated.at", generated["at"]))
-    verified = raw.get("verified")
-    for i, item in enumerate(verified if isinstance(verified, list) else [verified]):
-        if isinstance(item, dict) and item.get("at") is not None:
-            found.append((f"verified[{i}].at" if isinstance(verified, list) else "verified.at", item["at"]))
-    if raw.get("stale_after") is not None:
+    verified = get("verified")
+    if isinstance(verified, list):
+        for i, item in enumerate(verified):
+            if isinstance(item, dict) and item.get("at") is not None:
+                found.append((f"verified[{i}].at", item["at"]))
+    elif isinstance(verified, dict) and verified.get("at") is not None:
+        found.append(("verified.at", verified["at"]))
+    if get("stale_after") is not None:
         found.append(("stale_after", raw["stale_after"]))
-    window("usage_window", raw.get("usage_window"))
-    items = raw.get("sources")
-    for i, item in enumerate(items if isinstance(items, list) else []):
-        if isinstance(item, dict):
-            if item.get("last_modified") is not None:
-                found.append((f"sources[{i}].last_modified", item["last_modified"]))
-            window(f"sources[{i}].usage_window", item.get("usage_window"))
+    usage = get("usage_window")
+    if isinstance(usage, dict):
+        _window(found, "usage_window", usage)
+    items = get("sources")
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                if item.get("last_modified") is not None:
+                    found.append((f"sources[{i}].last_modified", item["last_modified"]))
+                window = item.get("usage_window")
+                if isinstance(window, dict):
+                    _window(found, f"sources[{i}].usage_window", window)
     return found
 
 
@@ -164,17 +171,12 @@ def _frontmatter_rules(concept: Concept, sources: SourceFiles) -> list[Diagnosti
     items = raw.get("sources")
     for i, item in enumerate(items if isinstance(items, list) else [items] if isinstance(items, dict) else []):
         resource = item.get("resource") if isinstance(item, dict) else item
-        if resource is None or not str(resource).strip():
+        named = "" if resource is None else (resource if type(resource) is str else str(resource)).strip()
+        if not named:
             out.append(diagnostic("W152", path, 1, f"sources entry {i + 1} has no 'resource'; OKF §5.1 requires one"))
-        elif sources.followable(str(resource).strip()) is False:
+        elif sources.followable(named) is False:
             out.append(
-                diagnostic(
-                    "W153",
-                    path,
-                    1,
-                    f"sources entry {i + 1} names {str(resource).strip()}, which is "
-                    f"not {sources.where(str(resource).strip())}",
-                )
+                diagnostic("W153", path, 1, f"sources entry {i + 1} names {named}, which is not {sources.where(named)}")
             )
     return out
 

@@ -584,16 +584,17 @@ def _fast_index(text: str, line_offset: int) -> IndexListing | None:
     section: str | None = None
     previous = "blank"
     for number, line in enumerate(text.split("\n"), start=1 + line_offset):
-        if not line.strip(" "):
+        if not line or (line[0] == " " and not line.strip(" ")):  # blank (a line not starting so is not)
             previous = "blank"
             continue
         simple = _SIMPLE_ENTRY.fullmatch(line)
-        if simple and _simple_description(simple.group(3)):
-            # the entry okf's compiler writes, read by one match: what the steps below give it
-            previous = "bullet"
+        if simple:
             title, target, description = simple.groups()
-            listing.entries.append(IndexEntry(title.strip(), target, (description or "").strip(), section, number))
-            continue
+            if _simple_description(description):
+                # the entry okf's compiler writes, read by one match: what the steps below give it
+                previous = "bullet"
+                listing.entries.append(IndexEntry(title.strip(), target, (description or "").strip(), section, number))
+                continue
         heading = _INDEX_HEADING.fullmatch(line)
         if heading:
             content = heading.group(2) or ""

@@ -136,6 +136,7 @@ class Bundle:
         self._concept_dirs: dict[str, bool] = {}
         self._is_dir: dict[str, bool] = {}
         self._plain: dict[str, tuple[Literal["concept", "directory"], str] | None] = {}
+        self._sure_targets: dict[str, bool] = {}  # a "/" link target -> plain_entry finds what it names
         self._corpus_id: str | None = None
         self._unreadable: dict[str, str] = {}  # directory -> why it could not be listed
         self._vocabulary: Vocabulary | bool | None = False  # False: not read yet
@@ -417,11 +418,19 @@ class Bundle:
             return []
         base = concept.path.rpartition("/")[0]
         out: list[Link] = []
+        sure = self._sure_targets
         for md in find_links(body, concept.body_start_line - 1):
             target = md.target
-            if unsure_only and plain_target(target):
-                rel = target[1:] if target.startswith("/") else f"{base}/{target}" if base else target
-                if self.plain_entry(rel) is not None:
+            if unsure_only:
+                if target[:1] == "/":  # the same from every concept: its answer is kept, as plain_entry's are
+                    known = sure.get(target)
+                    if known is None:
+                        if len(sure) >= _CACHE_SIZE * 16:
+                            sure.clear()
+                        known = sure[target] = plain_target(target) and self.plain_entry(target[1:]) is not None
+                    if known:
+                        continue
+                elif plain_target(target) and self.plain_entry(f"{base}/{target}" if base else target) is not None:
                     continue
             out.append(self._resolve_link(md.text, target, md.line, base, concept.path))
         return out

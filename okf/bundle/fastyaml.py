@@ -311,18 +311,30 @@ def _compiled(yaml_text: str) -> dict[Any, Any] | None:
     if g is None:
         return None
     # Unrolled (the keys in the layout's order, as PyYAML gives them); a value without a backslash is its inside.
-    out: dict[Any, Any] = {}
-    for key, value in (("type", g[0]), ("title", g[1]), ("description", g[2]), ("resource", g[3])):
-        if value is not None:
-            out[key] = value[1:-1] if "\\" not in value else _quoted(value)
-    if g[4] is not None:
-        out["tags"] = _quoted_list(g[4])
-    if g[5] is not None:
-        out["aliases"] = _quoted_list(g[5])
-    source: dict[Any, Any] = {"id": "src"}
-    for key, value in (("resource", g[6]), ("title", g[7]), ("author", g[8]), ("last_modified", g[9])):
-        if value is not None:
-            source[key] = value[1:-1] if "\\" not in value else _quoted(value)
+    type_, title, description = cast("tuple[str, str, str]", g[:3])
+    resource, tags, aliases = g[3:6]
+    s_resource, s_title = cast("tuple[str, str]", g[6:8])
+    author, modified = g[8:10]
+    out: dict[Any, Any] = {
+        "type": type_[1:-1] if "\\" not in type_ else _quoted(type_),
+        "title": title[1:-1] if "\\" not in title else _quoted(title),
+        "description": description[1:-1] if "\\" not in description else _quoted(description),
+    }
+    if resource is not None:
+        out["resource"] = resource[1:-1] if "\\" not in resource else _quoted(resource)
+    if tags is not None:
+        out["tags"] = _quoted_list(tags)
+    if aliases is not None:
+        out["aliases"] = _quoted_list(aliases)
+    source: dict[Any, Any] = {
+        "id": "src",
+        "resource": s_resource[1:-1] if "\\" not in s_resource else _quoted(s_resource),
+        "title": s_title[1:-1] if "\\" not in s_title else _quoted(s_title),
+    }
+    if author is not None:
+        source["author"] = author[1:-1] if "\\" not in author else _quoted(author)
+    if modified is not None:
+        source["last_modified"] = modified[1:-1] if "\\" not in modified else _quoted(modified)
     digest = cast(str, g[12])
     source["lines"] = [_decimal(cast(str, g[10])), _decimal(cast(str, g[11]))]
     # Hex digits are a string to PyYAML's resolver unless all decimal or 0b and binary digits (an int, typed by it).

@@ -224,3 +224,28 @@ def test_says_title_as_before() -> None:
                 assert question.says_title(title) == expected, (text, title)
                 seen += bool(expected)
     assert seen >= 6  # titles the questions do spell out, not only empty answers
+
+
+def test_parsed_questions_keep_only_the_latest_vocabularies_alive() -> None:
+    """A parsed question holds its vocabulary; the process-wide cache keeps entries for the latest few
+    vocabularies only, so a process reading many bundles does not keep every bundle's vocabulary alive."""
+    import gc
+    import weakref
+
+    from okf.readers import matching
+    from okf.text.vocabulary import Vocabulary
+
+    refs = []
+    for n in range(matching.VOCABULARIES_KEPT + 3):
+        vocabulary = Vocabulary(concepts=10, df={"escrow": 2, f"term{n}": 1})
+        refs.append(weakref.ref(vocabulary))
+        assert matching.Question.parse("Who holds the escrow?", vocabulary).units
+        latest = vocabulary
+    del vocabulary
+    gc.collect()
+    alive = [r for r in refs if r() is not None]
+    assert len(alive) <= matching.VOCABULARIES_KEPT
+    assert refs[-1]() is latest  # the latest is kept, and served from the cache
+    assert matching.Question.parse("Who holds the escrow?", latest) is matching.Question.parse(
+        "Who holds the escrow?", latest
+    )

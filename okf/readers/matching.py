@@ -81,9 +81,13 @@ class Unit:
         return letters if len(letters) >= CONTAINMENT_MIN and not letters.isdigit() else ""
 
 
-# Parsed questions kept per process (oldest dropped first): a question holds only its own words' units.
+# Parsed questions kept per process (oldest dropped first): a question holds only its own words' units. A
+# parsed question holds its vocabulary too, so entries are kept for the latest few vocabularies only: a
+# process reading many bundles (the MCP server) keeps no more of their vocabularies alive than that.
 PARSED_KEPT = 256
+VOCABULARIES_KEPT = 4
 _PARSED: dict[tuple[str, int], tuple[Vocabulary | None, Question]] = {}
+_VOCABULARIES: dict[int, None] = {}  # ids of the vocabularies parsed against, the latest used last
 
 
 @dataclass(frozen=True)
@@ -111,11 +115,18 @@ class Question:
         """``text`` as units against ``vocabulary``; remembered per text and vocabulary (the reader, the plan,
         the cross-check and the second hops of one orchestration parse the same angles again)."""
         key = (text, id(vocabulary))
+        _VOCABULARIES.pop(key[1], None)
+        _VOCABULARIES[key[1]] = None
         known = _PARSED.get(key)
         if known is not None and known[0] is vocabulary:
             return known[1]
         parsed = cls._parse(text, vocabulary)
         _PARSED[key] = (vocabulary, parsed)  # the vocabulary kept with it: its id is not reused meanwhile
+        if len(_VOCABULARIES) > VOCABULARIES_KEPT:
+            dropped = next(iter(_VOCABULARIES))  # the least recently used
+            del _VOCABULARIES[dropped]
+            for stale in [k for k in _PARSED if k[1] == dropped]:
+                del _PARSED[stale]
         if len(_PARSED) > PARSED_KEPT:
             del _PARSED[next(iter(_PARSED))]  # the oldest
         return parsed

@@ -62,3 +62,24 @@ def test_export_imports_no_reader_and_no_other_command() -> None:
         not {"okf.readers", "okf.navigator", "okf.answer", "okf.settings", "openai", "mcp", "jinja2", "markdown_it"}
         & loaded
     )
+
+
+def test_a_command_module_is_imported_with_the_collector_paused(monkeypatch) -> None:
+    # Imports allocate many objects and free almost none: the cyclic collector is paused while a command's
+    # module loads, and running again afterwards.
+    import gc
+
+    import okf.cli as cli
+
+    seen: list[bool] = []
+    real = cli.importlib.import_module
+
+    def spying(name: str):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return real(name)
+
+    monkeypatch.setattr(cli.importlib, "import_module", spying)
+    assert gc.isenabled()
+    commands = cli._Commands(("check",))
+    assert commands["check"] is main.commands["check"]
+    assert seen == [False] and gc.isenabled()

@@ -464,3 +464,21 @@ def test_names_are_not_read_cut_short_at_the_opening_bound() -> None:
     text = "x" * (NAME_CHARS - 12) + f" {name} and {name} again, then {name}."
     tags = concept_tags({}, "Guide", text, (), {})
     assert not [t for t in tags if t != name and name.startswith(t)]
+
+
+def test_okf_compile_freezes_what_is_left_at_exit_only(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The interpreter's last collection would walk every object the compile left (term tables, caches): okf
+    # compile freezes them at exit (registered once however often it runs), never while the process goes on.
+    import atexit
+    import gc
+
+    registered: list[object] = []
+    monkeypatch.setattr(atexit, "register", registered.append)
+    monkeypatch.setattr(atexit, "unregister", lambda f: registered.remove(f) if f in registered else None)
+    frozen = gc.get_freeze_count()
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["compile", str(corpus), "-o", str(tmp_path / "out"), "--json", "--quiet"])
+        assert result.exit_code == 0, result.output
+    assert registered == [gc.freeze] and gc.get_freeze_count() == frozen

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import gc
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,6 +127,11 @@ def command(
             "--sources-url and --no-copy-sources exclude each other: a URL base already means "
             "the sources are not copied"
         )
+    # At exit the interpreter's last collection walks every object the compile left (its term tables, the
+    # readers' and stemmer's caches: 0.5 to 0.7 s on hotpotqa-dev); frozen, they are skipped and the process
+    # ends once its output is out. At exit only: a process that compiles and goes on keeps collecting.
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
     setup_logging(quiet, verbose)
     compile_options = CompileOptions(
         max_words=max_words,

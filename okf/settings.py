@@ -27,6 +27,14 @@ from okf.compliance.pipeline import MAX_REQUIREMENTS
 from okf.eval.questions import DEFAULT_SEED
 from okf.models import DEFAULT_ANGLES
 from okf.orchestrate.run import HARD_CAP, SOFT_CAP
+from okf.reader_settings import (  # noqa: F401 - declared there (okf compile's flags without this module), handed on
+    BUDGETS,
+    COMPILE_FLAGS,
+    MCP_BUDGETS,
+    READER_FLAGS,
+    READER_SETTINGS,
+    READER_TABLE,
+)
 from okf.readers.angles import AUTO_ANGLES
 from okf.readers.planning import MAX_ANGLES
 from okf.requirements.sections import Mode
@@ -123,37 +131,6 @@ class TraceSettings(BaseModel):
     )
 
 
-def _budgets() -> tuple[Setting, ...]:
-    from okf.models import Budgets
-
-    flags = {"deadline_s": ("--deadline", "SECONDS"), "body_chars": ("", "CHARS"), "max_tokens": ("", "TOKENS")}
-    return tuple(Setting(Budgets, name, *flags.get(name, ("", "N"))) for name in Budgets.model_fields)
-
-
-def _reader_settings() -> tuple[Setting, ...]:
-    from okf.readers.config import ReaderConfig
-
-    metavars = {"timeout": "SECONDS", "deadline": "SECONDS", "retry_after_cap": "SECONDS"}
-    return tuple(Setting(ReaderConfig, name, metavar=metavars.get(name, "N")) for name in READER_TABLE)
-
-
-# Every budget of okf.models.Budgets has a flag on navigate, ask and eval; these are also MCP arguments.
-BUDGETS: tuple[Setting, ...] = _budgets()
-MCP_BUDGETS: tuple[str, ...] = ("max_bodies", "max_shortlist", "deadline_s")
-# The scalar settings of okf.readers.config.ReaderConfig (flags, config file); timeout and concurrency have a
-# flag on every model-backed command, the others are set in the config file (docs/models.md).
-READER_TABLE = (
-    "timeout",
-    "concurrency",
-    "deadline",
-    "max_retries",
-    "retry_after_cap",
-    "temperature",
-    "max_tokens",
-    "json_mode",
-)
-READER_FLAGS = ("timeout", "concurrency")
-READER_SETTINGS: tuple[Setting, ...] = _reader_settings()
 ANGLES = Setting(NavigationSettings, "angles", metavar="auto|N|off")
 EVIDENCE_TOKENS = Setting(AnswerSettings, "evidence_tokens", metavar="TOKENS")
 SYNTHESIS = Setting(AnswerSettings, "synthesis")
@@ -165,8 +142,6 @@ MAX_DIAGNOSTICS = Setting(ToolSettings, "max_diagnostics")
 EVAL_SETTINGS: tuple[Setting, ...] = tuple(Setting(EvalSettings, name) for name in EvalSettings.model_fields)
 TRACE_DEPTH = Setting(TraceSettings, "depth")
 TRACE_ONLY = Setting(TraceSettings, "only", metavar="relevant|failures")
-# The okf.compile.CompileOptions fields okf compile takes as flags (imported only when asked: compile is heavy).
-COMPILE_FLAGS = ("max_words", "max_chars", "fanout")
 
 
 def doc_tables() -> dict[str, str]:

@@ -83,3 +83,14 @@ def test_a_command_module_is_imported_with_the_collector_paused(monkeypatch) -> 
     commands = cli._Commands(("check",))
     assert commands["check"] is main.commands["check"]
     assert seen == [False] and gc.isenabled()
+
+
+def test_compile_imports_no_other_command_and_no_reader() -> None:
+    # okf compile builds its options from okf.reader_settings, not okf.settings (which imports every command's
+    # modules), and reads leaf modules of okf.bundle without the bundle model's classes.
+    code = "from okf.cli import main\ntry:\n    main(['compile', '--help'])\nexcept SystemExit:\n    pass"
+    loaded = _imported_after(code)
+    others = {f"okf.cli.{name}" for name in COMMAND_MODULES if name != "compile"}
+    assert "okf.cli.compile" in loaded and "okf.compile.api" in loaded and not loaded & others
+    heavy = {"okf.settings", "okf.readers.offline", "okf.readers.synthesis", "okf.bundle.bundle", "okf.answer"}
+    assert not heavy & loaded, sorted(heavy & loaded)

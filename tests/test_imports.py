@@ -40,6 +40,7 @@ FLOORS: dict[str, int] = {
     "okf.trace": 4,
     "okf.requirements": 4,
     "okf.html": 4,
+    "okf.reader_settings": 4,
     "okf.settings": 5,
     "okf.contract": 5,
     "okf.eval": 5,

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from okf.cli.flags import setting_option, settings_options  # noqa: F401 - handed on to the commands
+from okf.reader_settings import BUDGETS, COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS
 from okf.readers.base import Reader
 from okf.readers.config import ReaderConfig
 from okf.readers.factory import make_reader
-from okf.settings import ANGLES, BUDGETS, COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS, Setting
+from okf.setting import Setting
 
 if TYPE_CHECKING:
     from okf.requirements.cache import ExtractionCache
@@ -225,11 +226,14 @@ def compile_setting_options(f: F) -> F:
 def angles_option(f: F) -> F:
     """``--angles auto|N|off``: multi-angle orchestration of navigation (okf.settings.NavigationSettings;
     docs/navigate.md, "Angles")."""
+    from okf.settings import ANGLES  # the navigation settings import the orchestrator: not for okf compile
+
     return setting_option(ANGLES, default=ANGLES.default)(f)
 
 
 def angles_from_options(options: dict[str, Any]) -> str:
     """Pop ``--angles`` out of ``options`` and check it (a usage error naming the fix when bad)."""
     from okf.orchestrate import parse_angles
+    from okf.settings import ANGLES
 
     return str(parse_angles(options.pop("angles", ANGLES.default)))

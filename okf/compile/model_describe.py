@@ -47,7 +47,6 @@ from okf.compile.tree import iter_concepts, iter_dirs
 from okf.errors import ConfigError, DeadlineExceeded
 from okf.readers.base import Usage, aclose
 from okf.readers.describing import ConceptOffer, Describer, Descriptions, GroupOffer, Titles
-from okf.readers.replies import prompt
 
 BATCH_CONCEPTS = 8  # concepts per describe call
 BATCH_CHARS = 16_000  # text per describe call (a concept fits the judge's window: 6,000 by default)
@@ -72,6 +71,8 @@ def describer_label(describer: Describer) -> str:
     model, _, url = identity.partition("@")
     parts = urlsplit(url)
     host = (parts.hostname or url) + (f":{parts.port}" if parts.port else "")
+    from okf.readers.replies import prompt  # the reply parsers import the synthesis roles: with a model only
+
     return f"{model}@{host} {prompt('describer').version}"
 
 
@@ -87,6 +88,8 @@ def start(state: CompileState, describer: Describer | None, cache: DescriptionCa
 
 
 def _identity(state: CompileState) -> tuple[str, str]:
+    from okf.readers.replies import prompt
+
     return state.describer.role_identity("describer"), prompt("describer").version
 
 

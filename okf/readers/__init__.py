@@ -1,7 +1,8 @@
 """Readers: the model seam. ``OfflineReader`` (default, no network) and ``LLMReader`` (OpenAI-compatible).
 
 ``LLMReader``, ``ReaderConfig``, ``make_reader`` are imported lazily so that code needing only the protocol
-or the offline reader never imports the ``openai`` package.
+or the offline reader never imports the ``openai`` package; ``OfflineReader`` too, so that code needing only
+the protocol's types (``okf compile``, ``okf check``) does not import the offline reader's modules.
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ from okf.readers.base import (
     Usage,
     Verdict,
 )
-from okf.readers.offline import OfflineReader
 
 if TYPE_CHECKING:
     from okf.readers.config import Profile, ReaderConfig
     from okf.readers.factory import make_reader
     from okf.readers.llm import LLMReader
+    from okf.readers.offline import OfflineReader
 
 _LAZY = {
+    "OfflineReader": "okf.readers.offline",
     "LLMReader": "okf.readers.llm",
     "ReaderConfig": "okf.readers.config",
     "Profile": "okf.readers.config",

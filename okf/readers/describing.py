@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field
 
 from okf.errors import ModelOutputError
 from okf.readers.base import Usage
-from okf.readers.replies import extract_json
 
 DESCRIPTION_CHARS = 240  # as the extractive descriptions (okf.compile.describe.DESCRIPTION_CHARS)
 TAG_CHARS = 60
@@ -155,6 +154,8 @@ def _index(value: Any) -> int | None:
 def _match(text: str, key: str, offered: int, ids: Sequence[str] | None, what: str) -> dict[int, dict[str, Any]]:
     """Reply items by offered position (``index``, or ``id`` when ids were offered); every position exactly
     once, otherwise a ModelOutputError naming what was wrong."""
+    from okf.readers.replies import extract_json  # the reply parsers import the synthesis roles: with a model only
+
     obj = extract_json(text, "describer")
     items = obj.get(key)
     if not isinstance(items, list):

@@ -12,13 +12,15 @@ large deletion is slow; see docs/benchmarks.md), user time is the compile's own 
 The two trees' outputs are compared file by file (``.okf/stat-cache.json`` aside: it holds this machine's
 stat data); any difference is printed. ``--before .`` with ``--before-arg=OPTION`` compares one tree with itself,
 with and without an option (``--before-arg=--no-copy-sources``: the cost of the source copies, same code). The 1-minute load average is printed before and after: the machine
-is shared, so compare the ratio of a pair, not absolute times across runs. Both trees are byte-compiled
+is shared, so compare the ratio of a pair, not absolute times across runs (``--keep-outputs``: no bundle is
+deleted before the last compile, so no compile follows this script's own deletions). Both trees are byte-compiled
 (``compileall``) before the first compile, so neither side pays for compiling its modules' source.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import filecmp
 import json
 import os
@@ -80,6 +82,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
+        "--keep-outputs",
+        action="store_true",
+        help="delete the compiled bundles only after the last compile, not after each pair: on ext4 without a "
+        "journal, creating files right after a large deletion is slow (the kernel skips inodes deleted in the "
+        "last minutes), so deleting a pair's bundles inflates the system time of the next pair",
+    )
+    parser.add_argument(
         "--arg",
         action="append",
         default=[],
@@ -106,12 +115,14 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
         )
     results = []
+    holder = tempfile.mkdtemp() if args.keep_outputs else None
     for corpus in corpora:
         mb, files = size_mb(corpus), sum(1 for p in corpus.rglob("*") if p.is_file())
         runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
         load = [os.getloadavg()[0]]
         diff: list[str] = []
-        with tempfile.TemporaryDirectory() as tmp:
+        place = contextlib.nullcontext(tempfile.mkdtemp(dir=holder)) if holder else tempfile.TemporaryDirectory()
+        with place as tmp:
             for i in range(args.runs):
                 for side, tree in (
                     (("before", args.before), ("after", ROOT))
@@ -125,8 +136,9 @@ def main() -> None:
                     diff = differences(
                         Path(tmp) / "before" / "0" / corpus.parent.name, Path(tmp) / "after" / "0" / corpus.parent.name
                     )
-                for side in runs:
-                    shutil.rmtree(Path(tmp) / side / str(i), ignore_errors=True)
+                if not args.keep_outputs:
+                    for side in runs:
+                        shutil.rmtree(Path(tmp) / side / str(i), ignore_errors=True)
         load.append(os.getloadavg()[0])
         row = {
             "corpus": str(corpus),
@@ -163,6 +175,8 @@ def main() -> None:
                     f"{r['cpu_ms_per_file']} ms CPU per file"
                 )
             print(f"  before/after: wall x{row['wall_ratio']}, cpu x{row['cpu_ratio']}, user cpu x{row['user_ratio']}")
+    if holder is not None:
+        shutil.rmtree(holder, ignore_errors=True)
     if args.json:
         print(json.dumps(results, indent=1))
 

@@ -131,3 +131,83 @@ def test_describe_dirs_below_only_leaves_the_top_as_it_is() -> None:
     assert part.description and doc.description == ""
     describe_dirs(doc, lambda node: ["term"])
     assert doc.description
+
+
+def _plain_slugify(text: str, fallback: str = "untitled") -> str:
+    """okf.compile.tree.slugify as first written: every text normalized and folded character by character."""
+    import re
+    import unicodedata
+
+    from okf.compile.tree import _MAX_SLUG, _RESERVED
+
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = re.sub(r"[^\w]+|_+", "-", text).strip("-.")
+    if len(text) > _MAX_SLUG:
+        cut = text[:_MAX_SLUG]
+        text = cut.rsplit("-", 1)[0] if "-" in cut[20:] else cut
+        text = text.strip("-")
+    if not text:
+        text = fallback
+    return f"{text}-doc" if text in _RESERVED else text
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet="AbZ z-_.'0:9/ÉéçﬁΩ\u0301\u00a0", max_size=90),
+        st.text(max_size=40),
+        st.sampled_from(["Index", "LOG", "con", "Com3", "Café Crème", "Ｆｕｌｌ ｗｉｄｔｈ", "--.", "a_b__c", "Ω"]),
+    )
+)
+def test_slugify_is_the_plain_one(text: str) -> None:
+    # ASCII titles skip the normalizing and the per-character fold; every text slugs as before.
+    from okf.compile.tree import slugify
+
+    assert slugify(text) == _plain_slugify(text)
+
+
+def _plain_described(pairs: list[tuple[str, list[str]]], key_terms: list[str], limit: int) -> str:
+    """okf.compile.describe._described as first written: each member's pieces tried from all its terms down."""
+    from okf.compile.describe import clip
+
+    shown = {t.casefold() for _, terms in pairs for t in terms}
+    extra = [t for t in key_terms if t.casefold() not in shown]
+    tail = ""
+    if extra:
+        tail = clip("Key terms: " + ", ".join(extra), max(80, limit // 3)).rstrip("…").rstrip(", ") + "."
+    room = limit - len(tail) - 1
+    share = max(0, room // max(1, len(pairs)) - 2)
+    text = ""
+    for i, (name, terms) in enumerate(pairs):
+        name = name.rstrip(".")
+        piece = name
+        for k in range(len(terms), 0, -1):
+            candidate = f"{name} ({', '.join(terms[:k])})"
+            if len(candidate) <= max(share, len(name)):
+                piece = candidate
+                break
+        piece += "; " if i < len(pairs) - 1 else "."
+        rest = len(pairs) - i
+        if len(text) + len(piece) > room - 16 and rest > 1:
+            text = text.rstrip("; ") + f"; and {rest} more."
+            break
+        text += piece
+    return clip(f"{text} {tail}".strip(), limit)
+
+
+_word = st.text(alphabet="ab .é", min_size=0, max_size=14)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.tuples(_word, st.lists(_word, max_size=9)), max_size=12),
+    st.lists(_word, max_size=8),
+    st.sampled_from([40, 90, 200, 1000]),
+)
+def test_directory_lines_are_the_plain_ones(
+    pairs: list[tuple[str, list[str]]], key_terms: list[str], limit: int
+) -> None:
+    from okf.compile.describe import _described
+
+    assert _described(pairs, key_terms, limit) == _plain_described(pairs, key_terms, limit)

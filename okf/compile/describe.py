@@ -404,11 +404,18 @@ def _described(pairs: list[Member], key_terms: list[str], limit: int) -> str:
     for i, (name, terms) in enumerate(pairs):
         name = name.rstrip(".")
         piece = name
-        for k in range(len(terms), 0, -1):
-            candidate = f"{name} ({', '.join(terms[:k])})"
-            if len(candidate) <= max(share, len(name)):
-                piece = candidate
-                break
+        if terms:
+            # The most terms whose "name (t1, t2, ...)" fits: its length is the name's, " (" and ")", the
+            # terms' and a ", " between each two, so only the one that fits is written out.
+            room_for_terms = max(share, len(name)) - len(name) - 3
+            k, used = 0, -2
+            for term in terms:
+                if used + 2 + len(term) > room_for_terms:
+                    break
+                used += 2 + len(term)
+                k += 1
+            if k:
+                piece = f"{name} ({', '.join(terms[:k])})"
         piece += "; " if i < len(pairs) - 1 else "."
         rest = len(pairs) - i
         if len(text) + len(piece) > room - 16 and rest > 1:

@@ -25,11 +25,17 @@ _RESERVED = {
 _MAX_SLUG = 60
 
 
+_NOT_SLUG = re.compile(r"[^\w]+|_+")
+
+
 def slugify(text: str, fallback: str = "untitled") -> str:
     """A file-system-safe slug: lowercase, accents folded, only letters, digits and hyphens."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    text = re.sub(r"[^\w]+|_+", "-", text).strip("-.")
+    if text.isascii():  # NFKD leaves ASCII as it is and it holds no combining mark: nothing to fold
+        text = text.lower()
+    else:
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = _NOT_SLUG.sub("-", text).strip("-.")
     if len(text) > _MAX_SLUG:
         cut = text[:_MAX_SLUG]
         text = cut.rsplit("-", 1)[0] if "-" in cut[20:] else cut

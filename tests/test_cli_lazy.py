@@ -93,4 +93,5 @@ def test_compile_imports_no_other_command_and_no_reader() -> None:
     others = {f"okf.cli.{name}" for name in COMMAND_MODULES if name != "compile"}
     assert "okf.cli.compile" in loaded and "okf.compile.api" in loaded and not loaded & others
     heavy = {"okf.settings", "okf.readers.offline", "okf.readers.synthesis", "okf.bundle.bundle", "okf.answer"}
+    heavy |= {"asyncio", "multiprocessing"}  # the describer's event loop and the worker pool: when used
     assert not heavy & loaded, sorted(heavy & loaded)

@@ -34,8 +34,6 @@ cached, so a later rebuild of that source asks again.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -317,6 +315,7 @@ def _run(state: CompileState, calls: list[Callable[[], Awaitable[T]]], stage: st
     report = state.report.model
     assert report is not None
     limit = max(1, int(getattr(state.describer, "concurrency", 4) or 4))
+    import asyncio  # with a model only: an extractive compile starts without the event loop's modules
 
     async def run_all() -> list[T]:
         gate = asyncio.Semaphore(limit)
@@ -351,6 +350,9 @@ def _run(state: CompileState, calls: list[Callable[[], Awaitable[T]]], stage: st
 
 def _in_own_loop(factory: Callable[[], Awaitable[Any]]) -> Any:
     """Run a coroutine to completion in a new event loop (in a thread when this one already runs a loop)."""
+    import asyncio
+    import concurrent.futures
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -38,6 +36,9 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], jobs: int, shared: dic
         if jobs <= 1 or len(items) < 2:
             yield from map(fn, items)
             return
+        import multiprocessing  # only with workers: a small compile starts without the pool's modules
+        from concurrent.futures import ProcessPoolExecutor
+
         chunk = max(1, min(16, len(items) // (jobs * 8)))
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             yield from pool.map(fn, items, chunksize=chunk)

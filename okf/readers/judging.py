@@ -85,10 +85,13 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     topic = [u for u in topic if u.known] or topic
     total = sum(u.weight for u in topic) or 1.0
     head = head or head_field(document)
-    headed = [u for u in topic if head.has_unit(u)]
-    said = [u for u in topic if u in headed or body.has_unit(u)]
-    coverage = sum(u.weight * (1.0 if u in headed else BODY_CREDIT) for u in said) / total
-    best, best_units = _best_passage(body, [u for u in said if u not in headed])
+    # The units the head and the body say, as key sets (``has_unit`` of each, looked up once per term).
+    in_head = question.units_in(head)
+    in_body = question.units_of(body)
+    headed = [u for u in topic if u.key in in_head]
+    said = [u for u in topic if u.key in in_head or u.key in in_body]
+    coverage = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in said) / total
+    best, best_units = _best_passage(body, [u for u in said if u.key not in in_head])
     together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
     grade: Grade
     if coverage >= RELEVANT_COVERAGE and together >= RELEVANT_TOGETHER:

@@ -200,6 +200,20 @@ class Question:
         said = self._said[place] = frozenset(found)
         return said
 
+    def units_of(self, body: Body) -> frozenset[str]:
+        """Keys of the units ``body`` says (``body.has_unit`` of each), found by looking up the units' terms
+        in the body's index once each rather than unit by unit."""
+        where = body.where
+        index = self._index
+        found: set[str] = set()
+        for term in index:
+            if term in where:
+                found.update(index[term])
+        for key, phrases in self._phrases:
+            if key not in found and any(all(t in where for t in phrase) for phrase in phrases):
+                found.add(key)
+        return frozenset(found)
+
     @cached_property
     def _inside(self) -> tuple[tuple[str, str], ...]:
         """(form, unit key) for every form looked for inside words: the terms long enough (``contained``) and

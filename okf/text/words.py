@@ -25,6 +25,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # A full stop that ends an initial or a dotted abbreviation ("Michael C. Hall", "the U.S. House", "e.g."),
 # not a sentence.
 _INITIALS = re.compile(r"(?:^|[\s(\[\"“])(?:[^\W\d_]\.)+$")
+_INITIALS_BEFORE = frozenset("([\"“")
 # camelCase / PascalCase boundaries: "StarredDropdown" -> "Starred", "Dropdown"; "RHDHConfig" -> "RHDH", "Config".
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPACER = re.compile(r"[^-=|:* ]")  # a line made only of these is a rule or a table separator
@@ -192,12 +193,24 @@ def _split_sentences(line: str) -> list[str]:
     start = 0
     for end in _SENTENCE_END.finditer(line):
         head = line[start : end.start()]
-        if head.endswith(".") and (_INITIALS.search(head) or line[end.end() : end.end() + 1].islower()):
+        if head.endswith(".") and (_initials_end(head) or line[end.end() : end.end() + 1].islower()):
             continue
         parts.append(head)
         start = end.end()
     parts.append(line[start:])
     return parts
+
+
+def _initials_end(head: str) -> bool:
+    """``_INITIALS.search(head)``, read from the end of ``head`` instead of tried at every place in it: a run
+    of letter-and-stop pairs ends ``head`` and starts it or follows white space, "(", "[" or a quote. (The run's
+    first letter is the only one that may follow such a character: a later one follows a stop.)"""
+    i = len(head)
+    while i >= 2 and head[i - 1] == "." and head[i - 2].isalnum() and not head[i - 2].isdecimal():
+        i -= 2  # a letter as ``[^\W\d_]`` reads one: a word character, not a decimal digit nor "_"
+    if i == len(head):
+        return False
+    return i == 0 or head[i - 1].isspace() or head[i - 1] in _INITIALS_BEFORE
 
 
 def clip(text: str, limit: int = 160) -> str:

@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 from okf.orchestrate.crosscheck import body_of
 from okf.readers import angles
 from okf.readers.angles import Span, name_spans
-from okf.readers.matching import Question, read_body, read_body_once
+from okf.readers.base import Document
+from okf.readers.judging import Assessment
+from okf.readers.matching import Body, Field, Question, read_body, read_body_once
+from okf.text.vocabulary import Vocabulary
 from okf.text.words import STOP_WORDS
 
 # Words that exercise every branch of the name runs: names, acronyms, digits, connectors, stop words,
@@ -249,3 +252,111 @@ def test_parsed_questions_keep_only_the_latest_vocabularies_alive() -> None:
     assert matching.Question.parse("Who holds the escrow?", latest) is matching.Question.parse(
         "Who holds the escrow?", latest
     )
+
+
+# -- second pure pass: the judge's unit sets, the initials test ---------------------------------------------
+
+_UNIT_WORDS = [
+    "PFP",
+    "private",
+    "financing",
+    "platform",
+    "operator",
+    "air-gapped",
+    "airgapped",
+    "mirror",
+    "Delaware",
+    "governing",
+    "law",
+    "termination",
+    "5.2",
+    "notice",
+    "or",
+    "the",
+]
+
+
+def _unit_vocabulary() -> Vocabulary:
+    df = {"privat": 3, "financ": 4, "platform": 5, "oper": 6, "mirror": 2, "delawar": 1, "termin": 7, "notic": 9}
+    return Vocabulary(concepts=100, df=df, acronyms={"PFP": "Private Financing Platform"})
+
+
+def _reference_assess(question: Question, document: Document, body: Body, head: Field) -> Assessment:
+    """``okf.readers.judging.assess`` before the head's and the body's units were found as key sets (4514e68)."""
+    from okf.readers import judging
+
+    context = judging._context(document)
+    explained = question.explained(context)
+    about = question.about(document.title)
+    if about and about <= explained and about <= question.spelled(context):
+        about = set()
+    explained -= about
+    topic = [u for u in question.units if u.key not in explained] or list(question.units)
+    topic = [u for u in topic if u.known] or topic
+    total = sum(u.weight for u in topic) or 1.0
+    headed = [u for u in topic if head.has_unit(u)]
+    said = [u for u in topic if u in headed or body.has_unit(u)]
+    coverage = sum(u.weight * (1.0 if u in headed else judging.BODY_CREDIT) for u in said) / total
+    best, best_units = judging._best_passage(body, [u for u in said if u not in headed])
+    together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
+    grade = (
+        "relevant"
+        if coverage >= judging.RELEVANT_COVERAGE and together >= judging.RELEVANT_TOGETHER
+        else "partial"
+        if coverage >= judging.PARTIAL_COVERAGE
+        else "no"
+    )
+    return Assessment(grade, coverage, best, tuple(said), tuple(headed), frozenset(about))  # type: ignore[arg-type]
+
+
+_SENTENCE_WORDS = st.lists(st.sampled_from(_UNIT_WORDS), min_size=0, max_size=7).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_UNIT_WORDS), min_size=1, max_size=7),
+    st.lists(_SENTENCE_WORDS, min_size=0, max_size=4),
+    _SENTENCE_WORDS,
+    st.booleans(),
+)
+def test_units_of_and_assess_as_before(asked: list[str], said: list[str], title: str, weighed: bool) -> None:
+    from okf.readers.judging import assess, head_field
+
+    question = Question.parse(" ".join(asked) + "?", _unit_vocabulary() if weighed else None)
+    body = read_body(". ".join(said))
+    assert question.units_of(body) == {u.key for u in question.units if body.has_unit(u)}
+    text = ". ".join(said)
+    document = Document(id="docs/platform-rules/fees.md", title=title or "Fees", text=text, sha256="0" * 64)
+    head = head_field(document)
+    assert assess(question, document, body, head) == _reference_assess(question, document, body, head)
+
+
+def test_units_of_counts_a_phrase_said_in_full() -> None:
+    question = Question.parse("What must a PFP operator disclose?", _unit_vocabulary())
+    (pfp,) = [u for u in question.units if u.word == "pfp"]
+    assert pfp.phrases  # the acronym's expansion
+    assert pfp.key in question.units_of(read_body("A private financing platform must disclose fees."))
+    assert pfp.key not in question.units_of(read_body("A private platform must disclose fees."))
+
+
+_HEAD_CHARACTERS = st.sampled_from(list('aZé.. .("“[]_1²½٣x\t\u00a0\u2028\x1c'))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_HEAD_CHARACTERS, max_size=10).map("".join))
+def test_initials_end_as_the_regex(text: str) -> None:
+    from okf.text import words
+
+    head = text if text.endswith(".") else text + "."
+    assert words._initials_end(head) == bool(words._INITIALS.search(head))
+
+
+def test_initials_end_on_abbreviations() -> None:
+    from okf.text.words import _initials_end, sentences
+
+    assert _initials_end("Michael C.") and _initials_end("the U.S.") and _initials_end("(e.g.") and _initials_end("J.")
+    assert not _initials_end("the contract.") and not _initials_end("page 5.") and not _initials_end("x_y.")
+    assert sentences("Michael C. Hall starred. It ran for 8 seasons.") == [
+        "Michael C. Hall starred.",
+        "It ran for 8 seasons.",
+    ]

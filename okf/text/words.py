@@ -25,7 +25,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # A full stop that ends an initial or a dotted abbreviation ("Michael C. Hall", "the U.S. House", "e.g."),
 # not a sentence.
 _INITIALS = re.compile(r"(?:^|[\s(\[\"“])(?:[^\W\d_]\.)+$")
-_INITIALS_BEFORE = frozenset("([\"“")
+_INITIALS_BEFORE = frozenset('(["“')
 # camelCase / PascalCase boundaries: "StarredDropdown" -> "Starred", "Dropdown"; "RHDHConfig" -> "RHDH", "Config".
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPACER = re.compile(r"[^-=|:* ]")  # a line made only of these is a rule or a table separator

@@ -181,6 +181,17 @@ def test_a_misspelling_that_stems_apart_from_its_word_is_read_past_by_the_word(t
     assert vocab.correction(stem("zebras"), "zebras") is None
 
 
+def test_corrections_are_worked_out_once_per_vocabulary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every angle of a question asks again for the same misspelling: the answer is kept, not searched anew."""
+    from okf.text import vocabulary as module
+
+    vocab = vocabulary(tmp_path, {stem("change"): 40})
+    assert vocab.correction(stem("chnage"), "chnage") == stem("change")
+    monkeypatch.setattr(module, "_correct_word", lambda *_: pytest.fail("searched again"))
+    monkeypatch.setattr(module, "_correct", lambda *_: pytest.fail("searched again"))
+    assert vocab.correction(stem("chnage"), "chnage") == stem("change")
+
+
 def test_vocabulary_missing_or_unusable_is_none(tmp_path: Path) -> None:
     assert Vocabulary.load(tmp_path) is None
     (tmp_path / ".okf").mkdir()

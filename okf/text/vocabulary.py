@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import string
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,8 @@ MAX_BYTES = 64 * 1024 * 1024
 # A misspelling is corrected only to a term at least this common in the bundle, within this edit distance.
 CORRECTION_MIN_DF = 2
 CORRECTION_MIN_LENGTH = 5
+# Corrections remembered per vocabulary at most (a long-running process reading many questions).
+CORRECTIONS_KEPT = 10_000
 
 
 @dataclass(frozen=True)
@@ -68,16 +71,22 @@ class Vocabulary:
 
         Only for terms the bundle does not hold; the candidate must be common enough to be a word of the
         bundle, and the closest, then most common, then alphabetically first candidate wins. ``word``, the
-        word as written (lowercase), is tried too when the terms are no edit apart: a misspelling stems
-        differently from its word ("chnage" keeps its "e", "change" is "chang"; "operater" is "operat",
-        "operator" is "oper"), so the word one edit away whose term the bundle holds is taken, the most
-        common first.
+        word as written (lowercase), is tried when no term is that close: a misspelling can stem apart from
+        its word ("chnage" keeps its "e", "change" is "chang"; "operater" is "operat", "operator" is
+        "oper"), so the most common term written by a word one edit from it is taken. Answers are kept per
+        vocabulary (4 to 16 ms each; every angle of a question and its rewrite ask again).
         """
         if term in self.df or len(term) < CORRECTION_MIN_LENGTH or not term.isalpha():
             return None
+        kept: dict[tuple[str, str], str | None] = self.__dict__.setdefault("_corrections", {})
+        if (term, word) in kept:
+            return kept[(term, word)]
         found = _correct(self, term)
         if found is None and len(word) >= CORRECTION_MIN_LENGTH and word.isalpha() and word.isascii():
             found = _correct_word(self, word)
+        if len(kept) >= CORRECTIONS_KEPT:
+            kept.clear()
+        kept[(term, word)] = found
         return found
 
     def expansion_of(self, acronym: str) -> tuple[str, ...] | None:
@@ -139,7 +148,7 @@ def _correct_word(vocabulary: Vocabulary, word: str) -> str | None:
 def _edits(word: str) -> set[str]:
     """Words one deletion, adjacent transposition, substitution or insertion from ``word``, its first
     letter kept."""
-    letters = "abcdefghijklmnopqrstuvwxyz"
+    letters = string.ascii_lowercase
     splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
     found = {a + b[1:] for a, b in splits if b}
     found.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)

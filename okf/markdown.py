@@ -252,6 +252,12 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]
 _PUNCTUATION = r"[!-/:-@\[-`{-~]"  # CommonMark's ASCII punctuation: what a backslash escapes
 _ESCAPE = re.compile(r"\\(" + _PUNCTUATION + ")")
 _BAD_ESCAPE = re.compile(r"\\(?!" + _PUNCTUATION + ")")
+# A backslash that escapes nothing, searched in text whose escapes are masked (what is left are backslashes before
+# anything but ASCII punctuation), when it is not before an ASCII letter or digit. markdown-it reads a backslash
+# and the letter or digit after it as the two characters of text they are (a file name ``US-DOCS\105216871.19``:
+# 60 of cuad's bodies), and neither starts anything; before a line break it is a hard break, before a space or
+# at the end of the text it is not that simple: the link scanner leaves those to markdown-it.
+_LITERAL_BACKSLASH_NOT_TEXT = re.compile(r"\\(?![A-Za-z0-9])")
 
 
 def _declined(text: str, *, escapes: bool = False) -> bool:
@@ -415,15 +421,18 @@ def _stray_brackets_plain(gap: str) -> bool:
 def _masked(text: str) -> str | None:
     """``text`` with each backslash escape of punctuation replaced by two letters (same length: offsets and
     lines kept; an escaped character is plain text, which letters are too), or None when it holds a construct
-    the link scanner leaves to markdown-it. A ``|`` declines even escaped: markdown-it finds a table's header
-    row by any ``|`` in the line."""
+    the link scanner leaves to markdown-it. A literal backslash (before a letter or digit) is kept as it is. A
+    ``|`` declines even escaped: markdown-it finds a table's header row by any ``|`` in the line."""
     if "|" in text:
         return None
     if "\\" not in text:
         return None if _declined_unescaped(text, text) else text
-    if _BAD_ESCAPE.search(text):
-        return None
+    # Escapes are masked left to right, as markdown-it reads them (an escaped backslash is one): one left is literal.
     masked = _ESCAPE.sub("aa", text)  # _declined's checks read it as they read its one-letter version
+    if "\\" in masked and _LITERAL_BACKSLASH_NOT_TEXT.search(masked):
+        return None
+    # A literal backslash before a letter or digit makes no mark or control character and ends an entity's name
+    # (in markdown-it too): the checks below read it as it is.
     entities = _ESCAPE.sub("a", text) if "&" in text else masked  # without "&", no entity in either
     return None if _declined_unescaped(masked, entities) else masked
 
@@ -436,7 +445,7 @@ def _fast_links(text: str, line_offset: int) -> list[MdLink] | None:
     masked = _without_code(masked)
     if masked is None:
         return None
-    escaped = masked is not text and "\\" in text
+    escaped = "\\" in text  # escapes masked, or literal backslashes left (see _masked)
     links: list[MdLink] = []
     pos = 0
     line = 1 + line_offset

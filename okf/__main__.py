@@ -1,5 +1,5 @@
 """``python -m okf``: the okf command line."""
 
-from okf.cli import main
+from okf.cli import run
 
-main()
+run()

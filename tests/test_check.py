@@ -208,6 +208,76 @@ def test_okf_check_freezes_what_is_left_at_exit_only(tmp_path, write_bundle, mon
     assert registered == [gc.freeze] and gc.get_freeze_count() == frozen
 
 
+def test_the_okf_program_ends_a_check_after_its_exit_handlers_and_output(tmp_path, write_bundle):
+    # okf.cli.run ends the process without the interpreter's teardown once okf check asked: the exit handlers
+    # still run (after the command, before the end), every byte of output is out, the exit code is the command's.
+    import subprocess
+    import sys
+
+    root = write_bundle(tmp_path, {"a.md": "---\ntype: N\ndescription: A.\n---\n[b](missing.md)\n" * 300})
+    program = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stdout.write('handler ran\\n'))\n"
+        "sys.argv = ['okf', 'check', sys.argv[1]] + sys.argv[2:]\n"
+        "from okf.cli import run\n"
+        "run()\n"
+    )
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # output left unflushed is lost
+    for flags, code in (([], 0), (["--json", "--strict"], 1)):
+        done = subprocess.run(
+            [sys.executable, "-c", program, str(root), *flags],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=buffered,
+        )
+        expected = CliRunner().invoke(main, ["check", str(root), *flags])
+        assert done.returncode == expected.exit_code == code
+        assert done.stdout.endswith("handler ran\n")
+        shown, wanted = done.stdout.removesuffix("handler ran\n"), expected.stdout
+        if flags:
+            shown, wanted = (re.sub(r'"seconds": [0-9.e-]+', "", text) for text in (shown, wanted))
+        else:
+            shown, wanted = (re.sub(r"in [0-9.]+s", "", text) for text in (shown, wanted))
+        assert shown == wanted and len(shown) > 300 * 40
+
+
+def test_run_ends_quickly_only_when_the_command_asked(monkeypatch):
+    import atexit
+
+    import okf.cli as cli
+    import okf.cli.common as common
+
+    ended: list[object] = []
+
+    class Ended(BaseException):
+        pass
+
+    def end(code: int) -> None:
+        ended.append(code)
+        raise Ended
+
+    monkeypatch.setattr(cli.os, "_exit", end)
+    monkeypatch.setattr(atexit, "_run_exitfuncs", lambda: ended.append("handlers"))
+    for asked, code, outcome in (
+        (False, 1, SystemExit),
+        (True, 1, Ended),
+        (True, None, Ended),
+        (True, "message", SystemExit),
+        (True, 300, SystemExit),
+    ):
+        ended.clear()
+        monkeypatch.setattr(common, "_quick_exit", asked)
+
+        def command(code: object = code) -> None:
+            raise SystemExit(code)
+
+        monkeypatch.setattr(cli, "main", command)
+        with pytest.raises(outcome):
+            cli.run()
+        assert ended == (["handlers", code or 0] if outcome is Ended else [])
+
+
 def test_the_last_concept_slices_are_short_and_all_in_order() -> None:
     from okf.checker.parallel import _balanced
 

@@ -9,13 +9,17 @@ from :data:`SUMMARIES` (tests/test_cli_lazy.py keeps it equal to each command's 
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import os
+import sys
+import threading
 from collections.abc import Iterator, Mapping
 
 import click
 
 from okf._version import __version__
-from okf.cli.common import OKFGroup, safe_output
+from okf.cli.common import OKFGroup, quick_exit_asked, safe_output
 from okf.collector import collector_paused
 
 # Every command, by the module that defines it (okf.cli.<name>), with the first sentence of its help.
@@ -106,3 +110,24 @@ def main() -> None:
 
 
 main.commands = _Commands(COMMAND_MODULES)  # type: ignore[assignment]
+
+
+def run() -> None:
+    """The okf program (the ``okf`` script, ``python -m okf``): :func:`main`; then, when the command asked for it
+    (:func:`okf.cli.common.exit_quickly`), the exit handlers run, the output is flushed and the process ends
+    without the interpreter's teardown. Anything unusual (an exit code that is not a small number, a thread still
+    running, output that cannot be flushed) ends the usual way."""
+    try:
+        main()
+    except SystemExit as done:
+        code = 0 if done.code is None else done.code
+        if not quick_exit_asked() or type(code) is not int or not 0 <= code <= 255 or threading.active_count() > 1:
+            raise
+        atexit._run_exitfuncs()  # what the interpreter runs first at exit (then cleared: never run twice)
+        try:
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:
+                    stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: the interpreter reports it as it always does
+            raise done from None
+        os._exit(code)

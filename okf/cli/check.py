@@ -9,7 +9,7 @@ import click
 
 from okf.bundle import Bundle
 from okf.checker import check
-from okf.cli.common import emit_json, json_option, notice, progress_enabled, quiet_option
+from okf.cli.common import emit_json, exit_quickly, json_option, notice, progress_enabled, quiet_option
 from okf.cli.flags import settings_options
 from okf.cli.progress import StageProgress
 from okf.setting import CHECK_FANOUT
@@ -49,6 +49,7 @@ def command(bundle: str, as_json: bool, strict: bool, fanout: int, contract: str
     # exit only: a process that runs this command and goes on (a test) keeps collecting.
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
+    exit_quickly()  # the okf program then skips the interpreter's teardown too (okf.cli.run)
     if contract is not None:
         from okf.cli.contract import run_contract_check  # the contract machinery only when a contract is checked
 

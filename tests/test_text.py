@@ -299,10 +299,10 @@ def test_chunks_of_one_word_share_entries_equal_to_learning_each_alone(chunks: l
     """A word learned once for all its punctuation variants gives each chunk the entries it gets alone."""
     from okf.text import keyterms
 
-    tables = (keyterms._FIRST, keyterms._PAIRS, keyterms._ALL, keyterms._MORE)
+    tables = (keyterms._FIRST, keyterms._PAIRS, keyterms._ALL, keyterms._MORE, keyterms._PICK, keyterms._PAIR_KEYS)
     keyterms._known(set(chunks))
     shared = [{c: table.get(c) for c in chunks} for table in tables]
-    alone: list[dict[str, object]] = [{}, {}, {}, {}]
+    alone: list[dict[str, object]] = [{}, {}, {}, {}, {}, {}]
     for chunk in chunks:
         for table in tables:
             table.pop(chunk, None)
@@ -311,3 +311,48 @@ def test_chunks_of_one_word_share_entries_equal_to_learning_each_alone(chunks: l
         for i, table in enumerate(tables):
             alone[i][chunk] = table.get(chunk)
     assert shared == alone
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_CHUNK_CHARS + " \n", max_size=40), st.lists(st.text(alphabet=_CHUNK_CHARS, max_size=8)))
+def test_the_pick_and_pair_tables_say_what_the_term_tables_say(text: str, more: list[str]) -> None:
+    """word_forms picks a chunk by _PICK and counts its _PAIR_KEYS: each must say what _FIRST, _MORE and
+    _PAIRS say of the chunk (a wrong pick or pair key shows a term as another word, or not at all)."""
+    from okf.text import keyterms
+
+    chunks = set(text.split()) | {c for c in more if c and not c.isspace()}
+    keyterms._known(chunks)
+    for chunk in chunks:
+        first, several = keyterms._FIRST[chunk], chunk in keyterms._MORE
+        assert keyterms._PICK[chunk] == (keyterms._SEVERAL if several else first)
+        assert keyterms._PAIR_KEYS[chunk] == tuple(f"{t}\x00{w}" for t, w in keyterms._PAIRS[chunk])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["Data", "data,", "DATA", "data/data", "non-data", "Party", "party.", "(a)", "x_data",
+                                  "Parties'", "5.2", "nonparty"]), max_size=12),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sets(st.sampled_from(["data", "parti", "parties", "x_data", "5.2", "a", "nondata", "nonparti", "zzz"])),
+)
+def test_word_forms_of_counted_chunks_equal_those_of_the_plain_set(pieces: list[list[str]], wanted: set[str]) -> None:
+    """count_each hands word_forms its chunks with their picks (``learned=True``): the forms are those of the
+    plain set of chunks, counted by hand from _PAIRS."""
+    from okf.text import keyterms
+
+    texts = [" ".join(words) for words in pieces]
+    _counts, found = keyterms.count_each(texts)
+    chunks = {c for text in texts for c in text.split()}
+    assert sorted(found.keys) == sorted(chunks)
+    seen: dict[str, Counter[str]] = {}
+    for chunk in chunks:
+        for term, word in keyterms._PAIRS[chunk]:
+            if term in wanted:
+                seen.setdefault(term, Counter())[word] += 1
+    expected = {t: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for t, c in seen.items()}
+    assert word_forms(found, wanted, learned=True) == expected
+    assert word_forms(chunks, wanted) == expected
+    assert word_forms(found, wanted) == expected

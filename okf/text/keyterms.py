@@ -16,8 +16,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from itertools import chain, compress, filterfalse
-from typing import Any, TypeVar
+from itertools import chain, compress, filterfalse, repeat
+from typing import Any, NamedTuple, TypeVar
 
 from okf.markdown import LINK_ADDRESS
 from okf.text.words import _TOKEN, STOP_WORDS, _raw_terms, stem, terms
@@ -116,8 +116,17 @@ _PAIRS: dict[str, tuple[tuple[str, str], ...]] = {}
 _ALL: dict[str, tuple[str, ...]] = {}  # chunk -> all its terms, in order
 # An ASCII word -> what every chunk that is this word with punctuation around it maps to in the tables above
 # ("Agreement", "Agreement,", "(Agreement)": one entry, learned once).
-_WORDS: dict[str, tuple[str | None, tuple[tuple[str, str], ...], tuple[str, ...], tuple[str, ...] | None]] = {}
+_WORDS: dict[
+    str,
+    tuple[str | None, tuple[tuple[str, str], ...], tuple[str, ...], tuple[str, ...] | None, tuple[str, ...]],
+] = {}
 _ELIGIBLE: set[str] = set()
+# Chunk -> what word_forms picks it by: its first term, or _SEVERAL when it has several (None: no term); and
+# chunk -> its (term, word) pairs as "term\x00word" strings, whose hashes Python keeps (a tuple's it does not).
+_PICK: dict[str, str | None] = {}
+_PAIR_KEYS: dict[str, tuple[str, ...]] = {}
+_SEVERAL = " several"  # never a term: terms have no spaces
+_UNKNOWN = " unknown"  # a chunk not learned yet, as _PICK.get answers it
 _CHUNK_MEMORY = 1_500_000
 # ASCII punctuation but "_" (which joins a token's parts): around a word, never part of its token.
 _AROUND = "".join(ch for ch in map(chr, range(33, 127)) if not ch.isalnum() and ch != "_")
@@ -143,6 +152,8 @@ def _learn(chunks: Iterable[str]) -> bool:
         _PAIRS.clear()
         _ALL.clear()
         _WORDS.clear()
+        _PICK.clear()
+        _PAIR_KEYS.clear()
     for chunk in chunks:
         # Most chunks are one ASCII word, perhaps with punctuation around it ("Agreement,", "(b)"): their one
         # token is the word itself, found without the normalizing and the regex.
@@ -151,9 +162,10 @@ def _learn(chunks: Iterable[str]) -> bool:
         if word:
             known = _WORDS.get(core)
             if known is not None:  # the same word seen with other punctuation: the same entries
-                _FIRST[chunk], _PAIRS[chunk], _ALL[chunk], more = known
+                _FIRST[chunk], _PAIRS[chunk], _ALL[chunk], more, _PAIR_KEYS[chunk] = known
                 if more is not None:
                     _MORE[chunk] = more
+                _PICK[chunk] = known[0] if more is None else _SEVERAL
                 continue
             low = core.lower()
             found = _raw_terms(core)  # the chunk's terms: the word's, as a tuple already
@@ -166,13 +178,15 @@ def _learn(chunks: Iterable[str]) -> bool:
         _FIRST[chunk] = first
         _PAIRS[chunk] = pairs
         _ALL[chunk] = found
+        keys = _PAIR_KEYS[chunk] = tuple([f"{term}\x00{word}" for term, word in pairs])
+        _PICK[chunk] = first if more is None else _SEVERAL
         if more is not None:
             _MORE[chunk] = more
         for term in found:
             if term not in _ELIGIBLE and len(term) >= 3 and _wordlike(term):
                 _ELIGIBLE.add(term)
         if word:
-            _WORDS[core] = (first, pairs, found, more)
+            _WORDS[core] = (first, pairs, found, more, keys)
     return cleared
 
 
@@ -181,6 +195,26 @@ def _known(chunks: set[str]) -> None:
     unknown = set(filterfalse(_FIRST.__contains__, chunks))
     if unknown and _learn(unknown):  # the table was just cleared: learn them all again
         _learn(chunks)
+
+
+class Chunks(NamedTuple):
+    """The distinct chunks of a text, each with what :func:`word_forms` picks it by (``_PICK``, in order)."""
+
+    keys: list[str]
+    picks: list[str | None]
+
+
+def _picks(chunks: set[str]) -> Chunks:
+    """Every chunk learned, and what :func:`word_forms` picks it by: one look-up per chunk serves both, where
+    checking the table and picking looked each chunk up twice more."""
+    keys = list(chunks)
+    values = list(map(_PICK.get, keys, repeat(_UNKNOWN)))
+    if _UNKNOWN in values:
+        unknown = set(compress(keys, map(_UNKNOWN.__eq__, values)))
+        if _learn(unknown):  # the table was just cleared: learn them all again
+            _learn(chunks)
+        values = list(map(_PICK.__getitem__, keys))
+    return Chunks(keys, values)
 
 
 def count_terms(text: str, chunks_seen: set[str] | None = None) -> Counter[str]:
@@ -200,33 +234,36 @@ def count_terms(text: str, chunks_seen: set[str] | None = None) -> Counter[str]:
     return Counter(chain.from_iterable(map(_ALL.__getitem__, chunks)))
 
 
-def count_each(texts: list[str]) -> tuple[list[Counter[str]], set[str]]:
-    """:func:`count_terms` of each text, and the distinct chunks of them all: the chunk table is consulted
+def count_each(texts: list[str]) -> tuple[list[Counter[str]], Chunks]:
+    """:func:`count_terms` of each text, and the distinct chunks of them all (mapped to what
+    :func:`word_forms` picks them by: hand them to it with ``learned=True``): the chunk table is consulted
     once for all the texts (the pieces of one document), not once per text."""
     split = [text.split() for text in texts]
-    distinct = set(chain.from_iterable(split))
-    _known(distinct)
+    distinct = _picks(set(chain.from_iterable(split)))
     table = _ALL.__getitem__
     return [Counter(chain.from_iterable(map(table, chunks))) for chunks in split], distinct
 
 
-def word_forms(chunks: set[str], wanted: set[str], *, learned: bool = False) -> dict[str, str]:
+def word_forms(chunks: set[str] | Chunks, wanted: set[str], *, learned: bool = False) -> dict[str, str]:
     """Each ``wanted`` term mapped to the word (lowercase) that writes it in the most distinct ``chunks`` of a
     text (its whitespace-separated pieces, as :func:`count_terms` keeps them): how the term is shown.
 
     Ties go to the alphabetically first word, so the result depends on the text only. ``learned``: the
-    chunks were just counted by :func:`count_each` with no other counting since (the tables still hold them
-    all: only counting learns or clears), so the pass that checks them is skipped.
+    chunks are the :class:`Chunks` :func:`count_each` returned, with no other counting since (the tables still hold
+    them all: only counting learns or clears), so they are neither checked nor looked up again.
     """
-    if not learned:
-        _known(chunks)
-    keys = list(chunks)
+    if isinstance(chunks, Chunks):
+        found = chunks if learned else _picks(set(chunks.keys))
+    else:
+        found = _picks(set(chunks))
     # The chunks whose first term is wanted, and those with several terms (C-level filters, no Python loop).
-    picked = set(compress(keys, map(wanted.__contains__, map(_FIRST.__getitem__, keys))))
-    picked.update(filter(_MORE.__contains__, keys))
-    # (term, word) pairs counted at C speed over the picked chunks, then the most used word of each wanted term.
+    wanted_or_several = set(wanted)
+    wanted_or_several.add(_SEVERAL)
+    picked = compress(found.keys, map(wanted_or_several.__contains__, found.picks))
+    # ("term\x00word") pairs counted at C speed over the picked chunks, then the most used word of each term.
     best: dict[str, tuple[int, str]] = {}
-    for (term, word), n in Counter(chain.from_iterable(map(_PAIRS.__getitem__, picked))).items():
+    for key, n in Counter(chain.from_iterable(map(_PAIR_KEYS.__getitem__, picked))).items():
+        term, word = key.split("\x00")
         if term in wanted:
             held = best.get(term)
             if held is None or n > held[0] or (n == held[0] and word < held[1]):

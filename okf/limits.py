@@ -14,3 +14,6 @@ MAX_SOURCE_BYTES = MAX_FILE_BYTES - MAX_FRONTMATTER_BYTES
 MAX_PDF_BYTES = 200 * 1024 * 1024  # a PDF is mostly not text; its extracted text must meet MAX_SOURCE_BYTES
 # Most entries one index.md lists: okf compile groups a wider folder (by topic), okf check warns past it (W120).
 FANOUT = 40
+# Characters of a concept body the judge is shown (Budgets.body_chars) and the most a compiled concept holds
+# (CompileOptions.max_chars): one setting, so a judge reads every concept okf compiles whole.
+JUDGE_WINDOW_CHARS = 6000

@@ -6,11 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from okf.limits import JUDGE_WINDOW_CHARS  # declared with the bundle's size bounds (okf compile reads it there)
 from okf.readers.base import Usage
-
-# Characters of a concept body the judge is shown (Budgets.body_chars) and the most a compiled concept holds
-# (CompileOptions.max_chars): one setting, so a judge reads every concept okf compiles whole.
-JUDGE_WINDOW_CHARS = 6000
 
 # The angles setting of navigate, ask and eval when none is given (okf.settings.NavigationSettings: help, the
 # flags and MCP arguments; okf.orchestrate.parse_angles reads it).

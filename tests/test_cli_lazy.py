@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 from click.testing import CliRunner
@@ -94,4 +95,16 @@ def test_compile_imports_no_other_command_and_no_reader() -> None:
     assert "okf.cli.compile" in loaded and "okf.compile.api" in loaded and not loaded & others
     heavy = {"okf.settings", "okf.readers.offline", "okf.readers.synthesis", "okf.bundle.bundle", "okf.answer"}
     heavy |= {"asyncio", "multiprocessing"}  # the describer's event loop and the worker pool: when used
+    heavy |= {"okf.models"}  # every result model (70 to 90 ms): the budgets are made when a command asks
     assert not heavy & loaded, sorted(heavy & loaded)
+
+
+def test_an_offline_compile_builds_no_result_model(tmp_path: Path) -> None:
+    """A whole offline compile runs without okf.models (navigate's, ask's and the budgets' pydantic models)."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.md").write_text("# Leave\n\nEmployees get twenty days of paid leave each year.\n")
+    argv = ["compile", str(source), "-o", str(tmp_path / "out"), "--quiet"]
+    loaded = _imported_after(f"from okf.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass")
+    assert (tmp_path / "out" / "index.md").is_file()
+    assert "okf.compile.api" in loaded and "okf.models" not in loaded

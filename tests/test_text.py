@@ -331,8 +331,25 @@ def test_the_pick_and_pair_tables_say_what_the_term_tables_say(text: str, more: 
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
-        st.lists(st.sampled_from(["Data", "data,", "DATA", "data/data", "non-data", "Party", "party.", "(a)", "x_data",
-                                  "Parties'", "5.2", "nonparty"]), max_size=12),
+        st.lists(
+            st.sampled_from(
+                [
+                    "Data",
+                    "data,",
+                    "DATA",
+                    "data/data",
+                    "non-data",
+                    "Party",
+                    "party.",
+                    "(a)",
+                    "x_data",
+                    "Parties'",
+                    "5.2",
+                    "nonparty",
+                ]
+            ),
+            max_size=12,
+        ),
         min_size=1,
         max_size=4,
     ),

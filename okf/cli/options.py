@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from okf.cli.flags import setting_option, settings_options  # noqa: F401 - handed on to the commands
-from okf.reader_settings import BUDGETS, COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS
+from okf.reader_settings import COMPILE_FLAGS, READER_FLAGS, READER_SETTINGS
 from okf.readers.base import Reader
 from okf.readers.config import ReaderConfig
 from okf.readers.factory import make_reader
@@ -194,20 +194,20 @@ def reader_from_options(**kwargs: Any) -> Reader:
     return make_reader(reader_config_from_options(**kwargs))
 
 
-_BUDGET_OPTIONS = tuple(setting_option(setting) for setting in BUDGETS)
-BUDGET_KEYS = tuple(setting.name for setting in BUDGETS)
-
-
 def budget_options(f: F) -> F:
     """The navigation budget options (okf.models.Budgets), shared by navigate, ask and eval."""
-    for option in reversed(_BUDGET_OPTIONS):
-        f = option(f)
+    from okf.reader_settings import BUDGETS  # made on first use: okf compile has no budgets
+
+    for setting in reversed(BUDGETS):
+        f = setting_option(setting)(f)
     return f
 
 
 def budgets_from_options(options: dict[str, Any]) -> dict[str, Any]:
     """Pop the budget options out of ``options``; return the ones the user set."""
-    values = {key: options.pop(key, None) for key in BUDGET_KEYS}
+    from okf.reader_settings import BUDGETS
+
+    values = {setting.name: options.pop(setting.name, None) for setting in BUDGETS}
     return {key: value for key, value in values.items() if value is not None}
 
 

@@ -10,8 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from okf.limits import FANOUT
-from okf.models import JUDGE_WINDOW_CHARS
+from okf.limits import FANOUT, JUDGE_WINDOW_CHARS
 from okf.readers.base import Usage
 
 

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from itertools import chain, compress, filterfalse, repeat
+from operator import is_
 from typing import Any, NamedTuple, TypeVar
 
 from okf.markdown import LINK_ADDRESS
@@ -210,7 +211,7 @@ def _picks(chunks: set[str]) -> Chunks:
     keys = list(chunks)
     values = list(map(_PICK.get, keys, repeat(_UNKNOWN)))
     if _UNKNOWN in values:
-        unknown = set(compress(keys, map(_UNKNOWN.__eq__, values)))
+        unknown = set(compress(keys, map(is_, values, repeat(_UNKNOWN))))
         if _learn(unknown):  # the table was just cleared: learn them all again
             _learn(chunks)
         values = list(map(_PICK.__getitem__, keys))

@@ -214,6 +214,23 @@ def test_select_a_short_listing_that_says_nothing_is_read_on_in_every_part() -> 
     }
 
 
+def test_select_a_short_listing_no_entry_settles_keeps_the_other_side() -> None:
+    """Of two groups, one saying a word or two of the question and neither a sure choice: the other is kept too,
+    read after it (faint), rather than passed over on a stray word's say ("georgia" is read as "George")."""
+    offers = [
+        offer(0, "a/", "Sports", "Football, racing and tennis. Topics: georgia, western, vermont."),
+        offer(1, "b/", "Music and stage", "Actors and bands. Topics: discography, broadway."),
+    ]
+    question = "Which director filmed the 1931 western with Ralph Murphy as editor and a score by Max Steiner?"
+    assert kept(question, offers) == {0: "weak", 1: "faint"}
+    # A sure choice settles it: the other side stays closed.
+    sure = [
+        offer(0, "hr/", "Human resources", "Vacation days, sick leave and holidays for employees."),
+        offer(1, "it/", "IT", "Laptops, accounts and passwords."),
+    ]
+    assert kept(QUESTION, sure) == {0: "strong"}
+
+
 def test_select_a_long_listing_that_says_nothing_opens_nothing() -> None:
     offers = [offer(i, f"g{i}/", f"Group {chr(65 + i)}", f"Topic {chr(65 + i)} things.") for i in range(8)]
     assert kept("What other position did the person who introduced the DISCLOSE Act hold?", offers) == {}

@@ -6,7 +6,7 @@ import hashlib
 import os
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from operator import itemgetter
 from pathlib import Path
@@ -20,6 +20,7 @@ from okf.compile.describe import (
     label,
     shown_once,
 )
+from okf.compile.headings import Headings, add_headings, add_title, assign, below_each, with_topics
 from okf.compile.links import link_text, rewrite_markdown_links
 from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
 from okf.compile.mirror import link_asset
@@ -27,7 +28,7 @@ from okf.compile.model_describe import TITLES_KEY, apply_signposts, model_bullet
 from okf.compile.parallel import SHARED, ordered_map
 from okf.compile.render import concept_file, index_file, log_entry, log_file
 from okf.compile.source_meta import apply_source_meta
-from okf.compile.state import CompileState, DocPlan, Node
+from okf.compile.state import GROUP_TYPES, CompileState, DocPlan, Node
 from okf.compile.survey import survey_document
 from okf.compile.tree import iter_concepts, iter_dirs
 from okf.compile.vault import (
@@ -58,14 +59,16 @@ def describe_dirs(
     titled: dict[str, str] | None = None,
     *,
     below_only: bool = False,
+    topics: Mapping[str, list[tuple[str, str]]] | None = None,
 ) -> None:
     """Directory descriptions from their content, bottom-up: members by what they are about, then the key
-    terms of the subtree (``terms_of``). A fan-out group's title adds its main key terms to its range, or
-    the title a model gave it (``titled``: group path -> title). ``below_only``: describe the directories
-    below ``node`` but not ``node`` itself (a caller that writes its description anyway)."""
+    terms of the subtree (``terms_of``), then its topics (``topics``: path -> topics among its siblings,
+    okf.compile.headings). A fan-out group's title adds its main key terms to its range, or the title a
+    model gave it (``titled``: group path -> title). ``below_only``: describe the directories below
+    ``node`` but not ``node`` itself (a caller that writes its description anyway)."""
     for child in node.children:
         if child.is_dir and child.type != "Document":
-            describe_dirs(child, terms_of, titled)
+            describe_dirs(child, terms_of, titled, topics=topics)
     if below_only or (node.type == "Document" and node.description):
         return
     key_terms = terms_of(node)
@@ -86,6 +89,8 @@ def describe_dirs(
         node.description = directory_description(members, key_terms, GROUP_DESCRIPTION_CHARS)
     else:
         node.description = directory_description(members, key_terms)
+    if topics and node.children:
+        node.description = with_topics(node.description, topics.get(node.path))
 
 
 def _emit(state: CompileState, path: str, content: bytes, old_files: set[str]) -> None:
@@ -132,7 +137,13 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
         path, content = _render_concept(output, plan, node, resolve, at, old_files, text)
         (outputs.__setitem__(path, content) if content is not None else keep.append(path))
     # The document's own description is written just below (from its outline): only its directories here.
-    describe_dirs(plan.node, survey.terms_of, SHARED.get("titled"), below_only=True)
+    # Each names the topics of the headings below it among its siblings, words weighed over the document.
+    heads = below_each(plan.node)
+    weights = survey.weights
+    unseen = max(weights.values(), default=1.0)
+    topics: dict[str, list[tuple[str, str]]] = {}
+    assign(plan.node, lambda n: heads[n.path], lambda t: weights.get(t, unseen), into=topics)
+    describe_dirs(plan.node, survey.terms_of, SHARED.get("titled"), below_only=True, topics=topics)
     outline = [(label(c), survey.terms_of(c) if c.is_dir else list(c.tags)) for c in plan.node.children if c.title]
     plan.node.description = directory_description(
         outline if len(concepts) > 1 else [concepts[0].description], survey.terms_of(plan.node)
@@ -168,6 +179,7 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
         if not single
         else [[concepts[0].description, list(concepts[0].tags[:8])]],
         "terms": survey.summary(),
+        "headings": heads[plan.node.path] if not single else {},
         "acronyms": survey.expansions,
         "vocabulary": survey.table(),
     }
@@ -265,6 +277,28 @@ def _render_concept(
     return node.path, concept_file(node, body, plan.cited, plan.title, sha, at, plan.meta)
 
 
+def _headings_of(state: CompileState) -> Callable[[Node], Headings]:
+    """Heading words below a directory of the folder levels: a document's from its manifest record, a
+    group's its members' titles and theirs, summed (remembered per group)."""
+    known: dict[str, Headings] = {}
+
+    def headings_of(node: Node) -> Headings:
+        if node.type == "Document":
+            entry = state.doc_entries.get(node.anchors[0]) if node.anchors else None
+            return (entry or {}).get("headings") or {}
+        found = known.get(node.path)
+        if found is None:
+            found = known[node.path] = {}
+            for child in node.children:
+                if child.type not in GROUP_TYPES:
+                    add_title(found, child.title)
+                if child.is_dir:
+                    add_headings(found, headings_of(child))
+        return found
+
+    return headings_of
+
+
 def render_indexes(state: CompileState) -> None:
     """Folder-level index.md files (above the documents); the root one carries ``okf_version``.
 
@@ -358,9 +392,23 @@ def render_indexes(state: CompileState) -> None:
         node.children = kept
 
     fill(state.tree)
+    # Documents and groups name the topics of the headings below them among their siblings, words weighed
+    # over the bundle's documents (okf.compile.headings).
+    topics: dict[str, list[tuple[str, str]]] = {}
+    assign(
+        state.tree,
+        _headings_of(state),
+        lambda t: weights.get(t, unseen),
+        into=topics,
+        descend=lambda n: n.type != "Document",
+    )
+    for child in iter_dirs(state.tree):
+        record = state.doc_entries.get(child.anchors[0]) if child.type == "Document" and child.anchors else None
+        if record is not None and not record.get("own_description"):
+            child.description = with_topics(child.description, topics.get(child.path))
     title = state.options.title or state.output.name.replace("-", " ").replace("_", " ").strip().title() or "Bundle"
     state.tree.title = title
-    describe_dirs(state.tree, terms_of, title_folder_groups(state))
+    describe_dirs(state.tree, terms_of, title_folder_groups(state), topics=topics)
     folder_signposts(state.tree, state.doc_entries)
     for directory in iter_dirs(state.tree):
         if directory.type == "Document":

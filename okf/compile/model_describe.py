@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 from okf.compile.describe import clip, plain
 from okf.compile.model_cache import DescriptionCache, entry_key, text_sha256
-from okf.compile.state import CompileState, DocPlan, ModelReport, Node
+from okf.compile.state import GROUP_TYPES, CompileState, DocPlan, ModelReport, Node
 from okf.compile.tree import iter_concepts, iter_dirs
 from okf.errors import ConfigError, DeadlineExceeded
 from okf.readers.base import Usage, aclose
@@ -51,7 +51,6 @@ BATCH_CHARS = 16_000  # text per describe call (a concept fits the judge's windo
 GROUPS_PER_CALL = 8  # sibling groups per title call
 MEMBERS_SHOWN = 16  # members of a group shown for its title
 GIVE_UP_AFTER = 8  # calls failing in a row: the rest are not asked (a server that is down)
-GROUP_TYPES = ("Topic", "Group")
 TITLES_KEY = "group_titles"  # manifest: folder-level sibling-set key -> titles
 
 T = TypeVar("T", Descriptions, Titles)

@@ -136,6 +136,11 @@ class SourceFile:
     mirror: str = ""  # its copy in the bundle (``references/sources/...``) when sources are mirrored
 
 
+# Directories the compiler makes to bound a listing (Topic: by what members share; Group: a range), titled from
+# key terms or numbering rather than from the text's own headings.
+GROUP_TYPES = frozenset({"Topic", "Group"})
+
+
 @dataclass
 class Node:
     """A planned entry of the bundle tree: a concept (``lines`` set) or a directory (``children`` set)."""

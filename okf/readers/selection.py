@@ -5,7 +5,7 @@ or name, or in its description and key terms), each weighed by how rare it is in
 it tells this listing's signposts apart (a word every signpost of the listing carries tells them apart no
 better than none). A signpost naming the thing the question names is kept; one named for another
 organisation is not. When the reader cannot tell the signposts apart (every one says the same, or there are
-only two), it opens them all rather than guess; when nothing in the listing speaks to the question, it opens
+only two and neither is a sure choice), it opens them all rather than guess; when nothing in the listing speaks to the question, it opens
 only groups that are blind by construction (named by a range), never everything.
 """
 
@@ -152,6 +152,15 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
                     index=offer.index, grade=grade, reason=f"{where} mentions {question.named({u.key for u in said})}"
                 )
             )
+    if choices and n == 2 and all(c.grade != "strong" for c in choices):
+        # A two-way choice neither side of which is a sure one is a choice the reader cannot settle: the side
+        # saying nothing is kept too, as a faint one, read after the side saying something.
+        picked = {c.index for c in choices}
+        choices += [
+            Choice(index=o.index, grade="faint", reason="the other side of a two-way choice no entry settles")
+            for o in offers
+            if o.is_dir and o.index not in picked
+        ]
     if choices:
         return choices
     if any(u.name for u in question.units if u.key in explained) or any(r in explained for r in question.runs):

@@ -569,6 +569,21 @@ class Bundle:
         self._listings[d] = listing
         return listing
 
+    def concept_titles(self, directory: str = "") -> list[tuple[str, str]]:
+        """(path, title) of the concept signposts of ``directory``'s listing, in its order and titled as
+        :meth:`listing` titles them, without building its signposts (no description is looked for)."""
+        d = self._directory(directory)
+        if d in self._listings:
+            return [(s.path, s.title) for s in self._listings[d].signposts if not s.is_dir]
+        plan = self.listing_plan(d)
+        out = [
+            (path, r.entry.title or _derived_title(path))
+            for r in plan.entries
+            if r.kind == "concept" and (path := cast(str, r.path))
+        ]
+        out += [(path, self._summary(path)[0]) for path in plan.concepts]
+        return out
+
     def listing_plan(self, directory: str = "") -> ListingPlan:
         """What :meth:`listing` shows of a directory, before any signpost is built (no concept is read for a
         title or description): its index, its problems, the index entries kept and what is synthesized."""

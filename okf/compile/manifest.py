@@ -17,7 +17,9 @@ from okf.sources import read_head
 from okf.text.keyterms import count_terms, eligible, smallest
 
 MANIFEST = ".okf/manifest.json"
-FORMAT = 4  # 2: markdown frontmatter is not content; wikilinks resolved (okf.compile.vault); 3: key terms shown once; 4: directory topics (okf.compile.headings)
+# 2: markdown frontmatter is not content; wikilinks resolved (okf.compile.vault); 3: key terms shown once;
+# 4: directory topics (okf.compile.headings); 5: the title index written as .okf/titles.json (okf.bundle.titles)
+FORMAT = 5
 
 
 def load_manifest(state: CompileState) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from okf.bundle.syntheses import filed_files
+from okf.bundle.titles import TITLES
 from okf.compile.manifest import manifest_files
 from okf.compile.state import CompileState
 from okf.errors import CompileError
@@ -262,7 +263,7 @@ def _foreign_files(state: CompileState, live: dict[str, int]) -> set[str]:
     """Files in the old output that okf did not write (kept, never lost, with a warning)."""
     if state.previous is None:
         return set()
-    known = manifest_files(state.previous) | state.changed_files() | state.keep | {".okf/manifest.json", STAT_CACHE}
+    known = manifest_files(state.previous) | state.changed_files() | state.keep | {".okf/manifest.json", STAT_CACHE, TITLES}
     foreign = set(live) - known
     for rel in sorted(foreign - filed_files(state.output))[:5]:  # syntheses okf ask --save filed: no news
         state.warn(f"{rel}: not written by okf compile; kept as it is")
@@ -308,12 +309,23 @@ def write_bundle(state: CompileState) -> None:
         state.written.update(write_outputs(root, state.outputs))
         state.report.files_written += len(state.written)
         state.report.bytes = sum(state.written.values())
+        # The title index of the tree about to be swapped in, read by its own listings: okf's record (not
+        # bundle content) of what every orchestrated walk looks names up in (okf.bundle.titles).
+        write_file(root, TITLES, _title_file(tmp))
         _swap(tmp, output)
     except OSError as exc:
         drop_side(state, free=exc.errno in NO_SPACE)
         raise write_error(exc, state) from exc
     finally:
         state.side = None
+
+
+def _title_file(tree: Path) -> bytes:
+    """``.okf/titles.json`` of the side tree ``tree``, read as a bundle (whose model compile otherwise never builds)."""
+    from okf.bundle.bundle import Bundle
+    from okf.bundle.titles import encode
+
+    return encode(Bundle(tree))
 
 
 def _swap(tmp: Path, output: Path) -> None:

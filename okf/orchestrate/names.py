@@ -6,7 +6,8 @@ trailing parenthesis such as "(film)" and a leading article ignored), the name i
 the way a wikilink ``[[Shirley Temple]]`` is resolved by title (okf.wikilinks): the hop's walk starts by
 judging that concept, like the lateral expansion of a link. Nothing is ranked: a name resolves or not.
 
-The titles come from the bundle's listings (every directory's signposts, read once per bundle and kept).
+The titles come from the bundle's listings (every directory's signposts), as ``okf compile`` wrote them down in
+``.okf/titles.json`` (okf.bundle.titles), else read once per bundle and kept.
 
 A question may also say a title as written without it being a name run of its own: its first word
 ("Psychopsis and Aubrieta are ..."), a name beside another joined by "and" ("David Yates and Pietro Germi"),
@@ -20,14 +21,11 @@ import bisect
 import re
 import weakref
 
-from okf.bundle import Bundle
-from okf.errors import BundleError
+from okf.bundle import Bundle, titles
 from okf.text.words import STOP_WORDS, compact
 
 # Concepts a name may resolve to at most (a name several concepts bear: "Ed Wood", "Ed Wood (film)").
 MAX_TARGETS = 3
-_PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 # A name of at least this many letters (and two words) may name a title it begins.
 PREFIX_MIN = 8
 # Words of a title said in a text at most (from its first, capitalized word).
@@ -37,32 +35,13 @@ _INDEXES: weakref.WeakKeyDictionary[Bundle, dict[str, list[str]]] = weakref.Weak
 _SORTED: weakref.WeakKeyDictionary[Bundle, list[str]] = weakref.WeakKeyDictionary()
 
 
-def _keys(title: str, path: str) -> set[str]:
-    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-    bare = _PARENTHESIS.sub("", title)
-    keys = {compact(title), compact(bare), compact(_ARTICLE.sub("", bare)), compact(stem)}
-    return {k for k in keys if len(k) >= 3}
-
-
 def title_index(bundle: Bundle) -> dict[str, list[str]]:
-    """Concept paths by the letters of their title and file name, from every listing of ``bundle``."""
+    """Concept paths by the letters of their title and file name (okf.bundle.titles): from the
+    ``.okf/titles.json`` compile wrote for this very content, else from every listing of ``bundle``."""
     index = _INDEXES.get(bundle)
-    if index is not None:
-        return index
-    index = {}
-    for directory in bundle.iter_directories():
-        try:
-            signposts = bundle.listing(directory).signposts
-        except BundleError:
-            continue
-        for signpost in signposts:
-            if signpost.is_dir:
-                continue
-            for key in _keys(signpost.title, signpost.path):
-                paths = index.setdefault(key, [])
-                if signpost.path not in paths:
-                    paths.append(signpost.path)
-    _INDEXES[bundle] = index
+    if index is None:
+        index = titles.load(bundle)
+        _INDEXES[bundle] = index = titles.build(bundle) if index is None else index
     return index
 
 

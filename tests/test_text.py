@@ -373,3 +373,34 @@ def test_word_forms_of_counted_chunks_equal_those_of_the_plain_set(pieces: list[
     assert word_forms(found, wanted, learned=True) == expected
     assert word_forms(chunks, wanted) == expected
     assert word_forms(found, wanted) == expected
+
+
+def _terms_by_hand(text: str) -> list[str]:
+    """:func:`terms` as first written: the unicode token pattern, each token's terms asked one by one."""
+    import unicodedata
+
+    from okf.text.words import _TOKEN, _hyphen_joins, _raw_terms
+
+    plain = unicodedata.normalize("NFKC", text)
+    out = [term for raw in _TOKEN.findall(plain) for term in _raw_terms(raw)]
+    return out + ([term for term, _ in _hyphen_joins(plain)] if "-" in plain else [])
+
+
+@given(st.text(alphabet="aZ9_.-' \u00e9\u00c9\u0131\u2160\uff11\u00bd\u0301xQ", max_size=40))
+@settings(max_examples=300)
+def test_terms_of_ascii_and_other_text_are_the_unicode_patterns(text: str) -> None:
+    """ASCII text is tokenized by the ASCII pattern, other text by the unicode one: the same terms either
+    way (fails when the ASCII pattern finds other tokens, e.g. if it took "_" as a letter)."""
+    assert terms(text) == _terms_by_hand(text)
+    assert terms(text.encode("ascii", "ignore").decode()) == _terms_by_hand(text.encode("ascii", "ignore").decode())
+
+
+def test_the_token_table_refills_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table of tokens' terms is emptied when full and filled again with the same answers."""
+    from okf.text import words
+
+    monkeypatch.setattr(words, "_TOKEN_TERMS_SIZE", 2)
+    text = "Max_tokens limits parsing; NonCompetition clauses bind employees across borders."
+    assert terms(text) == terms(text) == _terms_by_hand(text)
+    table = words._token_terms.__self__  # type: ignore[attr-defined]
+    assert len(table) <= 2

@@ -263,7 +263,9 @@ def _foreign_files(state: CompileState, live: dict[str, int]) -> set[str]:
     """Files in the old output that okf did not write (kept, never lost, with a warning)."""
     if state.previous is None:
         return set()
-    known = manifest_files(state.previous) | state.changed_files() | state.keep | {".okf/manifest.json", STAT_CACHE, TITLES}
+    known = (
+        manifest_files(state.previous) | state.changed_files() | state.keep | {".okf/manifest.json", STAT_CACHE, TITLES}
+    )
     foreign = set(live) - known
     for rel in sorted(foreign - filed_files(state.output))[:5]:  # syntheses okf ask --save filed: no news
         state.warn(f"{rel}: not written by okf compile; kept as it is")

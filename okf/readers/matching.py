@@ -512,10 +512,9 @@ def _field(text: str) -> Field:
 
 @dataclass(frozen=True)
 class Body:
-    """A body read once (cache it by sha256): its sentences with their terms in order, and where each term occurs."""
+    """A body read once (cache it by sha256): its sentences, and where each term occurs (sentence numbers)."""
 
     sentences: tuple[str, ...]
-    sentence_terms: tuple[tuple[str, ...], ...]
     where: dict[str, tuple[int, ...]]
 
     @property
@@ -542,14 +541,16 @@ class Body:
 def read_body(text: str) -> Body:
     """Split ``text`` into plain sentences and their terms, indexed by term."""
     plain = tuple(sentences(unicodedata.normalize("NFKC", text)))
-    per = tuple(tuple(terms(s)) for s in plain)
     where: dict[str, list[int]] = {}
-    for n, sequence in enumerate(per):
-        for term in sequence:
-            places = where.setdefault(term, [])
-            if not places or places[-1] != n:
+    for n, sentence in enumerate(plain):
+        # Each term once per sentence, in the order it first occurs (so ``where`` keeps first-occurrence order).
+        for term in dict.fromkeys(terms(sentence)):
+            places = where.get(term)
+            if places is None:
+                where[term] = [n]
+            else:
                 places.append(n)
-    return Body(plain, per, {term: tuple(places) for term, places in where.items()})
+    return Body(plain, {term: tuple(places) for term, places in where.items()})
 
 
 @lru_cache(maxsize=1024)

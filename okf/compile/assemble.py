@@ -20,7 +20,7 @@ from okf.compile.describe import (
     label,
     shown_once,
 )
-from okf.compile.headings import Headings, add_headings, add_title, assign, below_each, with_topics
+from okf.compile.headings import Headings, assign, below_each, with_topics
 from okf.compile.links import link_text, rewrite_markdown_links
 from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_manifest
 from okf.compile.mirror import link_asset
@@ -28,7 +28,7 @@ from okf.compile.model_describe import TITLES_KEY, apply_signposts, model_bullet
 from okf.compile.parallel import SHARED, ordered_map
 from okf.compile.render import concept_file, index_file, log_entry, log_file
 from okf.compile.source_meta import apply_source_meta
-from okf.compile.state import GROUP_TYPES, CompileState, DocPlan, Node
+from okf.compile.state import CompileState, DocPlan, Node
 from okf.compile.survey import survey_document
 from okf.compile.tree import iter_concepts, iter_dirs
 from okf.compile.vault import (
@@ -277,28 +277,6 @@ def _render_concept(
     return node.path, concept_file(node, body, plan.cited, plan.title, sha, at, plan.meta)
 
 
-def _headings_of(state: CompileState) -> Callable[[Node], Headings]:
-    """Heading words below a directory of the folder levels: a document's from its manifest record, a
-    group's its members' titles and theirs, summed (remembered per group)."""
-    known: dict[str, Headings] = {}
-
-    def headings_of(node: Node) -> Headings:
-        if node.type == "Document":
-            entry = state.doc_entries.get(node.anchors[0]) if node.anchors else None
-            return (entry or {}).get("headings") or {}
-        found = known.get(node.path)
-        if found is None:
-            found = known[node.path] = {}
-            for child in node.children:
-                if child.type not in GROUP_TYPES:
-                    add_title(found, child.title)
-                if child.is_dir:
-                    add_headings(found, headings_of(child))
-        return found
-
-    return headings_of
-
-
 def render_indexes(state: CompileState) -> None:
     """Folder-level index.md files (above the documents); the root one carries ``okf_version``.
 
@@ -392,12 +370,21 @@ def render_indexes(state: CompileState) -> None:
         node.children = kept
 
     fill(state.tree)
+
     # Documents and groups name the topics of the headings below them among their siblings, words weighed
     # over the bundle's documents (okf.compile.headings).
+    def recorded(node: Node) -> Headings | None:
+        """A document's heading words, from its manifest record (its insides are not in this tree)."""
+        if node.type != "Document":
+            return None
+        record = state.doc_entries.get(node.anchors[0]) if node.anchors else None
+        return (record or {}).get("headings") or {}
+
+    heads = below_each(state.tree, recorded)
     topics: dict[str, list[tuple[str, str]]] = {}
     assign(
         state.tree,
-        _headings_of(state),
+        lambda n: heads[n.path],
         lambda t: weights.get(t, unseen),
         into=topics,
         descend=lambda n: n.type != "Document",

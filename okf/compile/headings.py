@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
 from okf.compile.state import GROUP_TYPES, Node
 from okf.text.words import terms, token_terms
@@ -73,19 +73,22 @@ def add_headings(into: Headings, other: Mapping[str, list[int | str]]) -> None:
             held[0] = int(held[0]) + int(count)
 
 
-def below_each(root: Node) -> dict[str, Headings]:
+def below_each(root: Node, given: Callable[[Node], Headings | None] = lambda node: None) -> dict[str, Headings]:
     """Heading words of everything below each directory under ``root`` (and ``root``), by path; a
     directory's own title is counted by its parent's, not its own, and a group's (titled by the compiler, not
-    the text) by none."""
+    the text) by none. ``given``: the heading words of a directory whose insides the tree does not hold (a
+    document at the folder levels, from its manifest record), else None."""
     out: dict[str, Headings] = {}
 
     def walk(node: Node) -> Headings:
-        mine: Headings = {}
-        for child in node.children:
-            if child.type not in GROUP_TYPES:
-                add_title(mine, child.title)
-            if child.is_dir:
-                add_headings(mine, walk(child))
+        mine = given(node)
+        if mine is None:
+            mine = {}
+            for child in node.children:
+                if child.type not in GROUP_TYPES:
+                    add_title(mine, child.title)
+                if child.is_dir:
+                    add_headings(mine, walk(child))
         out[node.path] = mine
         return mine
 
@@ -93,12 +96,10 @@ def below_each(root: Node) -> dict[str, Headings]:
     return out
 
 
-def choose(
-    members: list[Headings], weight: Callable[[str], float], exclude: Iterable[set[str]] | None = None
-) -> list[list[tuple[str, str]]]:
+def choose(members: list[Headings], weight: Callable[[str], float]) -> list[list[tuple[str, str]]]:
     """Topics of each of ``members`` (sibling directories' heading words), best first: (term, word) pairs.
-    ``exclude``: per member, terms not to name. A word every sibling heads with tells none of them apart;
-    with one member nothing is told apart and none is named."""
+    A word every sibling heads with tells none of them apart; with one member nothing is told apart and none
+    is named."""
     n = len(members)
     if n < 2:
         return [[] for _ in members]
@@ -107,13 +108,12 @@ def choose(
         for term in headings:
             df[term] = df.get(term, 0) + 1
     log = math.log
-    skips = list(exclude) if exclude is not None else [set() for _ in members]
     out = []
-    for headings, skip in zip(members, skips):
+    for headings in members:
         scored = sorted(
             (-(1.0 + log(int(count))) * log(n / df[term]) * weight(term), term)
             for term, (count, _) in headings.items()
-            if df[term] < n and term not in skip
+            if df[term] < n
         )
         out.append([(term, str(headings[term][1])) for _, term in scored])
     return out

@@ -11,6 +11,7 @@ from okf.compile import CompileOptions, compile_bundle
 from okf.eval import EvalQuestion, GoldSpan, evaluate
 from okf.navigator import navigate as navigate_any
 from okf.readers import OfflineReader
+from okf.readers.base import SignpostOffer
 from okf.testing import ScriptedReader
 
 
@@ -175,3 +176,34 @@ def test_concepts_whose_signposts_speak_to_the_question_are_read_first(tmp_path:
     assert sorted(judged(everything)) == sorted(f"policies/p{i}.md" for i in range(10))
     listing_order = navigate(root, question, reader=_ListingOrderReader())
     assert everything.stats.words_signposts > listing_order.stats.words_signposts
+
+
+class _OrderingScript(ScriptedReader):
+    """A scripted reader that also grades concept entries (as the offline reader does)."""
+
+    orders_concepts = True
+
+
+def test_a_directory_chosen_over_passed_over_concepts_is_opened_before_they_are_read(tmp_path: Path) -> None:
+    root = write_files(
+        tmp_path / "b",
+        {
+            **{f"a/c{i}.md": concept(f"A{i}") for i in range(8)},
+            "x/answer.md": concept("Answer"),
+            "x/other.md": concept("Other"),
+        },
+    )
+
+    def select(question: str, offers: list[SignpostOffer]) -> list[tuple[str, str]]:
+        chosen = {"a/": "strong", "x/": "weak", "a/c0.md": "weak", "x/answer.md": "strong"}
+        return [(o.path, chosen[o.path]) for o in offers if o.path in chosen]
+
+    reader = _OrderingScript(select=select, judge={"x/answer": "relevant"})
+    result = navigate(root, "q", reader=reader, budgets={"max_bodies": 3, "batch_size": 1})
+    # The concepts a/'s listing passed over are read at doubt 3 (after faint choices): x/, one weak choice
+    # away, is opened before them and what it holds is read first.
+    assert judged(result) == ["a/c0.md", "x/answer.md", "a/c1.md"]
+    assert [e.path for e in result.shortlist] == ["x/answer.md"]
+    # With room for all, every concept of every opened directory is still read.
+    everything = navigate(root, "q", reader=reader)
+    assert sorted(judged(everything)) == sorted([*(f"a/c{i}.md" for i in range(8)), "x/answer.md", "x/other.md"])

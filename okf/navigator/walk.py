@@ -294,7 +294,7 @@ class Walk:
         task.add_done_callback(finished)
 
     def _check_done(self) -> None:
-        if not self.descents and not self.judges and (not self.queue or self.stopped_by):
+        if not self.descents and not self.judges and (not self.queue or self.stopped_by or self._held()):
             if self.deferred and self.stopped_by is None:
                 self._release_deferred()
                 return
@@ -658,6 +658,8 @@ class Walk:
                 break
             if self._behind():
                 break  # another walk of the same ledger reads first; it pumps this one when it has
+            if self._held():
+                break  # directories with less doubt wait to be opened: they are, once nothing else runs
             size = min(room, self.budgets.batch_size)
             if len(self.queue) < size and self._hold_partial():
                 break
@@ -680,6 +682,12 @@ class Walk:
         if self.stopped_by is None and self._room() <= 0 and (self.queue or self.descents):
             self._stop("bodies")  # nothing more can be judged: further descent would only cost calls
         self._check_done()
+
+    def _held(self) -> bool:
+        """Whether the candidates waiting have more doubt on the way than a directory still deferred: then
+        that directory is opened (and what it holds read) first. So a concept its listing passed over (its
+        directory's doubt plus 3) is not judged before a directory the selector chose with less doubt."""
+        return bool(self.deferred) and min(self.deferred) < self.queue.level
 
     def _behind(self) -> bool:
         """Walks sharing a ledger read best first, then in turn: this one waits while another has candidates

@@ -32,7 +32,16 @@ from okf.bundle.model import (
     Listing,
     Signpost,
 )
-from okf.bundle.paths import RESERVED, ensure_inside, is_external, normalize, plain_target, split_target, utf8_name
+from okf.bundle.paths import (
+    RESERVED,
+    derived_title,
+    ensure_inside,
+    is_external,
+    normalize,
+    plain_target,
+    split_target,
+    utf8_name,
+)
 from okf.bundle.syntheses import REGISTRY as SYNTHESES_REGISTRY
 from okf.errors import (
     BundleError,
@@ -97,11 +106,6 @@ _UNADDRESSABLE = re.compile(r"[\\\x00-\x1f\x7f]")
 def _printable(name: str) -> str:
     """A file name fit for one line of output: control characters and backslashes escaped (``\\n``, ``\\\\``)."""
     return _UNADDRESSABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), name)
-
-
-def _derived_title(path: str) -> str:
-    stem = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
-    return stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem
 
 
 @dataclass
@@ -517,21 +521,21 @@ class Bundle:
         try:
             concept = self.load(path)
         except BundleError:
-            return _derived_title(path), ""
+            return derived_title(path), ""
         return concept.title, (concept.meta.description or "").strip()
 
     def _dir_title(self, path: str) -> str:
         index_rel = path + "index.md"
         if self.is_concept_path(index_rel) or not self.exists(index_rel):
-            return _derived_title(path)
+            return derived_title(path)
         try:
             text, _ = read_text(self.real_path(index_rel), index_rel)
         except BundleError:
-            return _derived_title(path)
+            return derived_title(path)
         for heading in headings(text[:20_000]):
             if heading.text:
                 return heading.text
-        return _derived_title(path)
+        return derived_title(path)
 
     def listing(self, directory: str = "") -> Listing:
         """A directory's signposts (index entries first, then synthesized ones) and its index problems."""
@@ -549,7 +553,7 @@ class Bundle:
             listing.signposts.append(
                 _signpost(
                     path=path,
-                    title=entry.title or _derived_title(path),
+                    title=entry.title or derived_title(path),
                     description=description,
                     is_dir=resolved.kind == "directory",
                     section=entry.section,
@@ -577,7 +581,7 @@ class Bundle:
             return [(s.path, s.title) for s in self._listings[d].signposts if not s.is_dir]
         plan = self.listing_plan(d)
         out = [
-            (path, r.entry.title or _derived_title(path))
+            (path, r.entry.title or derived_title(path))
             for r in plan.entries
             if r.kind == "concept" and (path := cast(str, r.path))
         ]

@@ -21,6 +21,12 @@ PLAIN = re.compile(r"/?(?:[^/.~#?%\\:\s\x00][^/#?%\\:\s\x00]*/)*(?:[^/.~#?%\\:\s
 _NOT_PLAIN = re.compile(r"[#?%\\:\s\x00]")
 
 
+def derived_title(path: str) -> str:
+    """The title a listing shows for a concept or directory its index leaves untitled: from its file name."""
+    stem = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".md")
+    return stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem
+
+
 def plain_target(target: str) -> bool:
     """True when ``target`` is a plain relative or ``/``-rooted path (see ``PLAIN``): :func:`split_target` and
     :func:`normalize` leave it as it is, joined to its base."""

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from okf.bundle.paths import derived_title
 from okf.errors import BundleError
 from okf.text.words import compact
 
@@ -39,14 +41,24 @@ def title_keys(title: str, path: str) -> set[str]:
 
 def build(bundle: Bundle) -> dict[str, list[str]]:
     """The title index from every listing of ``bundle``: key -> concept paths, in listing order."""
-    index: dict[str, list[str]] = {}
+    return index_of(_listings(bundle))
+
+
+def _listings(bundle: Bundle) -> Iterator[list[tuple[str, str]]]:
     for directory in bundle.iter_directories():
         try:
-            titles = bundle.concept_titles(directory)
+            yield bundle.concept_titles(directory)
         except BundleError:
             continue
+
+
+def index_of(listings: Iterable[list[tuple[str, str]]]) -> dict[str, list[str]]:
+    """The title index of these listings, each the (path, title) of a directory's concept entries, directories
+    in :meth:`~okf.bundle.Bundle.iter_directories` order (an empty title shown as the listing derives it)."""
+    index: dict[str, list[str]] = {}
+    for titles in listings:
         for path, title in titles:
-            for key in title_keys(title, path):
+            for key in title_keys(title or derived_title(path), path):
                 paths = index.setdefault(key, [])
                 if path not in paths:
                     paths.append(path)
@@ -55,8 +67,12 @@ def build(bundle: Bundle) -> dict[str, list[str]]:
 
 def encode(bundle: Bundle) -> bytes:
     """``.okf/titles.json`` of ``bundle`` as it is on disk (its corpus id and its title index, keys sorted)."""
-    index = build(bundle)
-    data = {"format": FORMAT, "corpus_id": bundle.corpus_id(), "titles": {k: index[k] for k in sorted(index)}}
+    return encode_index(build(bundle), bundle.corpus_id())
+
+
+def encode_index(index: dict[str, list[str]], corpus_id: str) -> bytes:
+    """``.okf/titles.json`` holding ``index`` (keys sorted) for the bundle whose corpus id is ``corpus_id``."""
+    data = {"format": FORMAT, "corpus_id": corpus_id, "titles": {k: index[k] for k in sorted(index)}}
     return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 

@@ -26,7 +26,7 @@ from okf.compile.manifest import MANIFEST, manifest_bytes, manifest_files, new_m
 from okf.compile.mirror import link_asset
 from okf.compile.model_describe import TITLES_KEY, apply_signposts, model_bullets, title_folder_groups
 from okf.compile.parallel import SHARED, ordered_map
-from okf.compile.render import concept_file, index_file, log_entry, log_file
+from okf.compile.render import concept_file, index_file, listed_concepts, log_entry, log_file
 from okf.compile.source_meta import apply_source_meta
 from okf.compile.state import CompileState, DocPlan, Node
 from okf.compile.survey import survey_document
@@ -110,9 +110,12 @@ def _read_old(output: Path, path: str, old_files: set[str]) -> bytes | None:
         return None
 
 
-def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any]]:
+Listings = dict[str, list[tuple[str, str]]]  # directory -> (concept path, title) its index.md lists
+
+
+def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any], Listings]:
     """Write one rebuilt document's new or changed concept and index files into the side tree; return their
-    sizes, the unchanged ones to keep, and its manifest record. Reads its inputs from ``parallel.SHARED`` so
+    sizes, the unchanged ones to keep, its manifest record and the concepts its index files list. Reads its inputs from ``parallel.SHARED`` so
     it can run in a worker (workers write their own files: creating them is kernel work both CPUs can do)."""
     plan: DocPlan = SHARED["plans"][resource]
     anchors_of: dict[str, dict[str, str]] = SHARED["anchors"]
@@ -152,6 +155,7 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
     if described:  # the source's own summary beats the outline of its members
         plan.node.description = plan.meta.description
     indexes = []
+    listings: Listings = {}
     single = (
         len(concepts) == 1
         and not plan.node.children[0].is_dir
@@ -161,6 +165,7 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
     for directory in [] if single else iter_dirs(plan.node):
         path = directory.path + "index.md"
         indexes.append(path)
+        listings[directory.path] = listed_concepts(directory)
         content = index_file(directory, directory.title, directory.description)
         if _read_old(output, path, old_files) == content:
             keep.append(path)
@@ -200,7 +205,7 @@ def render_plan(resource: str) -> tuple[dict[str, int], list[str], dict[str, Any
     if SHARED.get("missing"):
         entry["missing"] = SHARED.pop("missing")
     # The folders this process made in this step are remembered (nothing removes folders until write_bundle).
-    return write_outputs(SHARED["side"], outputs, SHARED.setdefault("made_folders", set())), keep, entry
+    return write_outputs(SHARED["side"], outputs, SHARED.setdefault("made_folders", set())), keep, entry, listings
 
 
 def render_documents(state: CompileState) -> None:
@@ -224,10 +229,13 @@ def render_documents(state: CompileState) -> None:
         "root": state.root,
         "side": f"{open_side_tree(state)}{os.sep}",
     }
-    for resource, (written, keep, entry) in zip(resources, ordered_map(render_plan, resources, state.jobs, shared)):
+    for resource, (written, keep, entry, listings) in zip(
+        resources, ordered_map(render_plan, resources, state.jobs, shared)
+    ):
         state.written.update(written)
         state.keep.update(keep)
         state.doc_entries[resource] = entry
+        state.listings.update(listings)
         state.plans[resource].lines = []  # release the text: rendering is done
         warn_missing(state, resource, entry)
 
@@ -407,6 +415,7 @@ def render_indexes(state: CompileState) -> None:
                 content += (kept + "\n").encode("utf-8")
         else:
             content = index_file(directory, directory.title, directory.description)
+        state.listings[directory.path] = listed_concepts(directory)
         _emit(state, directory.path + "index.md", content, old_files)
         state.manifest.setdefault("folder_indexes", []).append(directory.path + "index.md")
 

@@ -184,10 +184,11 @@ def build_documents(state: CompileState) -> None:
             if source.mirror and not mirrored:
                 state.keep.add(source.mirror)
         if rendered is not None:
-            written, keep, entry = rendered
+            written, keep, entry, listings = rendered
             state.written.update(written)
             state.keep.update(keep)
             state.doc_entries[source.resource] = entry
+            state.listings.update(listings)
         if state.progress:
             state.progress("files", done, total)
     state.source_bytes.clear()  # every source is read: free the bytes kept from hashing

@@ -96,6 +96,16 @@ def index_file(node: Node, title: str, description: str, root_version: str | Non
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
+def listed_concepts(node: Node) -> list[tuple[str, str]]:
+    """(path, title) of the concept entries :func:`index_file` writes for ``node``, the first of each path,
+    titled as a reader of that listing reads them back (``okf.bundle.titles`` derives an empty one)."""
+    listed: dict[str, str] = {}
+    for child in node.children:
+        if not child.is_dir and child.path not in listed:
+            listed[child.path] = clip(child.title, MAX_TITLE_CHARS)
+    return list(listed.items())
+
+
 def log_entry(day: str, created: list[str], updated: list[str], removed: list[str], sources: list[str]) -> list[str]:
     """The bullets of one compile's log entry."""
 

@@ -234,6 +234,9 @@ class CompileState:
     model_failing: int = 0  # describer calls failed in a row, across passes (the compile stops asking at 8)
     assets: dict[str, dict[str, str]] = field(default_factory=dict)  # linked file -> {path (in bundle), sha256}
     asset_stats: dict[str, list[Any]] = field(default_factory=dict)  # linked file -> [size, mtime_ns, inode, sha256]
+    # directory -> (concept path, title) its index.md lists, for every index.md this compile rendered (written
+    # or kept): the title index .okf/titles.json is built from them (okf.compile.write)
+    listings: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def changed_files(self) -> set[str]:
         """Paths whose content this compile writes (queued or already in the side tree)."""

@@ -12,12 +12,17 @@ import subprocess
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from okf.bundle.paths import plain_target
 from okf.bundle.syntheses import filed_files
 from okf.bundle.titles import TITLES
 from okf.compile.manifest import manifest_files
 from okf.compile.state import CompileState
 from okf.errors import CompileError
+
+if TYPE_CHECKING:
+    from okf.bundle.bundle import Bundle
 
 TMP_MARK = ".okf-tmp-"
 OLD_MARK = ".okf-old-"
@@ -301,7 +306,8 @@ def write_bundle(state: CompileState) -> None:
     try:
         # New content wins over a carried file of the same path (a link there would share the old inode).
         live = _scan(output)[0] if output.is_dir() else {}
-        carried = sorted((state.keep | _foreign_files(state, live)) - state.changed_files())
+        foreign = _foreign_files(state, live)
+        carried = sorted((state.keep | foreign) - state.changed_files())
         root, old_root = f"{tmp}{os.sep}", f"{output}{os.sep}"
         if state.reused_side:
             carried = _reconcile(root, live, carried, state.written.keys() | state.outputs.keys())
@@ -311,9 +317,9 @@ def write_bundle(state: CompileState) -> None:
         state.written.update(write_outputs(root, state.outputs))
         state.report.files_written += len(state.written)
         state.report.bytes = sum(state.written.values())
-        # The title index of the tree about to be swapped in, read by its own listings: okf's record (not
+        # The title index of the tree about to be swapped in, as its own listings give it: okf's record (not
         # bundle content) of what every orchestrated walk looks names up in (okf.bundle.titles).
-        write_file(root, TITLES, _title_file(tmp))
+        write_file(root, TITLES, _title_file(tmp, None if foreign else state))
         _swap(tmp, output)
     except OSError as exc:
         drop_side(state, free=exc.errno in NO_SPACE)
@@ -322,12 +328,51 @@ def write_bundle(state: CompileState) -> None:
         state.side = None
 
 
-def _title_file(tree: Path) -> bytes:
-    """``.okf/titles.json`` of the side tree ``tree``, read as a bundle (whose model compile otherwise never builds)."""
+def _title_file(tree: Path, state: CompileState | None = None) -> bytes:
+    """``.okf/titles.json`` of the side tree ``tree``: from the listings this compile rendered (``state``,
+    when it holds every listing of the tree, see :func:`compiled_listings`), else read from the tree as a
+    bundle. A model compile writes it too (a reader would otherwise build it at its first question)."""
     from okf.bundle.bundle import Bundle
-    from okf.bundle.titles import encode
+    from okf.bundle.titles import encode, encode_index, index_of
 
-    return encode(Bundle(tree))
+    bundle = Bundle(tree)
+    listings = None if state is None else compiled_listings(state, bundle)
+    if listings is None:
+        return encode(bundle)
+    return encode_index(index_of(listings), bundle.corpus_id())
+
+
+def compiled_listings(state: CompileState, bundle: Bundle) -> list[list[tuple[str, str]]] | None:
+    """The concept entries (path, title) of every listing of the side tree ``bundle``, directories in the order
+    a reader walks them: those this compile rendered, and for documents it did not rebuild their index files
+    as kept (read). None when the tree may list anything else: then the caller reads every listing.
+
+    Exact only for a tree that holds nothing okf did not write (the caller passes no ``state`` otherwise)
+    whose every concept is listed once, in its own directory: checked here against the manifest's concepts.
+    """
+    if any(a["path"].endswith(".md") for a in state.assets.values()):
+        return None  # a linked .md file copied into the bundle is listed as an unlisted concept
+    listings = dict(state.listings)
+    for entry in state.doc_entries.values():
+        for index in entry["indexes"]:
+            directory = index.removesuffix("index.md")
+            if directory not in listings:  # a document this compile did not rebuild: its listing as kept
+                listings[directory] = bundle.concept_titles(directory)
+    concepts = {p for entry in state.doc_entries.values() for p in entry["concepts"]}
+    listed = 0
+    for directory, titles in listings.items():
+        for path, _title in titles:
+            listed += 1
+            if (
+                path not in concepts
+                or path.rpartition("/")[0] + "/" != (directory or "/")
+                or not plain_target(path)
+                or not path.isprintable()
+            ):
+                return None
+    if listed != len(concepts):
+        return None
+    return [listings[d] for d in sorted(listings)]
 
 
 def _swap(tmp: Path, output: Path) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import stat
 from datetime import datetime
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from okf.compile.assemble import render_plan
@@ -139,12 +140,21 @@ def plan_and_render(source: SourceFile) -> tuple[DocPlan | None, list[str], str 
     return plan, warnings, skipped, rendered, SHARED.pop("mirrored", {})
 
 
+def _size(path: Path) -> int:
+    """The size of a source file in bytes (0 when it is not a regular file or cannot be read)."""
+    try:
+        found = path.stat()
+    except OSError:
+        return 0
+    return found.st_size if stat.S_ISREG(found.st_mode) else 0
+
+
 def build_documents(state: CompileState) -> None:
     """Plan every source being rebuilt (across processes for large jobs); unreadable or empty ones are
     skipped with a notice."""
     total = len(state.rebuild)
-    size = sum(s.path.stat().st_size for s in state.rebuild if s.path.is_file())
-    state.jobs = workers(size)
+    sizes = [_size(s.path) for s in state.rebuild]
+    state.jobs = workers(sum(sizes))
     if not state.rebuild:
         return
     old_files = manifest_files(state.previous)
@@ -172,7 +182,8 @@ def build_documents(state: CompileState) -> None:
         "side": f"{open_side_tree(state)}{os.sep}",
         "source_bytes": state.source_bytes,  # forked workers inherit them: read once, when hashing
     }
-    results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared)
+    # Largest first: a long contract planned last would keep one worker busy after the other is done.
+    results = ordered_map(plan_and_render, state.rebuild, state.jobs, shared, weights=sizes)
     for done, (source, (plan, warnings, skipped, rendered, mirrored)) in enumerate(zip(state.rebuild, results), 1):
         for message in warnings:
             state.warn(message)

@@ -28,8 +28,18 @@ def workers(total_bytes: int) -> int:
     return wanted
 
 
-def ordered_map(fn: Callable[[T], R], items: Sequence[T], jobs: int, shared: dict[str, Any]) -> Iterator[R]:
-    """``fn`` over ``items`` in order; in ``jobs`` forked processes when ``jobs > 1``."""
+def ordered_map(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    jobs: int,
+    shared: dict[str, Any],
+    weights: Sequence[int] | None = None,
+) -> Iterator[R]:
+    """``fn`` over ``items``, results in the order of ``items``; in ``jobs`` forked processes when ``jobs > 1``.
+
+    With ``weights`` (an item's expected cost, such as its size), workers are handed the heaviest items first,
+    one at a time, so that no long item starts last while the other worker has nothing left to do (what
+    chunks in input order did: a chunk of long contracts at the end); results still come in input order."""
     SHARED.clear()
     SHARED.update(shared)
     try:
@@ -39,8 +49,29 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], jobs: int, shared: dic
         import multiprocessing  # only with workers: a small compile starts without the pool's modules
         from concurrent.futures import ProcessPoolExecutor
 
-        chunk = max(1, min(16, len(items) // (jobs * 8)))
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            yield from pool.map(fn, items, chunksize=chunk)
+            if weights is None:
+                chunk = max(1, min(16, len(items) // (jobs * 8)))
+                yield from pool.map(fn, items, chunksize=chunk)
+                return
+            order = heaviest_first(weights)
+            yield from _in_input_order(pool.map(fn, [items[i] for i in order]), order)
     finally:
         SHARED.clear()
+
+
+def heaviest_first(weights: Sequence[int]) -> list[int]:
+    """Indexes of ``weights``, heaviest first (equal weights in input order)."""
+    return sorted(range(len(weights)), key=lambda i: -weights[i])
+
+
+def _in_input_order(results: Iterator[R], order: list[int]) -> Iterator[R]:
+    """``results`` (of the items at ``order``, in that order) in input order, each yielded as soon as every
+    result before it in input order has arrived."""
+    held: dict[int, R] = {}
+    following = 0
+    for index, result in zip(order, results):
+        held[index] = result
+        while following in held:
+            yield held.pop(following)
+            following += 1

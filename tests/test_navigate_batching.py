@@ -17,7 +17,7 @@ from builders import concept, write_files
 from okf.bundle import Bundle, identity
 from okf.models import NavigationResult
 from okf.navigator import navigate, walk
-from okf.readers import LLMReader, ReaderConfig
+from okf.readers import LLMReader, OfflineReader, ReaderConfig
 from okf.readers.base import SignpostOffer
 from okf.testing import LoopbackServer, ScriptedReader, loopback_only
 
@@ -188,3 +188,46 @@ def test_loopback_model_takes_a_burst_of_new_connections_without_stalling() -> N
             return time.monotonic() - begin
 
         assert asyncio.run(burst()) < 5  # all answered (machine load makes a tighter bound flaky)
+
+
+class _SlowOffline(OfflineReader):
+    """The offline reader on a busy machine: every call takes 10 ms of the clock (the loop waits with it)."""
+
+    async def select(self, question: str, signposts: Any) -> Any:
+        time.sleep(0.01)
+        return await super().select(question, signposts)
+
+    async def judge(self, question: str, documents: Any) -> Any:
+        time.sleep(0.01)
+        return await super().judge(question, documents)
+
+
+def test_an_offline_walk_does_not_depend_on_the_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    topics = ["leave", "payroll", "safety", "travel"]
+    files = {
+        f"{t}/{part}/{t}-{part}-{i}.md": concept(
+            f"{t.title()} {part} {i}", f"The {t} {part} rules, item {i}: staff leave, payroll, travel and safety."
+        )
+        for t in topics
+        for part in ("rules", "forms", "notes")
+        for i in range(3)
+    }
+    root = write_files(tmp_path / "b", files)
+    question = "What do the leave, payroll, travel and safety rules say about staff?"
+
+    def walk_once(share: float) -> list[str]:
+        monkeypatch.setattr(walk, "COALESCE_SHARE", share)
+        result = navigate(root, question, reader=_SlowOffline(), budgets={"batch_size": 5, "max_bodies": 30})
+        return [e.path for e in result.trace if e.kind == "verdict"]
+
+    # A window measured on the clock (here 1.5 and 3 times the calls' time) would hold partial batches while
+    # other directories are listed, and what the budget reads would follow the machine's speed: the offline
+    # reader's calls cost no round trip, so no batch is held and every walk reads the same bodies in order.
+    plain = walk_once(0.0)
+    assert walk_once(1.5) == plain
+    assert walk_once(3.0) == plain
+    # ... because no partial batch ever waits for the clock (a model reader's do: the test above).
+    flushed: list[object] = []
+    monkeypatch.setattr(walk.Walk, "_flush", lambda self: flushed.append(self))
+    walk_once(3.0)
+    assert flushed == []

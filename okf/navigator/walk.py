@@ -214,6 +214,9 @@ class Walk:
         self.level = 0  # directories with at most this many weak choices on the way are opened now
         self.deferred: dict[int, list[tuple[str, int, Key]]] = {}  # the others, by weakness
         self.reads_on = getattr(self.reader, "reads_on", False) is True
+        # A reader whose calls cost no round trip (okf.readers.base ``coalesce``) never has a batch held for
+        # the coalescing window: the walk then does not depend on the clock.
+        self.coalesces = getattr(self.reader, "coalesce", True) is not False
         self.found: list[_Found] = []
         self.verdicts_ok = 0
         self.descents: set[asyncio.Task[None]] = set()
@@ -720,6 +723,8 @@ class Walk:
 
     def _hold_partial(self) -> bool:
         """Whether a partial batch should wait (within its window) for candidates other tasks may add."""
+        if not self.coalesces:
+            return False
         if not self.open_descents and not self.judges - {asyncio.current_task()}:
             return False  # nothing running can add a candidate: send it now
         loop = asyncio.get_running_loop()

@@ -149,6 +149,7 @@ class AngleView:
         # A reader that orders the concepts of a listing (okf.readers.base) does so for every angle's walk.
         self.orders_concepts = getattr(reader, "orders_concepts", False) is True
         self.reads_on = getattr(reader, "reads_on", False) is True
+        self.coalesce = getattr(reader, "coalesce", True) is not False
         # A reader whose select_angles is its select of each angle on its own (no model call to share): each
         # walk's angle is selected only when that walk asks (okf.readers.planning, ``selects_apart``).
         self._apart = getattr(reader, "selects_apart", False) is True

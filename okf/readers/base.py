@@ -32,6 +32,11 @@ is not ruled out: a walk that has read everything it chose and found nothing rel
 directories it passed over (those of surer listings first) until a budget ends it
 (:class:`~okf.readers.offline.OfflineReader` does; a model reader's passes are final, and no call is spent
 on what it ruled out).
+
+A reader whose ``coalesce`` attribute is false has calls that cost no round trip: the walk never holds a
+partial judge batch for a coalescing window (a share of the calls' measured time, docs/navigate.md), so the
+bodies a walk reads within its budget do not depend on how fast the machine ran the calls
+(:class:`~okf.readers.offline.OfflineReader` says so; a model reader shares calls).
 """
 
 from __future__ import annotations

@@ -62,6 +62,9 @@ class OfflineReader(OfflineRoles):
     # select_angles is select of each angle on its own: an orchestration may select one angle at a time
     # (okf.readers.planning).
     selects_apart = True
+    # Its calls cost no round trip: a walk sends a partial judge batch at once rather than hold it for a
+    # window measured on the clock, so what it reads never depends on the machine's speed (okf.readers.base).
+    coalesce = False
 
     @property
     def name(self) -> str:

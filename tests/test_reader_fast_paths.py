@@ -15,7 +15,7 @@ from okf.readers import angles
 from okf.readers.angles import Span, name_spans
 from okf.readers.base import Document
 from okf.readers.judging import Assessment
-from okf.readers.matching import Body, Field, Question, read_body, read_body_once
+from okf.readers.matching import Body, Field, Question, Unit, read_body, read_body_once
 from okf.text.vocabulary import Vocabulary
 from okf.text.words import STOP_WORDS
 
@@ -360,3 +360,205 @@ def test_initials_end_on_abbreviations() -> None:
         "Michael C. Hall starred.",
         "It ran for 8 seasons.",
     ]
+
+
+# -- fourth pass (2026-12-02): each fast path against the code or pattern it replaced (at 84ef5f8) ---------
+
+_MARKUP_TEXT = st.text(alphabet="*_`![]()ab .\n", max_size=24)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_MARKUP_TEXT)
+def test_inline_markup_matches_as_the_two_branch_pattern(text: str) -> None:
+    """The inline markup pattern opening with a character class finds the same spans and labels as the plain
+    alternation (fails if a branch can start elsewhere, or a label moves to another group)."""
+    from okf.markdown import INLINE_MARKUP
+
+    plain = re.compile(r"[*_`]{1,3}|!?\[([^\]]*)\]\([^)]*\)")
+    assert [(m.span(), m.group(1)) for m in INLINE_MARKUP.finditer(text)] == [
+        (m.span(), m.group(1)) for m in plain.finditer(text)
+    ]
+
+
+def test_inline_markup_on_links_images_and_emphasis() -> None:
+    from okf.text.words import plain_lines
+
+    line = "**Term** of `x` see ![logo](a.png) and [the policy](p.md), ![no link] [x](y"
+    assert list(plain_lines(line)) == ["Term of x see logo and the policy, ![no link] [x](y"]
+
+
+def _reference_split_sentences(line: str) -> list[str]:
+    """``okf.text.words._split_sentences`` with its look-behind pattern (84ef5f8)."""
+    from okf.text.words import _initials_end
+
+    parts: list[str] = []
+    start = 0
+    for end in re.finditer(r"(?<=[.!?;])\s+", line):
+        head = line[start : end.start()]
+        if head.endswith(".") and (_initials_end(head) or line[end.end() : end.end() + 1].islower()):
+            continue
+        parts.append(head)
+        start = end.end()
+    parts.append(line[start:])
+    return parts
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="aB. ;!?\t\u00a0\u2028x(", max_size=24))
+def test_sentence_ends_cut_as_the_look_behind(line: str) -> None:
+    from okf.text.words import _split_sentences
+
+    assert _split_sentences(line) == _reference_split_sentences(line)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="aZ9_.-é\u0131\u2160\uff11x ", max_size=24))
+def test_possessive_tokens_are_the_greedy_ones(text: str) -> None:
+    from okf.text.words import _ASCII_TOKEN, _TOKEN
+
+    assert _TOKEN.findall(text) == re.findall(r"[^\W_]+(?:[._][^\W_]+)*", text)
+    ascii_text = text.encode("ascii", "ignore").decode()
+    assert _ASCII_TOKEN.findall(ascii_text) == re.findall(r"[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*", ascii_text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="aZ9_.-é\u0131\u2160\uff11x ", max_size=24))
+def test_compact_as_the_unicode_pattern(text: str) -> None:
+    from okf.text.words import _TOKEN, compact, normalize
+
+    assert compact(text) == "".join(_TOKEN.findall(normalize(text))).replace(".", "").replace("_", "")
+
+
+def _reference_where(text: str) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """``read_body`` as it indexed every term of every sentence (84ef5f8): sentences and term -> places."""
+    import unicodedata
+
+    from okf.text.words import sentences, terms
+
+    plain = tuple(sentences(unicodedata.normalize("NFKC", text)))
+    where: dict[str, list[int]] = {}
+    for n, sentence in enumerate(plain):
+        for term in dict.fromkeys(terms(sentence)):
+            where.setdefault(term, []).append(n)
+    return plain, {term: tuple(places) for term, places in where.items()}
+
+
+_BODY_WORDS = st.lists(
+    st.sampled_from(
+        ["Fees", "fee", "are", "due.", "The", "notice", "period;", "air-gapped", "5.2", "max_tokens", "**Term**", "\n"]
+        + ["# Heading\n", "- item", "U.S.", "Termination", "terminated", "mirror!", "?", "é", "non-compete"]
+    ),
+    max_size=30,
+).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_BODY_WORDS)
+def test_read_body_places_as_the_term_index(text: str) -> None:
+    """A body's sentences, terms and the places of each term (found when asked) are those of the index built
+    term by term; a term the body does not say has no places (fails if places are counted from 1, or a
+    sentence's terms are taken from another)."""
+    body = read_body(text)
+    sentences, where = _reference_where(text)
+    assert body.sentences == sentences
+    assert body.terms == frozenset(where)
+    assert body.where == where
+    for term, places in where.items():
+        assert body.places(term) == places
+        assert body.has(term)
+    assert body.places("zzzunsaid") == () and not body.has("zzzunsaid")
+
+
+def _reference_sentences_with(where: dict[str, tuple[int, ...]], unit: Unit) -> set[int]:
+    found = {n for t in unit.terms for n in where.get(t, ())}
+    for phrase in unit.phrases:
+        if all(t in where for t in phrase):
+            found.update(where[phrase[0]])
+    return found
+
+
+def _reference_best_passage(body: Body, units: list[Unit]) -> tuple[str, list[Unit]]:
+    """``okf.readers.judging._best_passage`` with its nested loops (84ef5f8)."""
+    from okf.readers.judging import WINDOW
+
+    if not units:
+        return "", []
+    places: dict[int, list[Unit]] = {}
+    for unit in units:
+        for n in body.sentences_with(unit):
+            places.setdefault(n, []).append(unit)
+    best_weight, best_start, best_units = 0.0, -1, []
+    for start in sorted({max(0, n - WINDOW + 1) for n in places} | set(places)):
+        found: dict[str, Unit] = {}
+        for n in range(start, start + WINDOW):
+            for unit in places.get(n, ()):
+                found[unit.key] = unit
+        weight = sum(u.weight for u in found.values())
+        if weight > best_weight:
+            best_weight, best_start, best_units = weight, start, list(found.values())
+    if best_start < 0:
+        return "", []
+    quote = max(
+        range(best_start, min(best_start + WINDOW, len(body.sentences))),
+        key=lambda n: (sum(u.weight for u in places.get(n, ())), -n),
+    )
+    return body.sentences[quote], best_units
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_UNIT_WORDS), min_size=1, max_size=7),
+    st.lists(_SENTENCE_WORDS, min_size=0, max_size=6),
+    st.booleans(),
+)
+def test_sentences_with_and_best_passage_as_before(asked: list[str], said: list[str], weighed: bool) -> None:
+    from okf.readers.judging import _best_passage
+
+    question = Question.parse(" ".join(asked) + "?", _unit_vocabulary() if weighed else None)
+    text = ". ".join(said)
+    body = read_body(text)
+    _, where = _reference_where(text)
+    for unit in question.units:
+        assert body.sentences_with(unit) == _reference_sentences_with(where, unit)
+        assert body.has_unit(unit) == bool(_reference_sentences_with(where, unit) or unit.terms & where.keys())
+    units = [u for u in question.units if body.has_unit(u)]
+    best = _best_passage(body, units)
+    assert best == _reference_best_passage(body, units)
+    assert [u.key for u in best[1]] == [u.key for u in _reference_best_passage(body, units)[1]]  # order kept
+
+
+_FIELD_PIECES = st.sampled_from(
+    ["privatefinancing", "platformoperator", "PFP", "mirror", "mirrors", "Delaware", "termination", "notices", "5.2"]
+    + ["ADAPTIMMUNETHERAPEUTICSPLC", "air-gapped", "airgapped", "non", "the", "law", "-", " "]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*_UNIT_WORDS, "Adaptimmune", "airgapped", "air-gapped", "mirrors"]), min_size=1, max_size=7
+    ),
+    st.lists(_FIELD_PIECES, max_size=8).map("".join),
+    st.booleans(),
+)
+def test_units_in_as_has_unit_of_each(asked: list[str], place: str, weighed: bool) -> None:
+    """The units a field says (one intersection, the forms looked for inside words scanned once, a form
+    holding another of its unit left out) are those ``Field.has_unit`` finds unit by unit (fails if a form is
+    dropped that no other form of its unit stands for)."""
+    question = Question.parse(" ".join(asked) + "?", _unit_vocabulary() if weighed else None)
+    field = Field.of(place)
+    assert question.units_in(field) == {u.key for u in question.units if field.has_unit(u)}
+    assert question.units_in(field) == question.units_in(field)
+
+
+def test_units_in_finds_a_word_written_into_a_longer_one() -> None:
+    question = Question.parse("Which agreements did Adaptimmune sign about mirrors?")
+    assert {"adaptimmun", "mirror"} <= question.units_in(Field.of("ADAPTIMMUNETHERAPEUTICSPLC mirrorsites"))
+    assert "adaptimmun" not in question.units_in(Field.of("ADAPTIMUNE"))
+
+
+def test_an_entry_head_is_its_title_and_name_as_one_field() -> None:
+    from okf.readers.selection import _head, _name_of
+
+    for title, path in [("Fees", "rules/fees-and-charges.md"), ("", "a/b_c/"), ("Policy", "policy")]:
+        assert _head(title, path) == Field.of(f"{title} {_name_of(path)}")

@@ -149,11 +149,9 @@ def _best_passage(body: Body, units: list[Unit]) -> tuple[str, list[Unit]]:
             places.setdefault(n, []).append(unit)
     best_weight, best_start, best_units = 0.0, -1, []
     for start in sorted({max(0, n - WINDOW + 1) for n in places} | set(places)):
-        found: dict[str, Unit] = {}
-        for n in range(start, start + WINDOW):
-            for unit in places.get(n, ()):
-                found[unit.key] = unit
-        weight = sum(u.weight for u in found.values())
+        # The passage's units, the first sentence's first (a unit said twice keeps its first place).
+        found = {unit.key: unit for n in range(start, start + WINDOW) for unit in places.get(n, ())}
+        weight = sum([u.weight for u in found.values()])
         if weight > best_weight:
             best_weight, best_start, best_units = weight, start, list(found.values())
     if best_start < 0:

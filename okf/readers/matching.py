@@ -106,7 +106,6 @@ class Question:
     # The question's words as written (casefolded), and which of them name something (``_name_like``).
     spoken: tuple[str, ...] = field(default=(), compare=False, repr=False)
     naming: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
-    _said: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _explained: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _about: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -182,47 +181,43 @@ class Question:
 
     def units_in(self, place: Field) -> frozenset[str]:
         """Keys of the units ``place`` says (``place.has_unit`` of each), found with one set intersection for
-        the terms and a scan only of the forms looked for inside words; remembered per field."""
-        known = self._said.get(place)
-        if known is not None:
-            return known
+        the terms and a scan only of the forms looked for inside words. Not remembered: a field is seldom
+        asked twice of one question (5% of the selector's and judge's asks), and the memo cost more than that."""
         index = self._index
         found: set[str] = set()
         for term in place.terms & index.keys():
             found.update(index[term])
         letters = place.letters
-        for form, key in self._inside:
-            if key not in found and form in letters:
-                found.add(key)
-        for key, phrases in self._phrases:
-            if key not in found and any(all(t in place.terms for t in phrase) for phrase in phrases):
-                found.add(key)
-        said = self._said[place] = frozenset(found)
-        return said
+        found.update([key for form, key in self._inside if form in letters])
+        if self._phrases:
+            terms = place.terms
+            for key, phrases in self._phrases:
+                if key not in found and any(all(t in terms for t in phrase) for phrase in phrases):
+                    found.add(key)
+        return frozenset(found)
 
     def units_of(self, body: Body) -> frozenset[str]:
         """Keys of the units ``body`` says (``body.has_unit`` of each), found by looking up the units' terms
         in the body's index once each rather than unit by unit."""
-        where = body.where
+        said = body.terms
         index = self._index
         found: set[str] = set()
-        for term in index:
-            if term in where:
-                found.update(index[term])
+        for term in said & index.keys():
+            found.update(index[term])
         for key, phrases in self._phrases:
-            if key not in found and any(all(t in where for t in phrase) for phrase in phrases):
+            if key not in found and any(all(t in said for t in phrase) for phrase in phrases):
                 found.add(key)
         return frozenset(found)
 
     @cached_property
     def _inside(self) -> tuple[tuple[str, str], ...]:
-        """(form, unit key) for every form looked for inside words: the terms long enough (``contained``) and
-        the word as written (``written``), in unit order."""
+        """(form, unit key) for the forms looked for inside words: the terms long enough (``contained``) and
+        the word as written (``written``), in unit order; a form holding another form of its unit is left
+        out (wherever it is written, so is the other: it finds nothing more)."""
         out: list[tuple[str, str]] = []
         for unit in self.units:
-            out += [(t, unit.key) for t in unit.contained]
-            if unit.written:
-                out.append((unit.written, unit.key))
+            forms = list(dict.fromkeys([*unit.contained, *([unit.written] if unit.written else [])]))
+            out += [(f, unit.key) for f in forms if not any(g != f and g in f for g in forms)]
         return tuple(out)
 
     @cached_property
@@ -512,45 +507,59 @@ def _field(text: str) -> Field:
 
 @dataclass(frozen=True)
 class Body:
-    """A body read once (cache it by sha256): its sentences, and where each term occurs (sentence numbers)."""
+    """A body read once (cache it by sha256): its sentences and the terms each says. Where a term occurs
+    (its sentence numbers) is found when first asked and remembered: a judge asks it of the few terms of
+    the question a body says, so the body is not indexed term by term for all of its terms."""
 
     sentences: tuple[str, ...]
-    where: dict[str, tuple[int, ...]]
+    said: tuple[frozenset[str], ...]  # the terms of each sentence
+    _places: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def terms(self) -> frozenset[str]:
+        """Every term the body says."""
+        return frozenset().union(*self.said)
 
     @property
-    def terms(self) -> frozenset[str]:
-        return frozenset(self.where)
+    def where(self) -> dict[str, tuple[int, ...]]:
+        """Each term of the body -> the sentences saying it."""
+        return {term: self.places(term) for term in self.terms}
+
+    def places(self, term: str) -> tuple[int, ...]:
+        """The numbers of the sentences saying ``term``, in order (empty when none does)."""
+        known = self._places.get(term)
+        if known is None:
+            known = self._places[term] = (
+                tuple([n for n, said in enumerate(self.said) if term in said]) if term in self.terms else ()
+            )
+        return known
 
     def has(self, term: str) -> bool:
-        return term in self.where
+        return term in self.terms
 
     def has_unit(self, unit: Unit) -> bool:
-        if any(t in self.where for t in unit.terms):
+        terms = self.terms
+        if not terms.isdisjoint(unit.terms):
             return True
-        return any(all(t in self.where for t in phrase) for phrase in unit.phrases)
+        return any(all(t in terms for t in phrase) for phrase in unit.phrases)
 
     def sentences_with(self, unit: Unit) -> set[int]:
         """Sentences saying ``unit`` (a phrase counts where its first term stands with the rest in the body)."""
-        found = {n for t in unit.terms for n in self.where.get(t, ())}
+        terms = self.terms
+        found: set[int] = set()
+        for term in unit.terms:
+            if term in terms:
+                found.update(self.places(term))
         for phrase in unit.phrases:
-            if all(t in self.where for t in phrase):
-                found.update(self.where[phrase[0]])
+            if all(t in terms for t in phrase):
+                found.update(self.places(phrase[0]))
         return found
 
 
 def read_body(text: str) -> Body:
-    """Split ``text`` into plain sentences and their terms, indexed by term."""
+    """Split ``text`` into plain sentences and the terms of each."""
     plain = tuple(sentences(unicodedata.normalize("NFKC", text)))
-    where: dict[str, list[int]] = {}
-    for n, sentence in enumerate(plain):
-        # Each term once per sentence, in the order it first occurs (so ``where`` keeps first-occurrence order).
-        for term in dict.fromkeys(terms(sentence)):
-            places = where.get(term)
-            if places is None:
-                where[term] = [n]
-            else:
-                places.append(n)
-    return Body(plain, {term: tuple(places) for term, places in where.items()})
+    return Body(plain, tuple([frozenset(terms(sentence)) for sentence in plain]))
 
 
 @lru_cache(maxsize=1024)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 from okf.readers.base import Choice, SignpostOffer
@@ -56,6 +57,13 @@ def _name_of(path: str) -> str:
     return name.removesuffix(".md").replace("-", " ").replace("_", " ")
 
 
+@lru_cache(maxsize=20_000)
+def _head(title: str, path: str) -> Field:
+    """An entry's title and name as one field; remembered per title and path, as every angle's walk selects
+    the same listings (the title and path strings are the offer's own, their hashes kept by them)."""
+    return Field.of(f"{title} {_name_of(path)}")
+
+
 def _is_range(offer: SignpostOffer) -> bool:
     """A group named by its range ("Documents 1 to 24"): its title says nothing about its content."""
     return offer.is_dir and bool(_RANGE_TITLE.match(offer.title)) and any(ch.isdigit() for ch in offer.title)
@@ -89,7 +97,7 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
         return []
     explained = question.explained(_parent(offers))
     units = [u for u in question.units if u.key not in explained] or list(question.units)
-    heads = [Field.of(f"{o.title} {_name_of(o.path)}") for o in offers]
+    heads = [_head(o.title, o.path) for o in offers]
     tails = [Field.of(o.description) for o in offers]
     head_says = [question.units_in(h) for h in heads]
     says = [head_says[i] | question.units_in(tails[i]) for i in range(len(offers))]

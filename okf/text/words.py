@@ -21,11 +21,15 @@ import snowballstemmer
 from okf.markdown import INLINE_MARKUP, LEADING_MARKERS
 
 # Letters/digits, optionally joined by "." or "_" (5.2, v1.2, max_tokens, os.path); hyphens split words.
-_TOKEN = re.compile(r"[^\W_]+(?:[._][^\W_]+)*")
+# Possessive: nothing follows a token that could make the engine give back what it took, so it keeps no
+# backtracking state (the same tokens as the greedy pattern; a quarter fewer instructions).
+_TOKEN = re.compile(r"[^\W_]++(?:[._][^\W_]++)*+")
 # The same tokens in ASCII text, where [^\W_] is [A-Za-z0-9]: a class the regex engine tests from a bitmap,
 # where the unicode one asks each character's category (a fifth faster over concept bodies).
-_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]++(?:[._][A-Za-z0-9]++)*+")
+# A sentence end: a stop and the white space after it (the cut falls after the stop). Starting with the stop
+# lets the engine skip to the next stop; a look-behind for it was tried at every place of a line.
+_SENTENCE_END = re.compile(r"[.!?;]\s+")
 # A full stop that ends an initial or a dotted abbreviation ("Michael C. Hall", "the U.S. House", "e.g."),
 # not a sentence.
 _INITIALS = re.compile(r"(?:^|[\s(\[\"“])(?:[^\W\d_]\.)+$")
@@ -80,7 +84,8 @@ def tokens(text: str) -> list[str]:
 @lru_cache(maxsize=50_000)
 def compact(text: str) -> str:
     """``text`` casefolded with everything but letters and digits removed: run-together names meet here."""
-    return "".join(_TOKEN.findall(normalize(text))).replace(".", "").replace("_", "")
+    plain = normalize(text)
+    return "".join((_ASCII_TOKEN if plain.isascii() else _TOKEN).findall(plain)).replace(".", "").replace("_", "")
 
 
 def _is_number(token: str) -> bool:
@@ -212,7 +217,7 @@ def _split_sentences(line: str) -> list[str]:
     parts: list[str] = []
     start = 0
     for end in _SENTENCE_END.finditer(line):
-        head = line[start : end.start()]
+        head = line[start : end.start() + 1]
         if head.endswith(".") and (_initials_end(head) or line[end.end() : end.end() + 1].islower()):
             continue
         parts.append(head)

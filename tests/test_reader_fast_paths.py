@@ -10,7 +10,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okf.orchestrate.crosscheck import body_of
+from okf.orchestrate.crosscheck import Found, body_of
 from okf.readers import angles
 from okf.readers.angles import Span, name_spans
 from okf.readers.base import Document
@@ -562,3 +562,47 @@ def test_an_entry_head_is_its_title_and_name_as_one_field() -> None:
 
     for title, path in [("Fees", "rules/fees-and-charges.md"), ("", "a/b_c/"), ("Policy", "policy")]:
         assert _head(title, path) == Field.of(f"{title} {_name_of(path)}")
+
+
+def _stand_in(title: str, body: str, path: str = "rules/fees.md") -> Found:
+    """Evidence as the cross-check reads it: a concept's title and body, its shortlist entry's path."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(concept=SimpleNamespace(title=title, body=body), entry=SimpleNamespace(path=path))  # type: ignore[return-value]
+
+
+_ECHO_TEXT = st.lists(
+    st.sampled_from(["fees", "Fee", "notice", "period", "the", "due", "\n", "air-gapped", "x_y", "5.2"])
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ECHO_TEXT.map(" ".join), _ECHO_TEXT.map(" ".join), st.sets(st.sampled_from(["fee", "notic", "period", "due"])))
+def test_echo_read_a_line_at_a_time_as_the_whole_body(title: str, body: str, words: set[str]) -> None:
+    from okf.orchestrate.crosscheck import ECHO_MIN_TERMS, _echo
+    from okf.text.words import terms
+
+    whole = set(terms(body)) - set(terms(title))
+    assert _echo(_stand_in(title, body), words) == (len(whole) >= ECHO_MIN_TERMS and whole <= words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_UNIT_WORDS), min_size=1, max_size=7),
+    st.lists(st.tuples(_SENTENCE_WORDS, _SENTENCE_WORDS), max_size=3),
+    st.booleans(),
+)
+def test_unsaid_as_has_unit_of_each(asked: list[str], evidence: list[tuple[str, str]], weighed: bool) -> None:
+    from okf.orchestrate.crosscheck import _unknown_names, _unsaid, body_of
+
+    vocabulary = _unit_vocabulary() if weighed else None
+    parsed = Question.parse(" ".join(asked) + "?", vocabulary)
+    found = [_stand_in(title, body + ".", f"rules/{n}.md") for n, (title, body) in enumerate(evidence)]
+    unknown = {u.key for u in _unknown_names(parsed, [vocabulary])}
+    wanted = [u for u in parsed.units if u.known or u.key in unknown]
+    said: set[str] = set()
+    for f in found:  # the cross-check as it asked each unit of the head and the body (84ef5f8)
+        head = Field.of(" ".join([f.concept.title, f.entry.path.replace("/", " ").replace("-", " ")]))
+        body = body_of(f.concept.body)
+        said.update(u.key for u in wanted if head.has_unit(u) or body.has_unit(u))
+    assert _unsaid(parsed, found, [vocabulary]) == [u for u in wanted if u.key not in said]

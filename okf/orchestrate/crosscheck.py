@@ -208,8 +208,8 @@ def _unsaid(parsed: Question, evidence: list[Found], vocabularies: list[Vocabula
     said: set[str] = set()
     for f in evidence:
         head = Field.of(" ".join([f.concept.title, f.entry.path.replace("/", " ").replace("-", " ")]))
-        body = body_of(f.concept.body)
-        said.update(u.key for u in wanted if head.has_unit(u) or body.has_unit(u))
+        # ``has_unit`` of each unit in the head or the body, as key sets.
+        said |= parsed.units_in(head) | parsed.units_of(body_of(f.concept.body))
     return [u for u in wanted if u.key not in said]
 
 
@@ -309,6 +309,14 @@ def _newer(f: Found, found: list[Found]) -> Found | None:
 
 
 def _echo(f: Found, words: set[str]) -> bool:
-    """A body that says nothing but the question's own words (a heading restating it, no answer)."""
-    body = set(terms(f.concept.body)) - set(terms(f.concept.title))
-    return len(body) >= ECHO_MIN_TERMS and body <= words
+    """A body that says nothing but the question's own words (a heading restating it, no answer). Read a line
+    at a time, stopping at the first word that is neither the title's nor the question's (no token spans a
+    line, so the lines' terms are the body's)."""
+    title = set(terms(f.concept.title))
+    body: set[str] = set()
+    for line in f.concept.body.split("\n"):
+        said = set(terms(line)) - title
+        if not said <= words:
+            return False
+        body |= said
+    return len(body) >= ECHO_MIN_TERMS

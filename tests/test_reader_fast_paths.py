@@ -162,10 +162,12 @@ def test_offer_is_remembered_per_concept_object() -> None:
 
 def test_words_counted_as_whitespace_separated() -> None:
     from okf.navigator.walk import _words
+    from okf.orchestrate import views
 
     for text in ["", "one", "  two  words ", "a\nb\tc  d", "# Heading\n\n- item one\n| a | b |"]:
         assert _words(text) == len(text.split())
         assert _words(text) == len(text.split())  # the remembered count too
+        assert views._words(text) == views._words(text) == len(text.split())
 
 
 def _reference_says_title(question: Question, title: str) -> set[str]:
@@ -606,3 +608,32 @@ def test_unsaid_as_has_unit_of_each(asked: list[str], evidence: list[tuple[str, 
         body = body_of(f.concept.body)
         said.update(u.key for u in wanted if head.has_unit(u) or body.has_unit(u))
     assert _unsaid(parsed, found, [vocabulary]) == [u for u in wanted if u.key not in said]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(_UNIT_WORDS),
+    st.lists(_SENTENCE_WORDS, min_size=0, max_size=6),
+    st.floats(min_value=-1.0, max_value=5.0) | st.sampled_from([0.0, -0.0, float("nan")]),
+)
+def test_best_passage_of_one_unit_as_the_window_search(asked: str, said: list[str], weight: float) -> None:
+    """One unit: the first sentence saying it, as the window search finds it, whatever the unit weighs (fails
+    if the last sentence, or one of a weightless unit, is quoted)."""
+    from dataclasses import replace
+
+    from okf.readers.judging import _best_passage
+
+    question = Question.parse(asked + "?")
+    body = read_body(". ".join(said))
+    for unit in question.units:
+        weighed = replace(unit, weight=weight)
+        assert _best_passage(body, [weighed]) == _reference_best_passage(body, [weighed])
+
+
+def test_usage_sum_adds_every_field() -> None:
+    from okf.readers.base import _USAGE_FIELDS, Usage
+
+    a = Usage(calls=1, retries=2, failures=3, cache_hits=4, prompt_tokens=5, completion_tokens=6, seconds=0.5)
+    b = Usage(calls=10, retries=20, failures=30, cache_hits=40, prompt_tokens=50, completion_tokens=60, seconds=0.25)
+    assert tuple(Usage.model_fields) == _USAGE_FIELDS
+    assert (a + b).model_dump() == {k: getattr(a, k) + getattr(b, k) for k in Usage.model_fields}

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from okf.models import AngleRecord
 from okf.readers.base import (
@@ -101,7 +102,14 @@ class Judgments:
     def read(self, signposts: Sequence[SignpostOffer]) -> None:
         """Count a listing page the selector really read."""
         self.signposts_offered += len(signposts)
-        self.words_signposts += sum(len(s.title.split()) + len(s.description.split()) for s in signposts)
+        self.words_signposts += sum([_words(s.title) + _words(s.description) for s in signposts])
+
+
+@lru_cache(maxsize=16_384)
+def _words(text: str) -> int:
+    """Words of ``text`` (whitespace-separated), remembered per text: every angle's walk reads the same
+    listings, and each page read is counted."""
+    return len(text.split())
 
 
 @dataclass

@@ -73,7 +73,12 @@ class Usage(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in Usage.model_fields})
+        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in _USAGE_FIELDS})
+
+
+# The fields a sum of usages adds, named once (the class's field table is looked up through pydantic's
+# machinery on every access; walks add usages after every call).
+_USAGE_FIELDS = tuple(Usage.model_fields)
 
 
 class SignpostOffer(BaseModel):

@@ -143,6 +143,14 @@ def _best_passage(body: Body, units: list[Unit]) -> tuple[str, list[Unit]]:
     """The passage of ``WINDOW`` sentences saying the most weight of ``units`` (earliest wins ties)."""
     if not units:
         return "", []
+    if len(units) == 1:
+        # One unit: the first passage holding it weighs the most (no later one weighs more), and the sentence
+        # quoted is the first saying it.
+        unit = units[0]
+        holding = body.sentences_with(unit)
+        if not holding or not unit.weight > 0.0:
+            return "", []
+        return body.sentences[min(holding)], [unit]
     places: dict[int, list[Unit]] = {}
     for unit in units:
         for n in body.sentences_with(unit):

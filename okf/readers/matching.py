@@ -185,7 +185,7 @@ class Question:
         asked twice of one question (5% of the selector's and judge's asks), and the memo cost more than that."""
         index = self._index
         found: set[str] = set()
-        for term in place.terms & index.keys():
+        for term in place.terms.intersection(index):  # walks the question's terms, not the field's
             found.update(index[term])
         letters = place.letters
         found.update([key for form, key in self._inside if form in letters])
@@ -202,7 +202,7 @@ class Question:
         said = body.terms
         index = self._index
         found: set[str] = set()
-        for term in said & index.keys():
+        for term in said.intersection(index):  # walks the question's terms, not the body's
             found.update(index[term])
         for key, phrases in self._phrases:
             if key not in found and any(all(t in said for t in phrase) for phrase in phrases):

@@ -637,3 +637,18 @@ def test_usage_sum_adds_every_field() -> None:
     b = Usage(calls=10, retries=20, failures=30, cache_hits=40, prompt_tokens=50, completion_tokens=60, seconds=0.25)
     assert tuple(Usage.model_fields) == _USAGE_FIELDS
     assert (a + b).model_dump() == {k: getattr(a, k) + getattr(b, k) for k in Usage.model_fields}
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet="ab-_ é1.\n\u2160\u00b2", max_size=30))
+def test_hyphen_joins_scanned_from_the_first_hyphenated_word(text: str) -> None:
+    """Hyphenated words found from the word before the first hyphen on are those of a scan of the whole text
+    (fails if the scan starts at the hyphen itself, cutting the word before it)."""
+    from okf.text.words import _HYPHENATED, _hyphen_joins, stem
+
+    whole = []
+    for match in _HYPHENATED.finditer(text):
+        word = match.group().replace("-", "").casefold()
+        if word.isalpha() and len(word) > 3:
+            whole.append((stem(word), match.group().casefold()))
+    assert _hyphen_joins(text) == whole

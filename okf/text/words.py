@@ -132,8 +132,14 @@ def _raw_terms(raw: str) -> tuple[str, ...]:
 
 def _hyphen_joins(text: str) -> list[tuple[str, str]]:
     """``(term, word)`` for hyphenated words written together: "air-gapped" is also found as "airgapped"."""
-    out = []
-    for match in _HYPHENATED.finditer(text):
+    out: list[tuple[str, str]] = []
+    # No hyphenated word starts before the word the first hyphen ends: the scan starts there.
+    start = text.find("-")
+    if start < 0:
+        return out
+    while start > 0 and text[start - 1].isalnum():  # ``[^\W_]`` is ``str.isalnum``
+        start -= 1
+    for match in _HYPHENATED.finditer(text, start):
         word = match.group().replace("-", "").casefold()
         if word.isalpha() and len(word) > 3:
             out.append((stem(word), match.group().casefold()))

@@ -10,6 +10,12 @@ The questions are ``scripts/eval_corpora.py``'s (``pick(sample=300, seed=11)``, 
 walk's own are fixed so a tree repeats itself: the coalescing window of partial judge batches is off (it is a
 share of the measured call time, so a faster reader moves batches), and the hash seed (set
 ``PYTHONHASHSEED=0``: the order sets of names are read in follows it). Prints the CPU per question to stderr.
+
+``--ordered-tasks`` fixes a third: a walk keeps its running descents and judge batches in sets, and when it
+stops it cancels them in the order of their memory addresses, so a tree's own walks may differ between runs (a
+"budget" event before another walk's "collected", how many bodies a curbed angle read). With it, the dump keeps
+them in the order they were made (the same in both trees); a tree then repeats itself whatever else the
+process allocated (tried with 300 unrelated objects allocated first).
 """
 
 from __future__ import annotations
@@ -31,6 +37,39 @@ from okf.navigator import navigate_async
 from okf.readers import OfflineReader
 
 _TIMINGS = {"t", "seconds"}
+
+
+class _Ordered(dict[Any, None]):
+    """The few set operations a walk uses on its tasks, in the order the tasks were added."""
+
+    def add(self, item: Any) -> None:
+        self[item] = None
+
+    def discard(self, item: Any) -> None:
+        self.pop(item, None)
+
+    def __or__(self, other: Any) -> _Ordered:  # type: ignore[override]
+        out = _Ordered(self)
+        out.update(dict.fromkeys(other))
+        return out
+
+    def __sub__(self, other: Any) -> _Ordered:
+        out = _Ordered(self)
+        for item in other:
+            out.pop(item, None)
+        return out
+
+
+def _order_tasks() -> None:
+    """Every walk made from now on keeps its running tasks in the order they were made (``--ordered-tasks``)."""
+    made = walk_module.Walk.__init__
+
+    def init(self: walk_module.Walk, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        self.descents = _Ordered()  # type: ignore[assignment]
+        self.judges = _Ordered()  # type: ignore[assignment]
+
+    walk_module.Walk.__init__ = init  # type: ignore[method-assign]
 
 
 def _timeless(value: Any) -> Any:
@@ -61,8 +100,13 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=None, help="only the first N held-out questions")
     parser.add_argument("--cache", default="/tmp/okf-eval-cache", help="compiled bundles (eval_corpora.py --cache)")
     parser.add_argument("--shared", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "corpora"))
+    parser.add_argument(
+        "--ordered-tasks", action="store_true", help="cancel a walk's tasks in the order they were made (above)"
+    )
     args = parser.parse_args()
     walk_module.COALESCE_SHARE = 0.0
+    if args.ordered_tasks:
+        _order_tasks()
     bundle = Bundle.open(Path(args.cache) / args.corpus)
     sampled = pick(load_questions(Path(args.shared) / args.corpus / "questions.jsonl"), sample=300, seed=11)
     held = [q.question for q in sampled if int(hashlib.sha256(q.id.encode()).hexdigest(), 16) % 4 != 0]

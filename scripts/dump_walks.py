@@ -11,11 +11,12 @@ walk's own are fixed so a tree repeats itself: the coalescing window of partial 
 share of the measured call time, so a faster reader moves batches), and the hash seed (set
 ``PYTHONHASHSEED=0``: the order sets of names are read in follows it). Prints the CPU per question to stderr.
 
-``--ordered-tasks`` fixes a third: a walk keeps its running descents and judge batches in sets, and when it
-stops it cancels them in the order of their memory addresses, so a tree's own walks may differ between runs (a
-"budget" event before another walk's "collected", how many bodies a curbed angle read). With it, the dump keeps
-them in the order they were made (the same in both trees); a tree then repeats itself whatever else the
-process allocated (tried with 300 unrelated objects allocated first).
+``--ordered-tasks`` fixes a third for trees older than main a6bc0cd's successor: such a walk keeps its running
+descents and judge batches in sets, and when it stops it cancels them in the order of their memory addresses,
+so a tree's own walks may differ between runs (a "budget" event before another walk's "collected", how many
+bodies a curbed angle read). With it, the dump keeps them in the order they were made (the same in both
+trees). Walks now keep them in that order themselves (and read the corpus id in line for the offline reader,
+rather than in a thread whose answer the machine's load times), so the option changes nothing for them.
 """
 
 from __future__ import annotations

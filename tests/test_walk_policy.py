@@ -3,8 +3,11 @@ across directories, and decisions that do not depend on batching or concurrency.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
+import pytest
 from builders import concept, write_files
 
 from okf.compile import CompileOptions, compile_bundle
@@ -207,3 +210,37 @@ def test_a_directory_chosen_over_passed_over_concepts_is_opened_before_they_are_
     # With room for all, every concept of every opened directory is still read.
     everything = navigate(root, "q", reader=reader)
     assert sorted(judged(everything)) == sorted([*(f"a/c{i}.md" for i in range(8)), "x/answer.md", "x/other.md"])
+
+
+def test_a_stopped_walk_cancels_its_running_work_in_the_order_it_began(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "b", {f"d{i:02d}/s/c.md": concept(f"C{i}") for i in range(24)})
+
+    async def select(question: str, offers: list[SignpostOffer]) -> list[str]:
+        if offers[0].path.count("/") > 1:  # each d??/ asks about its s/: a call the deadline cuts off
+            await asyncio.sleep(30)
+        return [o.path for o in offers]
+
+    result = navigate(root, "q", reader=ScriptedReader(select=select, judge={}), budgets={"deadline_s": 0.3})
+    assert result.stopped_by == "deadline"
+    cut = [e.path for e in result.trace if e.kind == "failure"]
+    # Cancelled in the order the descents were started (listing order), not in the order of their
+    # addresses: the trace, and all that follows from it, is the same run after run.
+    assert cut == [f"d{i:02d}/" for i in range(24)]
+
+
+def test_an_offline_walk_reads_the_corpus_id_in_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _policies(tmp_path / "b")
+    threads: list[object] = []
+    real = asyncio.to_thread
+
+    async def to_thread(function: Any, *args: Any) -> Any:
+        threads.append(function)
+        return await real(function, *args)
+
+    monkeypatch.setattr(asyncio, "to_thread", to_thread)
+    offline = navigate(root, "How many vacation days do new hires get?", reader=OfflineReader())
+    # No thread whose answer arrives when the machine's load decides (it would move when the walk ends
+    # among an orchestration's others); a model reader's walk reads it beside its calls.
+    assert threads == [] and offline.shortlist
+    navigate(root, "q", reader=ScriptedReader(select=["policies/"], judge={}))
+    assert len(threads) == 1

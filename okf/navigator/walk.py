@@ -219,9 +219,11 @@ class Walk:
         self.coalesces = getattr(self.reader, "coalesce", True) is not False
         self.found: list[_Found] = []
         self.verdicts_ok = 0
-        self.descents: set[asyncio.Task[None]] = set()
+        # Running tasks in the order they were made (dicts as ordered sets): when a walk stops, they are
+        # cancelled in that order, not in the order of their addresses, so a walk repeats itself run after run.
+        self.descents: dict[asyncio.Task[None], None] = {}
         self.open_descents = 0  # descents that may still add candidates (not yet past their selection)
-        self.judges: set[asyncio.Task[None]] = set()
+        self.judges: dict[asyncio.Task[None], None] = {}
         # Calls the reader sends at once (its ``concurrency``; None: no limit). A call is admitted against the
         # budgets only once it holds a slot, so calls waiting for one are never counted as spent.
         if shared is None:
@@ -247,8 +249,16 @@ class Walk:
         """Walk until the work runs out or a budget ends it; cancel what is left cleanly."""
         # Only a corpus id known without a pass over the bundle (its compile manifest, or computed before):
         # without a manifest the id would stat or hash every file, a cost that grows with the bundle while
-        # the walk's does not. Receipts pin the text each verdict rests on by its sha256.
-        corpus_id = asyncio.ensure_future(asyncio.to_thread(self.bundle.known_corpus_id))
+        # the walk's does not. Receipts pin the text each verdict rests on by its sha256. Read beside the
+        # model's calls; a reader whose calls cost no round trip has nothing to overlap it with, and a thread
+        # answering at a moment the machine's load decides would move when the walk ends among the others of
+        # an orchestration: for it, the id is read here.
+        corpus_id: asyncio.Future[str | None]
+        if self.coalesces:
+            corpus_id = asyncio.ensure_future(asyncio.to_thread(self.bundle.known_corpus_id))
+        else:
+            corpus_id = asyncio.get_running_loop().create_future()
+            corpus_id.set_result(self.bundle.known_corpus_id())
         with deadline(self.budgets.deadline_s):  # the tasks started here inherit it
             for directory, key in self.start.directories:
                 self._spawn_descent(directory, directory.count("/"), key)
@@ -264,7 +274,7 @@ class Walk:
             if self._flush_timer is not None:
                 self._flush_timer.cancel()
             # Whatever ended the walk, no task outlives it (an outer cancellation included).
-            leftover = self.descents | self.judges
+            leftover = [*self.descents, *self.judges]
             for task in leftover:
                 task.cancel()
             if leftover:
@@ -284,11 +294,11 @@ class Walk:
         self.open_descents += 1
         self._track(asyncio.create_task(self._descend(directory, depth, key)), self.descents)
 
-    def _track(self, task: asyncio.Task[None], group: set[asyncio.Task[None]]) -> None:
-        group.add(task)
+    def _track(self, task: asyncio.Task[None], group: dict[asyncio.Task[None], None]) -> None:
+        group[task] = None
 
         def finished(done: asyncio.Task[None]) -> None:
-            group.discard(done)
+            group.pop(done, None)
             if not done.cancelled() and done.exception() is not None and self._error is None:
                 self._error = done.exception()  # a bug or an unexpected I/O error: end the walk, re-raise it
                 self._done.set()
@@ -432,7 +442,7 @@ class Walk:
 
     def _work_left(self, besides: asyncio.Task[object] | None = None) -> bool:
         """Whether anything but the ``besides`` task (the caller) is still to do."""
-        return bool(self.queue or (self.descents | self.judges) - {besides})
+        return bool(self.queue) or any(task is not besides for task in (*self.descents, *self.judges))
 
     def _cut_off(self, role: str, path: str | None, results: int) -> None:
         """A call still running when the walk stopped: counted as a call (it was sent) and, when the deadline
@@ -725,7 +735,8 @@ class Walk:
         """Whether a partial batch should wait (within its window) for candidates other tasks may add."""
         if not self.coalesces:
             return False
-        if not self.open_descents and not self.judges - {asyncio.current_task()}:
+        current = asyncio.current_task()
+        if not self.open_descents and all(task is current for task in self.judges):
             return False  # nothing running can add a candidate: send it now
         loop = asyncio.get_running_loop()
         if self._hold_until is None:

@@ -11,7 +11,7 @@ walk's own are fixed so a tree repeats itself: the coalescing window of partial 
 share of the measured call time, so a faster reader moves batches), and the hash seed (set
 ``PYTHONHASHSEED=0``: the order sets of names are read in follows it). Prints the CPU per question to stderr.
 
-``--ordered-tasks`` fixes a third for trees older than main a6bc0cd's successor: such a walk keeps its running
+``--ordered-tasks`` fixes a third for trees older than 89a56d0: such a walk keeps its running
 descents and judge batches in sets, and when it stops it cancels them in the order of their memory addresses,
 so a tree's own walks may differ between runs (a "budget" event before another walk's "collected", how many
 bodies a curbed angle read). With it, the dump keeps them in the order they were made (the same in both

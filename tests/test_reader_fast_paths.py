@@ -161,13 +161,13 @@ def test_offer_is_remembered_per_concept_object() -> None:
 
 
 def test_words_counted_as_whitespace_separated() -> None:
-    from okf.navigator.walk import _words
+    from okf.navigator.walk import paid_words
     from okf.orchestrate import views
 
     for text in ["", "one", "  two  words ", "a\nb\tc  d", "# Heading\n\n- item one\n| a | b |"]:
-        assert _words(text) == len(text.split())
-        assert _words(text) == len(text.split())  # the remembered count too
-        assert views._words(text) == views._words(text) == len(text.split())
+        assert paid_words(text) == len(text.split())
+        assert paid_words(text) == len(text.split())  # the remembered count too
+        assert views.paid_words is paid_words  # the orchestration counts the words a walk counts
 
 
 def _reference_says_title(question: Question, title: str) -> set[str]:

@@ -68,7 +68,7 @@ def partial_room(strong: int, max_shortlist: int) -> int:
 
 
 @lru_cache(maxsize=16_384)
-def _words(text: str) -> int:
+def paid_words(text: str) -> int:
     """Words of ``text`` as a reader pays for them (whitespace-separated); remembered per text, as every walk
     offered a listing counts its signposts' words again, and a body's words are counted when judged and when
     shortlisted."""
@@ -580,7 +580,7 @@ class Walk:
         if not concepts:
             self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
             self.stats.signposts_offered += len(page)
-        self.stats.words_signposts += sum(_words(s.title) + _words(s.description) for s in page)
+        self.stats.words_signposts += sum(paid_words(s.title) + paid_words(s.description) for s in page)
         selection: Selection | None = None
         started = time.monotonic()
         try:
@@ -687,7 +687,7 @@ class Walk:
                 continue
             self.stats.bodies_judged += len(batch)
             self.shared.bodies += len(batch)
-            self.stats.words_bodies += sum(_words(offered.document.text) for _, _, offered in batch)
+            self.stats.words_bodies += sum(paid_words(offered.document.text) for _, _, offered in batch)
             self._track(asyncio.create_task(self._judge(batch)), self.judges)
             self._nudge()
         if not self.queue or self.stopped_by is not None:
@@ -939,7 +939,7 @@ class Walk:
                 f"by max_shortlist={self.budgets.max_shortlist}"
             )
             found = found[: self.budgets.max_shortlist]
-        self.stats.words_shortlist = sum(_words(f.offered.document.text) for f in found)
+        self.stats.words_shortlist = sum(paid_words(f.offered.document.text) for f in found)
         shortlist = [
             f.entry.model_copy(update={"receipt": receipt(f"c{n}", f.entry.path, f.offered)})
             for n, f in enumerate(found, start=1)

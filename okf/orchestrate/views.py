@@ -23,9 +23,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from okf.models import AngleRecord
+from okf.navigator.walk import paid_words
 from okf.readers.base import (
     Document,
     DraftAnswer,
@@ -102,14 +102,7 @@ class Judgments:
     def read(self, signposts: Sequence[SignpostOffer]) -> None:
         """Count a listing page the selector really read."""
         self.signposts_offered += len(signposts)
-        self.words_signposts += sum([_words(s.title) + _words(s.description) for s in signposts])
-
-
-@lru_cache(maxsize=16_384)
-def _words(text: str) -> int:
-    """Words of ``text`` (whitespace-separated), remembered per text: every angle's walk reads the same
-    listings, and each page read is counted."""
-    return len(text.split())
+        self.words_signposts += sum([paid_words(s.title) + paid_words(s.description) for s in signposts])
 
 
 @dataclass

@@ -34,8 +34,9 @@ directories it passed over (those of surer listings first) until a budget ends i
 on what it ruled out).
 
 A reader whose ``coalesce`` attribute is false has calls that cost no round trip: the walk never holds a
-partial judge batch for a coalescing window (a share of the calls' measured time, docs/navigate.md), so the
-bodies a walk reads within its budget do not depend on how fast the machine ran the calls
+partial judge batch for a coalescing window (a share of the calls' measured time, docs/navigate.md), and
+reads the bundle's corpus id in line rather than in a thread beside the calls (there are none to overlap),
+so what a walk reads within its budget, and when it ends, do not depend on how fast the machine ran
 (:class:`~okf.readers.offline.OfflineReader` says so; a model reader shares calls).
 """
 

@@ -108,11 +108,16 @@ def head_field(document: Document) -> Field:
     return Field.of(" ".join([document.title, *document.headings]))
 
 
-def verdict_of(question: Question, document: Document, assessment: Assessment) -> Verdict:
-    """The verdict an assessment gives, with its reason in the question's words."""
+def verdict_of(question: Question, document: Document, assessment: Assessment, **angles: list[int]) -> Verdict:
+    """The verdict an assessment gives, with its reason in the question's words; ``angles``, the ``answers``
+    and ``bears`` of a verdict under several angles (``judge_angles``), are set on it as it is made."""
     if not question.units:
         return Verdict(
-            id=document.id, relevant=False, grade="no", reason="the question has no content words to look for"
+            id=document.id,
+            relevant=False,
+            grade="no",
+            reason="the question has no content words to look for",
+            **angles,
         )
     grade, coverage, best, about = assessment.grade, assessment.coverage, assessment.best, assessment.about
     said, headed = assessment.said, assessment.headed
@@ -125,6 +130,7 @@ def verdict_of(question: Question, document: Document, assessment: Assessment) -
             relevant=True,
             grade="partial",
             reason=f"partly: about {question.named(about)}, which the question names",
+            **angles,
         )
     if grade != "no" and best:
         reason = f'"{clip(best)}" (mentions {named})'
@@ -136,7 +142,7 @@ def verdict_of(question: Question, document: Document, assessment: Assessment) -
         reason = "mentions none of the question's words"
     if grade == "partial":
         reason = f"partly: {reason}"
-    return Verdict(id=document.id, relevant=grade != "no", grade=grade, reason=reason)
+    return Verdict(id=document.id, relevant=grade != "no", grade=grade, reason=reason, **angles)
 
 
 def _best_passage(body: Body, units: list[Unit]) -> tuple[str, list[Unit]]:
@@ -155,10 +161,20 @@ def _best_passage(body: Body, units: list[Unit]) -> tuple[str, list[Unit]]:
     for unit in units:
         for n in body.sentences_with(unit):
             places.setdefault(n, []).append(unit)
+    # A passage whose units all stand in one of its sentences weighs what that sentence weighs: summed once
+    # per sentence, in the same order (so to the same float), when no unit is given twice.
+    alone = len({u.key for u in units}) == len(units)
+    weighs = {n: sum([u.weight for u in said]) for n, said in places.items()} if alone else {}
     best_weight, best_start, best_units = 0.0, -1, []
     for start in sorted({max(0, n - WINDOW + 1) for n in places} | set(places)):
+        held = [n for n in range(start, start + WINDOW) if n in places]
+        if alone and len(held) == 1:
+            weight = weighs[held[0]]
+            if weight > best_weight:
+                best_weight, best_start, best_units = weight, start, list(places[held[0]])
+            continue
         # The passage's units, the first sentence's first (a unit said twice keeps its first place).
-        found = {unit.key: unit for n in range(start, start + WINDOW) for unit in places.get(n, ())}
+        found = {unit.key: unit for n in held for unit in places[n]}
         weight = sum([u.weight for u in found.values()])
         if weight > best_weight:
             best_weight, best_start, best_units = weight, start, list(found.values())
@@ -167,6 +183,6 @@ def _best_passage(body: Body, units: list[Unit]) -> tuple[str, list[Unit]]:
     # Quote the sentence of the passage that says most.
     quote = max(
         range(best_start, min(best_start + WINDOW, len(body.sentences))),
-        key=lambda n: (sum(u.weight for u in places.get(n, ())), -n),
+        key=lambda n: (weighs.get(n, 0) if alone else sum(u.weight for u in places.get(n, ())), -n),
     )
     return body.sentences[quote], best_units

@@ -136,10 +136,9 @@ class OfflineReader(OfflineRoles):
             per = [a.given for a in assessed]
             # The best grade, the first angle giving it speaks (its verdict alone is worded).
             best = max(range(len(per)), key=lambda i: _RANK[per[i]])
-            verdict = verdict_of(parsed[best], document, assessed[best])
             answers = [i for i, g in enumerate(per) if g == "relevant"]
             bears = [i for i, g in enumerate(per) if g != "no"]
-            verdicts.append(verdict.model_copy(update={"answers": answers, "bears": bears}))
+            verdicts.append(verdict_of(parsed[best], document, assessed[best], answers=answers, bears=bears))
         return Judgement(verdicts=verdicts, usage=_usage(start))
 
     async def select_angles(

@@ -99,34 +99,29 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
     units = [u for u in question.units if u.key not in explained] or list(question.units)
     heads = [_head(o.title, o.path) for o in offers]
     tails = [Field.of(o.description) for o in offers]
-    head_says = [question.units_in(h) for h in heads]
-    says = [head_says[i] | question.units_in(tails[i]) for i in range(len(offers))]
-    in_head: dict[str, set[int]] = {u.key: set() for u in units}
-    anywhere: dict[str, set[int]] = {u.key: set() for u in units}
-    for i in range(len(offers)):
-        for key in head_says[i]:
-            if key in in_head:
-                in_head[key].add(i)
-        for key in says[i]:
-            if key in anywhere:
-                anywhere[key].add(i)
+    units_in = question.units_in
+    head_says = [units_in(h) for h in heads]
+    says = [head | units_in(tail) for head, tail in zip(head_says, tails)]
     n = len(offers)
-
-    def telling(unit: Unit) -> float:
-        """How well ``unit`` tells this listing's signposts apart: 1 when one carries it, less the more do."""
-        carried = len(anywhere[unit.key])
-        if n == 1 or carried <= 1:
-            return 1.0
-        return max(SHARED_FLOOR, 1.0 - (carried - 1) / (n - 1))
-
-    total = sum(u.weight for u in units) or 1.0
-    weights = sorted(u.weight for u in units)
-    heavy = weights[len(weights) // 2]  # the median unit's weight
+    # How many signposts carry each unit, and so how well it tells this listing's signposts apart: 1 when
+    # one carries it, less the more do (worked out once per unit, not once per unit and signpost).
+    carried = dict.fromkeys([u.key for u in units], 0)
+    for said_here in says:
+        for key in said_here:
+            if key in carried:
+                carried[key] += 1
+    telling = {
+        key: 1.0 if n == 1 or count <= 1 else max(SHARED_FLOOR, 1.0 - (count - 1) / (n - 1))
+        for key, count in carried.items()
+    }
+    weights = [u.weight for u in units]
+    total = sum(weights) or 1.0
+    heavy = sorted(weights)[len(weights) // 2]  # the median unit's weight
     # What the listing can tell apart at all: units some signpost carries, weighed by how well they do.
-    informative = sum(u.weight * telling(u) for u in units if anywhere[u.key]) or 1.0
+    informative = sum([u.weight * telling[u.key] for u in units if carried[u.key]]) or 1.0
     # The thing the question names ("the Adaptimmune Therapeutics agreement"), written as one run of names.
     runs = [r for r in question.runs if r not in explained and question.identifies(r)]
-    named = [any(heads[i].has(r) or tails[i].has(r) for r in runs) for i in range(n)]
+    named = [any(heads[i].has(r) or tails[i].has(r) for r in runs) for i in range(n)] if runs else [False] * n
     if any(named) and not all(named):
         # The listing has an entry for the thing the question names: that entry, not the others.
         return [
@@ -134,12 +129,16 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
         ]
     choices: list[Choice] = []
     for i, offer in enumerate(offers):
-        said = [u for u in units if i in anywhere[u.key]]
-        weight = sum(u.weight * telling(u) * (1.0 if i in in_head[u.key] else DESCRIPTION_CREDIT) for u in said)
-        plain_share = sum(u.weight for u in said) / total
+        said_here = says[i]
+        said = [u for u in units if u.key in said_here] if said_here else []
+        if not said:
+            continue  # says none of the listing's units: weighs nothing, no lead (no choice below)
+        in_head = head_says[i]
+        weight = sum([u.weight * telling[u.key] * (1.0 if u.key in in_head else DESCRIPTION_CREDIT) for u in said])
+        plain_share = sum([u.weight for u in said]) / total
         # Units few signposts of this listing carry, and weighty in the question: each is a lead.
-        leads = [u for u in said if telling(u) >= LEAD_TELLING and u.weight >= heavy]
-        where = "title/name" if any(i in in_head[u.key] for u in said) else "description"
+        leads = [u for u in said if telling[u.key] >= LEAD_TELLING and u.weight >= heavy]
+        where = "title/name" if any(u.key in in_head for u in said) else "description"
         if weight / informative >= KEEP_SHARE and plain_share >= MIN_SHARE:
             choices.append(
                 Choice(index=offer.index, reason=f"{where} mentions {question.named({u.key for u in said})}")
@@ -151,7 +150,7 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
             # most RARE_LEAD entries carry; one saying only a little, a faint one.
             grade: Literal["weak", "faint"] = (
                 "weak"
-                if (leads and (n <= BROWSE_LISTING or any(len(anywhere[u.key]) <= RARE_LEAD for u in leads)))
+                if (leads and (n <= BROWSE_LISTING or any(carried[u.key] <= RARE_LEAD for u in leads)))
                 or weight / informative >= FAINT_BELOW
                 else "faint"
             )

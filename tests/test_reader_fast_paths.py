@@ -6,14 +6,15 @@ kept below as the reference, on generated texts and on the bundles' own wording.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from okf.orchestrate.crosscheck import Found, body_of
 from okf.readers import angles
 from okf.readers.angles import Span, name_spans
-from okf.readers.base import Document
+from okf.readers.base import Choice, Document, SignpostOffer
 from okf.readers.judging import Assessment
 from okf.readers.matching import Body, Field, Question, Unit, read_body, read_body_once
 from okf.text.vocabulary import Vocabulary
@@ -652,3 +653,216 @@ def test_hyphen_joins_scanned_from_the_first_hyphenated_word(text: str) -> None:
         if word.isalpha() and len(word) > 3:
             whole.append((stem(word), match.group().casefold()))
     assert _hyphen_joins(text) == whole
+
+
+# -- fifth pass: the selector's counts per unit, the one-sentence passage, verdicts made with their angles ----
+
+
+def _reference_select_offer(question: Question, offers: list[SignpostOffer]) -> list[Choice]:
+    """``okf.readers.selection.select_offer`` with the signposts carrying each unit kept as index sets and each
+    unit's telling worked out per signpost (f653808)."""
+    from okf.readers import selection as s
+
+    if not offers:
+        return []
+    explained = question.explained(s._parent(offers))
+    units = [u for u in question.units if u.key not in explained] or list(question.units)
+    heads = [s._head(o.title, o.path) for o in offers]
+    tails = [Field.of(o.description) for o in offers]
+    head_says = [question.units_in(h) for h in heads]
+    says = [head_says[i] | question.units_in(tails[i]) for i in range(len(offers))]
+    in_head: dict[str, set[int]] = {u.key: set() for u in units}
+    anywhere: dict[str, set[int]] = {u.key: set() for u in units}
+    for i in range(len(offers)):
+        for key in head_says[i]:
+            if key in in_head:
+                in_head[key].add(i)
+        for key in says[i]:
+            if key in anywhere:
+                anywhere[key].add(i)
+    n = len(offers)
+
+    def telling(unit: Unit) -> float:
+        carried = len(anywhere[unit.key])
+        if n == 1 or carried <= 1:
+            return 1.0
+        return max(s.SHARED_FLOOR, 1.0 - (carried - 1) / (n - 1))
+
+    total = sum(u.weight for u in units) or 1.0
+    weights = sorted(u.weight for u in units)
+    heavy = weights[len(weights) // 2]
+    informative = sum(u.weight * telling(u) for u in units if anywhere[u.key]) or 1.0
+    runs = [r for r in question.runs if r not in explained and question.identifies(r)]
+    named = [any(heads[i].has(r) or tails[i].has(r) for r in runs) for i in range(n)]
+    if any(named) and not all(named):
+        return [
+            Choice(index=o.index, reason=f"names {question.named(set(runs))}") for i, o in enumerate(offers) if named[i]
+        ]
+    choices: list[Choice] = []
+    for i, offer in enumerate(offers):
+        said = [u for u in units if i in anywhere[u.key]]
+        weight = sum(u.weight * telling(u) * (1.0 if i in in_head[u.key] else s.DESCRIPTION_CREDIT) for u in said)
+        plain_share = sum(u.weight for u in said) / total
+        leads = [u for u in said if telling(u) >= s.LEAD_TELLING and u.weight >= heavy]
+        where = "title/name" if any(i in in_head[u.key] for u in said) else "description"
+        if weight / informative >= s.KEEP_SHARE and plain_share >= s.MIN_SHARE:
+            choices.append(
+                Choice(index=offer.index, reason=f"{where} mentions {question.named({u.key for u in said})}")
+            )
+        elif len(leads) >= s.LEADS or plain_share >= s.WEAK_SHARE or (said and n <= s.BROWSE_LISTING):
+            grade: Literal["weak", "faint"] = (
+                "weak"
+                if (leads and (n <= s.BROWSE_LISTING or any(len(anywhere[u.key]) <= s.RARE_LEAD for u in leads)))
+                or weight / informative >= s.FAINT_BELOW
+                else "faint"
+            )
+            choices.append(
+                Choice(
+                    index=offer.index, grade=grade, reason=f"{where} mentions {question.named({u.key for u in said})}"
+                )
+            )
+    if choices and n == 2 and all(c.grade != "strong" for c in choices):
+        picked = {c.index for c in choices}
+        choices += [
+            Choice(index=o.index, grade="faint", reason="the other side of a two-way choice no entry settles")
+            for o in offers
+            if o.is_dir and o.index not in picked
+        ]
+    if choices:
+        return choices
+    if any(u.name for u in question.units if u.key in explained) or any(r in explained for r in question.runs):
+        return [
+            Choice(index=o.index, reason=f"part of {question.named(explained)}, which the question names")
+            for o in offers
+            if o.is_dir
+        ]
+    if n <= s.BROWSE_LISTING:
+        return [
+            Choice(
+                index=o.index,
+                grade="faint",
+                reason="a short listing none of whose entries can be told "
+                "apart by the question's words: every part is read on",
+            )
+            for o in offers
+            if o.is_dir
+        ]
+    return [
+        Choice(
+            index=o.index, grade="weak", reason="a group named by its range and nothing else; it may hold the answer"
+        )
+        for o in offers
+        if s._is_range(o) and not o.description.strip()
+    ]
+
+
+_ENTRY_WORDS = st.lists(
+    st.sampled_from([*_UNIT_WORDS, "Adaptimmune", "Therapeutics", "Documents", "1", "to", "24", "fees", "mirrors"]),
+    max_size=5,
+).map(" ".join)
+_ASKED = st.lists(
+    st.sampled_from([*_UNIT_WORDS, "Adaptimmune", "Therapeutics", "fees", "mirrors"]), min_size=1, max_size=7
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    _ASKED,
+    st.lists(st.tuples(_ENTRY_WORDS, _ENTRY_WORDS, _ENTRY_WORDS), min_size=0, max_size=9),
+    st.sampled_from(["rules", "rules/delaware-law", "adaptimmune-therapeutics-plc", ""]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_select_offer_as_before(
+    asked: list[str], entries: list[tuple[str, str, str]], folder: str, is_dir: bool, weighed: bool
+) -> None:
+    """The choices, grades and reasons of a listing are those of the selector that kept index sets per unit
+    (fails if an entry saying only what the folder explains is kept, or a unit's count is off by one)."""
+    from okf.readers.selection import select_offer
+
+    question = Question.parse(" ".join(asked) + "?", _unit_vocabulary() if weighed else None)
+    assume(question.units)  # the reader selects nothing for a question without units (offline.select)
+    offers = [
+        SignpostOffer(
+            index=k,
+            path=f"{folder}/{name.replace(' ', '-').casefold() or k}{'' if is_dir else '.md'}".lstrip("/"),
+            title=title or f"Entry {k}",
+            description=description,
+            is_dir=is_dir,
+        )
+        for k, (title, description, name) in enumerate(entries)
+    ]
+    assert select_offer(question, offers) == _reference_select_offer(question, offers)
+
+
+def test_select_offer_as_before_on_a_listing_with_a_shared_word() -> None:
+    from okf.readers.selection import select_offer
+
+    question = Question.parse("What notice must the platform operator give on termination?", _unit_vocabulary())
+    titles = ["Termination notice", "Platform fees", "Operator duties", "Notice periods", "Governing law"]
+    offers = [
+        SignpostOffer(index=k, path=f"rules/{k}", title=t, description="notices of the platform operator")
+        for k, t in enumerate(titles)
+    ]
+    chosen = select_offer(question, offers)
+    assert chosen and chosen == _reference_select_offer(question, offers)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_UNIT_WORDS), min_size=2, max_size=7),
+    st.lists(_SENTENCE_WORDS, min_size=0, max_size=6),
+    st.lists(st.floats(min_value=0.0, max_value=3.0) | st.sampled_from([0.1, 0.2, 0.3, 1.0]), min_size=7, max_size=7),
+    st.booleans(),
+)
+def test_best_passage_weighs_a_lone_sentence_as_the_window_search(
+    asked: list[str], said: list[str], weights: list[float], twice: bool
+) -> None:
+    """A passage whose units stand in one sentence weighs that sentence's sum, to the same float, and ties go
+    to the earliest passage; a unit given twice takes the window search (fails if a later passage of equal
+    weight wins)."""
+    from dataclasses import replace
+
+    from okf.readers.judging import _best_passage
+
+    question = Question.parse(" ".join(asked) + "?")
+    body = read_body(". ".join(said))
+    units = [replace(u, weight=w) for u, w in zip(question.units, weights)]
+    units = [u for u in units if body.has_unit(u)]
+    if twice and units:
+        units.append(units[0])
+    found = _best_passage(body, units)
+    reference = _reference_best_passage(body, units)
+    assert found == reference
+    assert [u.key for u in found[1]] == [u.key for u in reference[1]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_UNIT_WORDS), min_size=1, max_size=6), st.lists(_SENTENCE_WORDS, max_size=4))
+def test_judge_angles_verdicts_as_copied_with_their_angles(asked: list[str], said: list[str]) -> None:
+    """Verdicts under several angles, made with their answers and bears, are the verdicts the judge gave copied
+    with them (f653808); the fields set are the same too."""
+    import asyncio
+
+    from okf.readers import OfflineReader
+    from okf.readers.judging import assess, head_field, verdict_of
+
+    reader = OfflineReader(vocabulary=_unit_vocabulary())
+    angles = [" ".join(asked) + "?", " ".join(reversed(asked)) + " notice?", "Who is the operator?"]
+    documents = [
+        Document(id=f"rules/fees-{k}.md", title=title, text=". ".join(said), sha256=f"{k:064d}")
+        for k, title in enumerate(["Fees", "Platform operator", ""])
+    ]
+    got = asyncio.run(reader.judge_angles(angles[0], angles, documents)).verdicts
+    for document, verdict in zip(documents, got):
+        parsed = [reader.question(a) for a in angles]
+        assessed = [assess(q, document, reader._body(document), head_field(document)) for q in parsed]
+        ranks = {"relevant": 2, "partial": 1, "no": 0}
+        best = max(range(len(parsed)), key=lambda i: ranks[assessed[i].given])
+        answers = [i for i, a in enumerate(assessed) if a.given == "relevant"]
+        bears = [i for i, a in enumerate(assessed) if a.given != "no"]
+        copied = verdict_of(parsed[best], document, assessed[best]).model_copy(
+            update={"answers": answers, "bears": bears}
+        )
+        assert verdict == copied
+        assert verdict.model_fields_set == copied.model_fields_set

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from okf.readers.base import Document, Grade, Verdict
 from okf.readers.matching import Body, Field, Question, Unit, read_body
@@ -108,9 +109,21 @@ def head_field(document: Document) -> Field:
     return Field.of(" ".join([document.title, *document.headings]))
 
 
-def verdict_of(question: Question, document: Document, assessment: Assessment, **angles: list[int]) -> Verdict:
-    """The verdict an assessment gives, with its reason in the question's words; ``angles``, the ``answers``
-    and ``bears`` of a verdict under several angles (``judge_angles``), are set on it as it is made."""
+def verdict_of(
+    question: Question,
+    document: Document,
+    assessment: Assessment,
+    *,
+    answers: list[int] | None = None,
+    bears: list[int] | None = None,
+) -> Verdict:
+    """The verdict an assessment gives, with its reason in the question's words; ``answers`` and ``bears``
+    (a verdict under several angles, ``judge_angles``) are set on it as it is made, when given."""
+    angles: dict[str, Any] = {}
+    if answers is not None:
+        angles["answers"] = answers
+    if bears is not None:
+        angles["bears"] = bears
     if not question.units:
         return Verdict(
             id=document.id,

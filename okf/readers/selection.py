@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Literal
 
 from okf.readers.base import Choice, SignpostOffer
-from okf.readers.matching import WORD, Field, Question, Unit
+from okf.readers.matching import WORD, Field, Question
 
 # Share of what the listing tells apart (the question's weight, each unit weighed by how few signposts
 # carry it) a signpost must carry to be opened; title words count whole, words of the description and

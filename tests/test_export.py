@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from builders import HOSTILE_TITLE, concept, hostile_bundle, write_files
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from okf.cli import main
@@ -490,13 +490,13 @@ def test_an_export_after_an_edit_lists_again_only_what_the_edit_can_change(
     from okf.bundle import Bundle
 
     listed: list[str] = []
-    real_listing = Bundle.listing
+    real_fields = Bundle.signpost_fields  # what an export lists a directory with
 
-    def counting(self: Bundle, directory: str = "") -> object:
+    def counting(self: Bundle, directory: str = "", **kwargs: Any) -> list[tuple[str, str, str, bool]]:
         listed.append(directory)
-        return real_listing(self, directory)
+        return real_fields(self, directory, **kwargs)
 
-    monkeypatch.setattr(Bundle, "listing", counting)
+    monkeypatch.setattr(Bundle, "signpost_fields", counting)
     edits = [
         # The listed concept's own description fills its signpost: its directory is listed again, no other.
         ("people/leave.md", concept("Leave", "Employees get 30 days.", description="Paid leave"), ["people/"]),
@@ -751,3 +751,114 @@ def test_a_bundle_folder_whose_name_is_not_utf8_titles_the_export_with_u_fffd(tm
     assert (tmp_path / "llms" / "llms.txt").read_text("utf-8").startswith("# k\ufffdb\n")
     export_site(bundle, tmp_path / "site", as_of=AS_OF)
     assert "k\ufffdb" in (tmp_path / "site" / "index.html").read_text("utf-8")
+
+
+_front_text = st.text(
+    alphabet=st.one_of(st.characters(codec="utf-8", exclude_categories=("Cs",)), st.sampled_from(list('"\\ -…\n'))),
+    max_size=20,
+)
+
+
+@given(
+    st.lists(_front_text, min_size=3, max_size=3),
+    st.sampled_from(["12", "012", "0", "7"]),
+    st.sampled_from(["---\n", "--- \n", "...\n", "---", "----\n---\n", "---\r\n"]),
+    st.sampled_from(["", "Body.\n", "Text\n---\nmore\n", "\n\n", "x"]),
+    st.booleans(),
+)
+@example(["Title", "A description", "/r.txt"], "12", "---\n", "Body.\n", False)
+@example(['Say "hi"', "Line\\one", ""], "7", "---", "", True)
+@example(["Title", "A description", "/r.txt"], "0", "---\n", "Body.\n", False)
+@settings(max_examples=300, deadline=None)
+def test_a_compiled_frontmatter_read_in_one_match_is_read_as_the_long_way(
+    values: list[str], first: str, closer: str, body: str, author: bool
+) -> None:
+    # _compiled_entry (the compiler's layout, one match) gives what _summary_entry's long way gives, or None.
+    import okf.export.reading as reading
+    from okf.compile.render import yaml_str
+    from okf.errors import BundleError
+
+    title, description, resource = values
+    text = (
+        f'---\ntype: "Document"\ntitle: {yaml_str(title)}\ndescription: {yaml_str(description)}\n'
+        f'tags: ["a", "b"]\nsources:\n  - id: src\n    resource: {yaml_str(resource)}\n    title: "T"\n'
+        + ('    author: "A"\n' if author else "")
+        + f"    lines: [{first}, 40]\n    sha256: {'ab' * 32}\ngenerated:\n  by: okf/0.1.0\n  at: 2026-12-01T03:48:13Z\n"
+        + closer
+        + body
+    )
+    now = datetime(2026, 12, 1, tzinfo=reading.UTC)
+    fast = reading._compiled_entry("a/b-c.md", text)
+    saved, reading._compiled_entry = reading._compiled_entry, lambda path, text: None  # the long way alone
+    try:
+        slow: Any = reading._summary_entry("a/b-c.md", text, now)
+    except BundleError:
+        slow = None
+    finally:
+        reading._compiled_entry = saved
+    assert fast is None or fast == slow
+    usual = closer == "---\n" and "\\" not in yaml_str(title) + yaml_str(description) + yaml_str(resource)
+    if usual and first in ("12", "7"):  # the usual compiled concept takes the one-match path
+        assert fast is not None and fast.sources_given == ([f"{resource}:{first}-40"] if resource else [])
+
+
+def test_signpost_fields_are_the_listings_signposts(tmp_path: Path) -> None:
+    # The export lists a directory by Bundle.signpost_fields (no models; its index.md read once, for the intro
+    # too): the fields of Bundle.listing's signposts, index entries with and without a description, entries
+    # listed twice, synthesized concepts and folders (untitled, titled by their index.md) and a broken index.
+    from okf.bundle import Bundle
+    from okf.bundle.documents import read_text
+
+    bundle = small_bundle(tmp_path / "b")
+    write_files(
+        bundle,
+        {
+            "people/index.md": "# People\n\n* [Leave](leave.md)\n* [Leave again](leave.md) - twice\n* [Gone](gone.md)\n",
+            "people/pay.md": concept("Pay", "Monthly.", description="When pay arrives"),
+            "people/untitled.md": "No frontmatter at all.\n",
+            "people/teams/index.md": "# The teams\n",
+            "people/teams/blue.md": concept("Blue", "Blue team."),
+            "people/plain/red.md": concept("Red", "Red team."),
+            "broken/index.md": "---\ntitle: [unclosed\n---\n* [X](x.md) - x\n",
+            "broken/x.md": concept("X", "X."),
+        },
+    )
+    directories = list(Bundle.open(bundle).iter_directories())
+    assert {"people/", "people/teams/", "people/plain/", "broken/"} <= set(directories)
+    for directory in directories:
+        listed = [(s.path, s.title, s.description, s.is_dir) for s in Bundle.open(bundle).listing(directory).signposts]
+        assert Bundle.open(bundle).signpost_fields(directory) == listed, directory
+        fresh = Bundle.open(bundle)
+        index = directory + "index.md"
+        read = read_text(fresh.real_path(index), index) if fresh.exists(index) else None
+        assert fresh.signpost_fields(directory, index_read=read) == listed, directory
+        assert fresh.listing(directory).diagnostics == Bundle.open(bundle).listing(directory).diagnostics
+    people = Bundle.open(bundle).signpost_fields("people/")
+    assert ("people/leave.md", "Leave", "", False) in people and (
+        "people/pay.md",
+        "Pay",
+        "When pay arrives",
+        False,
+    ) in people
+    assert ("people/teams/", "The teams", "", True) in people
+
+
+def test_the_kept_hashes_are_the_digests_of_their_lines(tmp_path: Path) -> None:
+    # The listings' and the folder's hashes are taken over one joined text: the digest of the lines one by one
+    # (what earlier exports kept in their manifests), a name that is not UTF-8 included.
+    import hashlib
+
+    from okf.export.listings import _files_hash
+    from okf.export.write import outputs_signature
+
+    names = ["a.md", "b/c.md", "caf\udce9.md"]
+    stats = {name: (n + 1, 10 + n, 20 + n, 30 + n) for n, name in enumerate(names)}
+    digest = hashlib.blake2b(digest_size=20)
+    for name, (size, mtime, ctime, ino) in stats.items():
+        digest.update(f"{name}\0{size}\0{mtime}\0{ctime}\0{ino}\n".encode("utf-8", "surrogateescape"))
+    assert _files_hash(str(tmp_path), names, 10**6, stats) == digest.hexdigest()
+    assert _files_hash(str(tmp_path), names, 22, stats) is None  # changed too recently to be trusted
+    digest = hashlib.blake2b(digest_size=20)
+    for name, (size, mtime, _, _) in stats.items():
+        digest.update(f"{name}\0{size}\0{mtime}\n".encode("utf-8", "surrogateescape"))
+    assert outputs_signature(str(tmp_path), names, {n: s[:2] for n, s in stats.items()}) == digest.hexdigest()

@@ -486,6 +486,24 @@ def test_compiled_layout_equals_pyyaml(texts, optional, lists, has_tags, lines, 
         assert _typed_equal(compiled, expected)
     elif "\\" not in text and "2026-02-30" not in at:
         raise AssertionError(f"the compiler's layout was not read in one match:\n{text}")
+    # What the export reads of it in one match: what summarize gives of PyYAML's mapping, or None.
+    from okf.bundle.fastyaml import compiled_shown
+    from okf.bundle.meta import Summary, summarize
+
+    shown = compiled_shown(text)
+    if shown is not None:
+        title_, description_, resource_, first, last = shown
+        assert summarize(expected) == Summary(title_, description_, ((resource_, (first, last)),))
+    elif (
+        "\\" not in text
+        and modified is None
+        and "2026-02-30" not in at
+        and not (digest.isdigit() or digest.startswith("0b"))
+        and lines[0][0] != "0"
+        and lines[1][0] != "0"
+        and int(lines[0]) <= int(lines[1])
+    ):
+        raise AssertionError(f"the compiler's layout was not read for the export in one match:\n{text}")
 
 
 _summary_values = st.one_of(

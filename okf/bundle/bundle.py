@@ -98,6 +98,7 @@ class _Dir:
 # times what the validator (in Rust) does for these small models.
 _link = Link
 _signpost = Signpost
+_SYNTHESIZED = object()  # the section of a synthesized signpost's fields (Bundle._signpost_fields)
 
 
 _UNADDRESSABLE = re.compile(r"[\\\x00-\x1f\x7f]")
@@ -544,34 +545,57 @@ class Bundle:
             return self._listings[d]
         plan = self.listing_plan(d)
         listing = Listing(directory=d, has_index=plan.index is not None, diagnostics=plan.diagnostics)
+        for path, title, description, is_dir, section, line in self._signpost_fields(plan):
+            if section is not _SYNTHESIZED:
+                signpost = _signpost(
+                    path=path,
+                    title=title,
+                    description=description,
+                    is_dir=is_dir,
+                    section=section,
+                    line=line,
+                    origin="index",
+                )
+            elif is_dir:  # as ever: a synthesized directory's signpost is given no description
+                signpost = _signpost(path=path, title=title, is_dir=True, origin="synthesized")
+            else:
+                signpost = _signpost(
+                    path=path, title=title, description=description, is_dir=False, origin="synthesized"
+                )
+            listing.signposts.append(signpost)
+        self._listings[d] = listing
+        return listing
+
+    def signpost_fields(
+        self, directory: str = "", *, index_read: tuple[str, list[Diagnostic]] | None = None
+    ) -> list[tuple[str, str, str, bool]]:
+        """(path, title, description, is_dir) of each signpost of :meth:`listing`, in its order, without building
+        the listing's models (an export lists every directory once and reads only these). ``index_read``: what
+        :func:`~okf.bundle.documents.read_text` gave for the directory's ``index.md`` (the export reads its
+        intro from the same text: it is then not read twice)."""
+        d = self._directory(directory)
+        if index_read is not None and d not in self._indexes:
+            self._indexes[d] = read_index(self, d, index_read)
+        if d in self._listings:
+            return [(s.path, s.title, s.description, s.is_dir) for s in self._listings[d].signposts]
+        return [row[:4] for row in self._signpost_fields(self.listing_plan(d))]
+
+    def _signpost_fields(self, plan: ListingPlan) -> Iterator[tuple[str, str, str, bool, Any, int | None]]:
+        """The fields of :meth:`listing`'s signposts from its plan: (path, title, description, is_dir, section,
+        line), ``section`` being ``_SYNTHESIZED`` for a signpost the directory synthesized."""
         for resolved in plan.entries:
             entry = resolved.entry
             path = cast(str, resolved.path)
             description = entry.description
             if not description and resolved.kind == "concept":
                 description = self._summary(path)[1]
-            listing.signposts.append(
-                _signpost(
-                    path=path,
-                    title=entry.title or derived_title(path),
-                    description=description,
-                    is_dir=resolved.kind == "directory",
-                    section=entry.section,
-                    line=entry.line,
-                    origin="index",
-                )
-            )
+            is_dir = resolved.kind == "directory"
+            yield path, entry.title or derived_title(path), description, is_dir, entry.section, entry.line
         for path in plan.concepts:
             title, description = self._summary(path)
-            listing.signposts.append(
-                _signpost(path=path, title=title, description=description, is_dir=False, origin="synthesized")
-            )
+            yield path, title, description, False, _SYNTHESIZED, None
         for path in plan.directories:
-            listing.signposts.append(
-                _signpost(path=path, title=self._dir_title(path), is_dir=True, origin="synthesized")
-            )
-        self._listings[d] = listing
-        return listing
+            yield path, self._dir_title(path), "", True, _SYNTHESIZED, None
 
     def concept_titles(self, directory: str = "") -> list[tuple[str, str]]:
         """(path, title) of the concept signposts of ``directory``'s listing, in its order and titled as

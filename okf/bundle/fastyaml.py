@@ -345,14 +345,64 @@ def _compiled(yaml_text: str) -> dict[Any, Any] | None:
     return out
 
 
-def fast_load(yaml_text: str) -> dict[Any, Any] | None:
-    """``yaml.safe_load(yaml_text)`` for the subset described above, or None when the text is outside it."""
+def _unsafe(yaml_text: str) -> bool:
+    """Whether ``yaml_text`` holds a character PyYAML reads differently or refuses (then the scanner declines)."""
     if yaml_text.isascii():  # its unsafe characters are the ASCII controls but newline: deleted in one C pass
-        if len(yaml_text.encode("ascii").translate(None, _ASCII_UNSAFE)) != len(yaml_text):
-            return None
+        return len(yaml_text.encode("ascii").translate(None, _ASCII_UNSAFE)) != len(yaml_text)
     # Every character _UNSAFE matches is unprintable (tests/test_frontmatter.py): printable text, newlines aside,
     # holds none, told by one pass of C code rather than a search of a wide class.
-    elif not yaml_text.replace("\n", " ").isprintable() and _UNSAFE.search(yaml_text):
+    return not yaml_text.replace("\n", " ").isprintable() and _UNSAFE.search(yaml_text) is not None
+
+
+# What llms.txt shows of a frontmatter in the compiler's layout: title, description, and the one source's
+# resource and lines.
+Shown = tuple[str, str, str, int, int]
+
+
+def compiled_shown(yaml_text: str) -> Shown | None:
+    """The title, description, source resource and lines of ``fast_load(yaml_text)`` when the text is in the
+    compiler's layout and every value is read by ``_compiled`` without a step that could decline or type it
+    otherwise: no backslash in a value not shown (their insides are then their values), no ``last_modified``,
+    a digest that stays text and line numbers ``1 <= start <= end`` without a leading zero (``summarize`` then
+    takes the source as it is). None otherwise: ask ``fast_load`` and ``summarize`` (tests/test_frontmatter.py
+    compares the two). The values llms.txt does not show are matched, not built."""
+    if _unsafe(yaml_text):
+        return None
+    g = _groups(yaml_text)
+    if g is None or g[9] is not None:  # no layout, or a last_modified (not a plain source to summarize)
+        return None
+    for value in (g[0], g[3], g[4], g[5], g[7], g[8]):  # type, resource, tags, aliases, source title, author
+        if value is not None and "\\" in value:
+            return None
+    first, last, digest = cast("tuple[str, str, str]", (g[10], g[11], g[12]))
+    if (
+        first[0] == "0"
+        or last[0] == "0"
+        or digest.isdigit()
+        or (digest.startswith("0b") and not digest[2:].strip("01"))
+    ):
+        return None
+    start, end = int(first), int(last)
+    if not 1 <= start <= end:
+        return None
+    title, description, resource = cast("tuple[str, str, str]", (g[1], g[2], g[6]))
+    try:
+        _typed(cast(str, g[13]), True)  # as _compiled reads them (both remembered): either may decline
+        _utc_time(cast(str, g[14]))
+        return (
+            title[1:-1] if "\\" not in title else _quoted(title),
+            description[1:-1] if "\\" not in description else _quoted(description),
+            resource[1:-1] if "\\" not in resource else _quoted(resource),
+            start,
+            end,
+        )
+    except (_Decline, ValueError):
+        return None
+
+
+def fast_load(yaml_text: str) -> dict[Any, Any] | None:
+    """``yaml.safe_load(yaml_text)`` for the subset described above, or None when the text is outside it."""
+    if _unsafe(yaml_text):
         return None  # a "#" outside quotes is refused where it stands (a comment)
     if yaml_text.startswith("type: "):
         try:

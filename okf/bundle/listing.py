@@ -79,14 +79,15 @@ def _classify(bundle: Bundle, target: str, directory: str) -> tuple[EntryKind, s
     return "missing", bare
 
 
-def read_index(bundle: Bundle, directory: str) -> IndexFile | None:
-    """The parsed ``index.md`` of ``directory`` ("" or "a/b/"), or None when it has none."""
+def read_index(bundle: Bundle, directory: str, read: tuple[str, list[Diagnostic]] | None = None) -> IndexFile | None:
+    """The parsed ``index.md`` of ``directory`` ("" or "a/b/"), or None when it has none; ``read``: what
+    :func:`~okf.bundle.documents.read_text` gave for it (a caller that has read the file: it exists)."""
     rel = directory + "index.md"
-    if not bundle.exists(rel):
+    if read is None and not bundle.exists(rel):
         return None
     index = IndexFile(rel)
     try:
-        text, index.diagnostics = read_text(bundle.real_path(rel), rel)
+        text, index.diagnostics = read if read is not None else read_text(bundle.real_path(rel), rel)
         raw, parts = load_frontmatter(text, rel)
     except CodedBundleError as exc:
         index.diagnostics.append(diagnostic(exc.code, rel, exc.line, exc.message, exc.fix))

@@ -36,7 +36,7 @@ def _read_files(directory: str, signposts: Sequence[Signpost | Post]) -> list[st
 def _files_hash(root: str, files: list[str], recent: int, stats: dict[str, Stat] | None = None) -> str | None:
     """The hash of ``files``' stats (``stats``: those the export's walk took, by bundle path; a file not in
     it is asked for); None when one changed after ``recent`` (ns)."""
-    digest = hashlib.blake2b(digest_size=20)
+    lines: list[str] = []  # hashed as one text: the digest of the lines one by one, at one update's cost
     for rel in files:
         known = stats.get(rel) if stats is not None else None
         if known is not None:
@@ -45,13 +45,13 @@ def _files_hash(root: str, files: list[str], recent: int, stats: dict[str, Stat]
             try:
                 info = os.stat(os.path.join(root, rel))
             except OSError:
-                digest.update(f"{rel}\0-\n".encode("utf-8", "surrogateescape"))
+                lines.append(f"{rel}\0-\n")
                 continue
             size, mtime, ctime, ino = info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
         if mtime >= recent or ctime >= recent:
             return None
-        digest.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n".encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+        lines.append(f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n")
+    return hashlib.blake2b("".join(lines).encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
 class Post(NamedTuple):

@@ -28,12 +28,14 @@ from typing import Any
 
 from okf.bundle import Bundle
 from okf.bundle.documents import decode_text, load_frontmatter, parse_concept, read_file, read_text
+from okf.bundle.fastyaml import compiled_shown
 from okf.bundle.meta import Summary, summarize
-from okf.bundle.model import Signpost
+from okf.bundle.model import Diagnostic, Signpost
 from okf.errors import BundleError, ConfigError
 from okf.export.listings import ListingRow, Post, Stat, keep, reuse
 from okf.export.names import folder_title, names_not_utf8, utf8_name
 from okf.export.write import Folders, copy_into
+from okf.limits import MAX_FRONTMATTER_BYTES
 
 PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than it saves
 Progress = Callable[[int], None]  # concepts read so far
@@ -172,10 +174,45 @@ def _entry(bundle: Bundle, path: str, now: datetime, *, frontmatter: bool = True
     ), text
 
 
+def _compiled_entry(path: str, text: str) -> Entry | None:
+    """:func:`_summary_entry` of a concept whose frontmatter is in okf's compiler layout and closed by a line
+    ``---``: that line is the first one starting ``---`` (no line of the layout starts so), so the text is split
+    as :func:`okf.bundle.frontmatter.split` splits it, and the values llms.txt shows are read from one match
+    (:func:`okf.bundle.fastyaml.compiled_shown`). None for any other text (tests/test_export.py compares both)."""
+    if not text.startswith("---\ntype: "):
+        return None
+    at = text.find("\n---", 3)
+    end = text.find("\n", at + 4)
+    if at < 0 or (text[at + 4 : end] if end >= 0 else text[at + 4 :]) or (at - 3) * 4 > MAX_FRONTMATTER_BYTES:
+        return None  # no closer, a closer that is not "---" alone, or a frontmatter the size check must see
+    shown = compiled_shown(text[4 : at + 1])
+    if shown is None:
+        return None
+    title, description, resource, first, last = shown
+    body = "" if end < 0 else text[end + 1 :]
+    start = text.count("\n", 4, at + 1) + 3
+    stem = path[:-3].rsplit("/", 1)[-1]
+    return Entry(
+        path=path,
+        id=path[:-3],
+        title=title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+        description=description.strip(),
+        body=body,
+        body_start_line=start,
+        end_line=start + max(body.count("\n") - (1 if body.endswith("\n") else 0), 0),
+        sources_given=[f"{resource}:{first}-{last}"] if resource else [],
+        frontmatter={},
+    )
+
+
 def _summary_entry(path: str, text: str, now: datetime) -> Entry:
     """The entry of the concept at ``path`` from its text, as :func:`_entry` gives it without the raw
     frontmatter: the frontmatter is loaded (a concept okf cannot read is skipped either way) but only what
-    llms.txt shows of it is typed (:func:`okf.bundle.meta.summarize`)."""
+    llms.txt shows of it is typed (:func:`okf.bundle.meta.summarize`; the compiler's layout by one match,
+    :func:`_compiled_entry`)."""
+    compiled = _compiled_entry(path, text)
+    if compiled is not None:
+        return compiled
     raw, parts = load_frontmatter(text, path)
     meta = Summary() if raw is None else summarize(raw)
     body, start = parts.body, parts.body_start_line
@@ -320,22 +357,25 @@ def _read_part(
             part.directories[directory] = reused
             part.listings[directory] = kept  # type: ignore[assignment]  # kept is a row when reused is set
         else:
+            title, text = "", ""
+            index = directory + "index.md"
+            read: tuple[str, list[Diagnostic]] | None = None
+            if bundle.exists(index) and not bundle.is_concept_path(index):
+                try:
+                    read = read_text(bundle.real_path(index), index)
+                    title, text = intro(read[0])
+                except BundleError:
+                    pass
             try:
-                listing = bundle.listing(directory)
+                # The listing's fields, not its models (the index.md read above is parsed, not read again).
+                fields = bundle.signpost_fields(directory, index_read=read)
             except BundleError as exc:
                 part.warnings.append(f"{directory or '(root)'}: skipped, could not be listed: {exc}")
                 continue
-            title, text = "", ""
-            if bundle.exists(directory + "index.md") and not bundle.is_concept_path(directory + "index.md"):
-                try:
-                    index = directory + "index.md"
-                    title, text = intro(read_text(bundle.real_path(index), index)[0])
-                except BundleError:
-                    pass
             # Only what an export reads of a signpost, as a tuple: a pydantic model costs far more to pickle
             # back from a worker process.
             # A concept or folder whose name is not UTF-8 is not published (names_not_utf8 says so).
-            signposts = [Post(s.path, s.title, s.description, s.is_dir) for s in listing.signposts if utf8_name(s.path)]
+            signposts = [Post(*f) for f in fields if utf8_name(f[0])]
             part.directories[directory] = (title, text, signposts)
             if listings is not None:
                 row = keep(root, directory, title, text, signposts, recent, stats)

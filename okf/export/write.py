@@ -175,7 +175,7 @@ def outputs_signature(out: str, files: list[str], known: dict[str, tuple[int, in
     """The hash of the size and modification time of each of ``files`` in ``out`` (None when one is missing or
     is not a regular file: a symlink is never trusted). ``known``: the (size, mtime_ns) of files this export
     has just written or found unchanged as regular files, not asked for again."""
-    digest = hashlib.blake2b(digest_size=20)
+    lines: list[str] = []  # hashed as one text: the digest of the lines one by one, at one update's cost
     for rel in files:
         seen = known.get(rel) if known is not None else None
         if seen is not None:
@@ -188,8 +188,8 @@ def outputs_signature(out: str, files: list[str], known: dict[str, tuple[int, in
             if not stat.S_ISREG(info.st_mode):
                 return None
             size, mtime = info.st_size, info.st_mtime_ns
-        digest.update(f"{rel}\0{size}\0{mtime}\n".encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+        lines.append(f"{rel}\0{size}\0{mtime}\n")
+    return hashlib.blake2b("".join(lines).encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
 def _json(value: Any) -> bytes:

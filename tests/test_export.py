@@ -553,13 +553,16 @@ def test_an_export_after_an_edit_reads_only_the_edited_concepts(
     out = tmp_path / "out"
     export_llms_txt(bundle, out, as_of=AS_OF)
     read: list[str] = []
-    real_read = reading.read_file
 
-    def counting(real: str, rel: str) -> object:
-        read.append(rel)
-        return real_read(real, rel)
+    def counting(real_read: Any) -> Any:
+        def counted(real: str, rel: str) -> object:
+            read.append(rel)
+            return real_read(real, rel)
 
-    monkeypatch.setattr(reading, "read_file", counting)
+        return counted
+
+    for name in ("read_file", "read_bytes"):  # every way the export reads a concept's file
+        monkeypatch.setattr(reading, name, counting(getattr(reading, name)))
 
     def damage_spans() -> None:
         head, data = _manifest(out)
@@ -862,3 +865,28 @@ def test_the_kept_hashes_are_the_digests_of_their_lines(tmp_path: Path) -> None:
     for name, (size, mtime, _, _) in stats.items():
         digest.update(f"{name}\0{size}\0{mtime}\n".encode("utf-8", "surrogateescape"))
     assert outputs_signature(str(tmp_path), names, {n: s[:2] for n, s in stats.items()}) == digest.hexdigest()
+
+
+def test_a_first_export_takes_each_concepts_stat_from_the_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The walk has stat-ed every markdown file: reading a concept for a first export adds no fstat (the row kept
+    # for it holds the walk's size and time, taken before the read), and the rows match on the next export.
+    import okf.bundle.documents as documents
+
+    bundle = small_bundle(tmp_path / "b")
+    _age(bundle)
+    asked: dict[str, bool] = {}
+    real_read = documents._read
+
+    def recording(real_path: str, rel: str, *, stat: bool) -> Any:
+        asked[rel] = stat
+        return real_read(real_path, rel, stat=stat)
+
+    monkeypatch.setattr(documents, "_read", recording)
+    out = tmp_path / "out"
+    export_llms_txt(bundle, out, as_of=AS_OF)
+    concepts = {"welcome.md", "finance/refunds.md", "finance/refunds-2019.md", "finance/cards/limits.md"}
+    assert concepts <= set(asked) and not any(asked[path] for path in concepts)
+    _, rest = _manifest(out)
+    for path in concepts:
+        info = (bundle / path).stat()
+        assert rest["cache"][path][:2] == [info.st_size, info.st_mtime_ns]

@@ -37,6 +37,12 @@ def read_file(real_path: str, rel: str) -> tuple[bytes, os.stat_result]:
     return data, info
 
 
+def read_bytes(real_path: str, rel: str) -> bytes:
+    """A bundle file's bytes, within the size limit, with no ``fstat`` for most files (as :func:`read_text`
+    reads them: for a caller that has the file's stat already)."""
+    return _read(real_path, rel, stat=False)[0]
+
+
 # A first read this long holds most bundle files whole: a reader that needs no fstat then takes none.
 _FIRST_READ = 1 << 16
 

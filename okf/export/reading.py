@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from okf.bundle import Bundle
-from okf.bundle.documents import decode_text, load_frontmatter, parse_concept, read_file, read_text
+from okf.bundle.documents import decode_text, load_frontmatter, parse_concept, read_bytes, read_file, read_text
 from okf.bundle.fastyaml import compiled_shown
 from okf.bundle.meta import Summary, summarize
 from okf.bundle.model import Diagnostic, Signpost
@@ -439,7 +439,7 @@ def _read_concept(
                     part.unread.append(path)
                 else:
                     if data is None:
-                        data = read_file(bundle.real_path(path), path)[0]
+                        data = read_bytes(bundle.real_path(path), path)
                     entry = _cached(path, decode_text(data, path)[0], row, now)
             if entry is not None:
                 part.copied[path] = False
@@ -449,8 +449,9 @@ def _read_concept(
                     part.cache[path] = row
                 return
     if data is None:
-        data, info = read_file(bundle.real_path(path), path)
-        size_mtime = info.st_size, info.st_mtime_ns
+        # Its size and times are the walk's, taken before this read (so no fstat here): had the file changed
+        # since, the row kept for it would not match it next time, and the file would be parsed again.
+        data = read_bytes(bundle.real_path(path), path)
     text, problems = decode_text(data, path)
     parsed = _summary_entry(path, text, now)
     # The copy is the text as okf reads it: the file's own bytes unless decoding changed them (a byte order

@@ -70,6 +70,22 @@ def test_alternatives_joined_by_or_are_one_unit() -> None:
     assert stem("audit") in units
 
 
+def test_the_alternative_is_the_word_of_the_same_form() -> None:
+    """After "or", the word standing beside the one before it: "debts or financial obligations" offers
+    obligations (both plural), "soliciting or hiring employees" hiring, "terminate or materially breach" breach."""
+
+    def merged(text: str) -> frozenset[str]:
+        return next(u.terms for u in Question.parse(text).units if len(u.terms) > 1)
+
+    assert merged("Can one fund settle the debts or financial obligations of another?") == {
+        stem("debts"),
+        stem("obligations"),
+    }
+    assert merged("Is there a clause on soliciting or hiring employees?") == {stem("soliciting"), stem("hiring")}
+    assert merged("May a party terminate or materially breach the deal?") == {stem("terminate"), stem("breach")}
+    assert merged("Must it be written or oral notice?") == {stem("written"), stem("oral")}
+
+
 def test_a_compound_is_found_written_together_or_apart() -> None:
     question = Question.parse("How do I install in an air-gapped cluster?")
     air = next(u for u in question.units if u.key == "air")

@@ -439,12 +439,45 @@ def _alternatives(text: str, wanted: set[str]) -> tuple[frozenset[str], ...]:
             # A shared first word ("first refusal, first offer or first negotiation"): the heads differ.
             picked = [item[-1] for item in items]
         else:
-            # The word next to each separator: the last of an item before it, the first of the one after.
+            # The word next to each separator: the last of an item before it, the first of the one after;
+            # unless a later word of the last item is formed as the word before the "or" and the first is not
+            # ("debts or financial obligations": "obligations"; "soliciting or hiring employees": "hiring").
             picked = [item[-1] for item in items[:-1]] + [items[-1][0]] if items else []
+            if len(picked) > 1:
+                picked[-1] = _parallel(match.group(), picked[-1])
         group = frozenset(t for t in picked if t in wanted)
         if len(group) > 1:
             groups.append(group)
     return tuple(groups)
+
+
+# Endings that mark a word's form (plural or third person, -ing, -ed, -ly), for parallel alternatives.
+_FORM = re.compile(r"(?:(?<![su])s|ing|ed|ly)$")
+
+
+def _parallel(text: str, default: str) -> str:
+    """The term of the words after the last "or" in ``text`` that stands beside the word before it: the
+    first (``default``), past an adverb ("or materially breach"), unless it differs in form from the word
+    before the "or" and a later word has that form ("debts or financial obligations"). Forms are read from
+    the words as written (:data:`_FORM`); the terms are their stems."""
+    before, _, after = text.casefold().rpartition(" or ")
+    left = [w for w in WORD.findall(before) if w not in STOP_WORDS]
+    right = [w for w in WORD.findall(after) if w not in STOP_WORDS]
+    if not left or len(right) < 2:
+        return default  # one word after the "or": it is the alternative
+    ending = _form(left[-1])
+    if ending != "ly" and _form(right[0]) == "ly":
+        right = right[1:]
+    chosen = right[0]
+    if ending and _form(chosen) != ending:
+        chosen = next((w for w in right[1:] if _form(w) == ending), chosen)
+    found = terms(chosen)
+    return found[0] if found else default
+
+
+def _form(word: str) -> str:
+    found = _FORM.search(word)
+    return found.group() if found else ""
 
 
 def _name_like(word: str, *, first: bool) -> bool:

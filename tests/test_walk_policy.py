@@ -212,6 +212,41 @@ def test_a_directory_chosen_over_passed_over_concepts_is_opened_before_they_are_
     assert sorted(judged(everything)) == sorted([*(f"a/c{i}.md" for i in range(8)), "x/answer.md", "x/other.md"])
 
 
+def test_concepts_of_a_listing_whose_entries_say_nothing_are_read_after_chosen_ones(tmp_path: Path) -> None:
+    root = write_files(
+        tmp_path / "b",
+        {
+            **{f"a/c{i}.md": concept(f"A{i}") for i in range(4)},
+            "x/answer.md": concept("Answer"),
+            "x/other.md": concept("Other"),
+        },
+    )
+
+    def select(question: str, offers: list[SignpostOffer]) -> list[tuple[str, str]]:
+        chosen = {"a/": "strong", "x/": "weak", "x/answer.md": "strong"}  # none of a/'s concepts
+        return [(o.path, chosen[o.path]) for o in offers if o.path in chosen]
+
+    reader = _OrderingScript(select=select, judge={"x/answer": "relevant"})
+    result = navigate(root, "q", reader=reader, budgets={"max_bodies": 2, "batch_size": 1})
+    # The reader chose none of a/'s concepts: they are read as passed over (doubt 3), after x/'s chosen
+    # concept one weak choice away; the old walk read them at a/'s own level, first, and spent the budget.
+    assert judged(result) == ["x/answer.md", "a/c0.md"]
+    assert collected_first(result, "a/") == {}
+    # A reader that orders no concepts reads them all at the directory's own level, in listing order.
+    plain = ScriptedReader(select=select, judge={"x/answer": "relevant"})
+    assert judged(navigate(root, "q", reader=plain, budgets={"max_bodies": 2, "batch_size": 1})) == [
+        "a/c0.md",
+        "a/c1.md",
+    ]
+    # With room for all, every concept of every opened directory is still read.
+    everything = navigate(root, "q", reader=reader)
+    assert sorted(judged(everything)) == sorted([*(f"a/c{i}.md" for i in range(4)), "x/answer.md", "x/other.md"])
+
+
+def collected_first(result: object, directory: str) -> object:
+    return next(e.data.get("first") for e in result.trace if e.kind == "collected" and e.path == directory)  # type: ignore[attr-defined]
+
+
 def test_a_stopped_walk_cancels_its_running_work_in_the_order_it_began(tmp_path: Path) -> None:
     root = write_files(tmp_path / "b", {f"d{i:02d}/s/c.md": concept(f"C{i}") for i in range(24)})
 

@@ -483,16 +483,17 @@ class Walk:
         self.stats.directories_opened += 1
         signposts = listing.signposts
         concepts = [(i, s) for i, s in enumerate(signposts) if not s.is_dir]
-        grades = await self._order_concepts(directory, [s for _, s in concepts]) if concepts else {}
-        if grades:
+        grades = await self._order_concepts(directory, [s for _, s in concepts]) if concepts else None
+        if grades is not None:
             self.trace.add("collected", directory, concepts=[s.path for _, s in concepts], first=grades)
         else:
             self.trace.add("collected", directory, concepts=[s.path for _, s in concepts])
         weak = self.weakness.get(directory, 0)
         for i, signpost in concepts:
-            # Concepts the reader chose are read at their grade's doubt, the others after them; when it chose
-            # none (or orders no concepts), nothing tells them apart: all are read at the directory's own level.
-            doubt = (DOUBT[grades[signpost.path]] if signpost.path in grades else UNCHOSEN) if grades else 0
+            # Concepts the reader chose are read at their grade's doubt, the others after them, also when it
+            # chose none of them (their entries say nothing of the question: read after what any entry says);
+            # a reader that orders no concepts (or whose call failed) reads all at the directory's own level.
+            doubt = 0 if grades is None else DOUBT[grades[signpost.path]] if signpost.path in grades else UNCHOSEN
             self._enqueue(signpost.path, key + (i,), "descent", directory, weak + doubt)
         subdirectories = [(i, s) for i, s in enumerate(signposts) if s.is_dir and s.path not in self.opened]
         if not subdirectories or self.stopped_by is not None:
@@ -516,14 +517,15 @@ class Walk:
             else:
                 self._spawn_descent(signpost.path, depth + 1, key + (i,))
 
-    async def _order_concepts(self, directory: str, concepts: list[Signpost]) -> dict[str, str]:
+    async def _order_concepts(self, directory: str, concepts: list[Signpost]) -> dict[str, str] | None:
         """The selector's grade for each concept of a listing it chose to read first, for a reader that orders
-        concepts (``orders_concepts``): the others are read after them, never dropped."""
+        concepts (``orders_concepts``): the others are read after them, never dropped. None when the reader
+        orders no concepts or its call failed: then nothing tells them apart."""
         if not getattr(self.reader, "orders_concepts", False) or self.stopped_by is not None:
-            return {}
+            return None
         selection = await self._select_page(directory, 0, concepts, asyncio.current_task(), concepts=True)
         if selection is None or selection.failed:
-            return {}
+            return None
         return {concepts[c.index].path: c.grade for c in selection.choices if 0 <= c.index < len(concepts)}
 
     async def _select(self, directory: str, subdirectories: list[Signpost]) -> tuple[list[tuple[int, str]], set[int]]:

@@ -47,6 +47,7 @@ _ALTERNATIVES = re.compile(
     r"[^\W_][\w'’-]*(?:\s+[^\W_][\w'’-]*)?",
     re.IGNORECASE,
 )
+_POSSESSIVE = re.compile(r"['’]s?$")
 _LIST_SPLIT = re.compile(r"\s*,\s*|\s+or\s+", re.IGNORECASE)
 WORD = re.compile(r"[^\W_]+(?:[._'’-][^\W_]+)*")
 _PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
@@ -154,7 +155,7 @@ class Question:
                 acronyms[stem(word.casefold())] = word
             if _name_like(word, first=position == 0):
                 names.update(terms(word))
-                run.append(word)
+                run.append(_POSSESSIVE.sub("", word))  # "the Appeals Panel's decisions": "Appeals Panel"
                 continue
             if len(run) > 1:
                 runs.append(compact(" ".join(run)))

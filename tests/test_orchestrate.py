@@ -846,8 +846,9 @@ def test_a_walk_sees_a_body_relevant_to_other_angles_only_as_partial() -> None:
 
 
 def test_partial_evidence_bearing_on_the_question_comes_first_in_tree_order(tmp_path: Path) -> None:
-    """Partial entries the question as asked bears on come first, whichever walk judged them, in the order of
-    the tree (as a lone walk of the question keeps them); those bearing only on another angle after."""
+    """Partial entries the question as asked bears on come first, whichever walk judged them, from the surest
+    places, in the order of the tree (as a lone walk of the question keeps them); those bearing only on
+    another angle after."""
     from okf.orchestrate.result import shortlist
 
     bundle = Bundle.open(film_bundle(tmp_path / "b"))
@@ -860,6 +861,9 @@ def test_partial_evidence_bearing_on_the_question_comes_first_in_tree_order(tmp_
     picked = shortlist(found, {1: "a1"}, {"a1": 1, "a2": 1}, 10)
     assert [f.entry.path for f in picked] == [kiss, temple, rope]
     assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1, "a2": 1}, 2)] == [kiss]  # room for one
+    # Of the surer places first: temple was reached with no weak choice on the way, kiss with one.
+    found[1].doubt, found[2].doubt = 0, 1
+    assert [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1, "a2": 1}, 2)] == [temple]
 
 
 class _CountingSelector(OfflineReader):

@@ -45,6 +45,28 @@ def test_partial_entries_give_way_to_strong_ones_and_do_not_end_the_walk(tmp_pat
     assert result.stopped_by != "shortlist" or len(judged(result)) >= 5
 
 
+def test_partial_evidence_without_room_is_left_out_from_the_least_sure_places(tmp_path: Path) -> None:
+    root = write_files(
+        tmp_path / "b",
+        {**{f"a/c{i}.md": concept(f"A{i}") for i in range(4)}, **{f"z/c{i}.md": concept(f"Z{i}") for i in range(3)}},
+    )
+    reader = ScriptedReader(
+        select=lambda question, offers: [(o.path, "weak" if o.path == "a/" else "strong") for o in offers],
+        judge={f"{d}/c{i}": "partial" for d in "az" for i in range(4)},
+    )
+    result = navigate(root, "q", reader=reader, budgets={"max_shortlist": 12})
+    # Seven partial entries, room for six: the one left out is of a/, one weak choice away, not z/'s last
+    # (later in the tree but chosen strongly); those kept are shown in walk order.
+    assert [e.path for e in result.shortlist] == [
+        "a/c0.md",
+        "a/c1.md",
+        "a/c2.md",
+        "z/c0.md",
+        "z/c1.md",
+        "z/c2.md",
+    ]
+
+
 def test_partial_entries_fill_in_only_while_strong_evidence_is_scarce(tmp_path: Path) -> None:
     root = write_files(tmp_path / "b", {f"d/c{i}.md": concept(f"C{i}") for i in range(4)})
     grades = {"d/c0": "partial", "d/c1": "relevant", "d/c2": "partial", "d/c3": "partial"}

@@ -145,6 +145,7 @@ class _Found:
     # Relevant to another angle of an orchestration (okf.orchestrate.views: partial to this walk, whose
     # angle it does not answer); still relevant evidence the navigation found.
     elsewhere: bool = False
+    doubt: int = 0  # the doubt on the way to it (Candidate.weak): evidence of surer places is kept first
 
 
 @dataclass
@@ -884,7 +885,7 @@ class Walk:
             generated_at=generated.at.isoformat().replace("+00:00", "Z") if generated and generated.at else None,
             cites=cites,
         )
-        self.found.append(_Found(entry, offered, strong, elsewhere))
+        self.found.append(_Found(entry, offered, strong, elsewhere, candidate.weak))
         if meta.status.value == "deprecated":
             self.trace.warn(f"{concept.path}: shortlisted but deprecated; do not present it as current", concept.path)
         if stale:
@@ -930,17 +931,23 @@ class Walk:
     # -- the result ------------------------------------------------------------------------------------
 
     def _result(self, corpus_id: str | None) -> NavigationResult:
-        # Strong entries first, then partial ones for the room left; each in walk order.
-        strong = sorted((f for f in self.found if f.strong), key=lambda f: self.keys[f.entry.path])
-        weak = sorted((f for f in self.found if not f.strong), key=lambda f: self.keys[f.entry.path])
-        found = strong + weak[: partial_room(len(strong), self.budgets.max_shortlist)]
+        # Strong entries first, then partial ones for the room left; each in walk order. What there is no
+        # room for is left out from the places read with more doubt (then later in the tree): evidence of
+        # surer places is kept.
+        def surest(found: list[_Found], room: int) -> list[_Found]:
+            kept = sorted(found, key=lambda f: (f.doubt, self.keys[f.entry.path]))[:room]
+            return sorted(kept, key=lambda f: self.keys[f.entry.path])
+
+        strong = [f for f in self.found if f.strong]
+        weak = [f for f in self.found if not f.strong]
+        found = surest(strong, self.budgets.max_shortlist)
+        found += surest(weak, partial_room(len(strong), self.budgets.max_shortlist))
         if len(strong) > self.budgets.max_shortlist:
             dropped = len(strong) - self.budgets.max_shortlist
             self.trace.warn(
                 f"{dropped} further relevant concept(s) judged in the last batches were left out "
                 f"by max_shortlist={self.budgets.max_shortlist}"
             )
-            found = found[: self.budgets.max_shortlist]
         self.stats.words_shortlist = sum(paid_words(f.offered.document.text) for f in found)
         shortlist = [
             f.entry.model_copy(update={"receipt": receipt(f"c{n}", f.entry.path, f.offered)})

@@ -56,6 +56,7 @@ class Found:
     place: tuple[int, int] = (0, 0)  # its rank in the shortlist of the walk that found it, and that walk's number
     bears: set[str] = field(default_factory=set)  # the angles it bears on, relevant or partial
     key: tuple[int, ...] = ()  # its place in the tree, as the walk that found it reached it (listing positions)
+    doubt: int = 0  # the doubt on the way to it in that walk (weak choices): partial evidence of surer places first
 
     @property
     def relevant(self) -> bool:

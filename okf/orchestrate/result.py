@@ -88,12 +88,12 @@ def shortlist(
     # answering it as asked (what other angles found besides does not crowd out what a lone walk keeps).
     # The question's own walks' partial entries first, then the others', each best first.
     lone = sum(1 for f in answering if f.by in _OWN)
-    # Partial evidence bearing on the question (or a part) as asked first, whichever walk judged it, in the
-    # order of the tree as a lone walk keeps it (a body bearing only on another angle would have been "no"
-    # to it); then the rest, the question's own walks' first.
+    # Partial evidence bearing on the question (or a part) as asked first, whichever walk judged it, from
+    # the surest places, in the order of the tree, as a lone walk keeps it (a body bearing only on another
+    # angle would have been "no" to it); then the rest, the question's own walks' first.
     partial = sorted(
         (f for f in found if not f.relevant and f not in first),
-        key=lambda f: (0, f.key, f.place) if f.bears & own else (1, f.by not in _OWN, f.place),
+        key=lambda f: (0, f.doubt, f.key, f.place) if f.bears & own else (1, f.by not in _OWN, f.place),
     )
     # Partial evidence saying what the first answers leave unsaid comes right after them, however much else
     # answers: the page of the lake the question names never says its county's population.

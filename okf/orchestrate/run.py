@@ -454,13 +454,20 @@ class Orchestrator:
         for role, usage in result.stats.usage.items():
             self._spend(role, usage, counted=True)
         number = len(self.state.results)
+        doubts = {f.entry.path: f.doubt for f in walk.found}
         for rank, entry in enumerate(_everything(walk, result)):
             key = (source.root, entry.path)
             known = self.state.found.get(key)
             if known is None:
                 concept = source.bundle.load(entry.path)
                 self.state.found[key] = Found(
-                    entry, concept, source.root, by=job.angle.origin, place=(rank, number), key=walk.keys[entry.path]
+                    entry,
+                    concept,
+                    source.root,
+                    by=job.angle.origin,
+                    place=(rank, number),
+                    key=walk.keys[entry.path],
+                    doubt=doubts.get(entry.path, 0),
                 )
                 self.state.order.append(key)
             elif known.entry.grade == "partial" and entry.grade == "relevant":

@@ -931,17 +931,13 @@ class Walk:
     # -- the result ------------------------------------------------------------------------------------
 
     def _result(self, corpus_id: str | None) -> NavigationResult:
-        # Strong entries first, then partial ones for the room left; each in walk order. What there is no
-        # room for is left out from the places read with more doubt (then later in the tree): evidence of
-        # surer places is kept.
-        def surest(found: list[_Found], room: int) -> list[_Found]:
-            kept = sorted(found, key=lambda f: (f.doubt, self.keys[f.entry.path]))[:room]
-            return sorted(kept, key=lambda f: self.keys[f.entry.path])
-
-        strong = [f for f in self.found if f.strong]
-        weak = [f for f in self.found if not f.strong]
-        found = surest(strong, self.budgets.max_shortlist)
-        found += surest(weak, partial_room(len(strong), self.budgets.max_shortlist))
+        # Strong entries first, then partial ones for the room left; each in walk order. Partial evidence
+        # there is no room for is left out from the places read with more doubt (then later in the tree):
+        # that of surer places is kept.
+        strong = sorted((f for f in self.found if f.strong), key=lambda f: self.keys[f.entry.path])
+        weak = sorted((f for f in self.found if not f.strong), key=lambda f: (f.doubt, self.keys[f.entry.path]))
+        kept = weak[: partial_room(len(strong), self.budgets.max_shortlist)]
+        found = strong[: self.budgets.max_shortlist] + sorted(kept, key=lambda f: self.keys[f.entry.path])
         if len(strong) > self.budgets.max_shortlist:
             dropped = len(strong) - self.budgets.max_shortlist
             self.trace.warn(

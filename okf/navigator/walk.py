@@ -145,7 +145,7 @@ class _Found:
     # Relevant to another angle of an orchestration (okf.orchestrate.views: partial to this walk, whose
     # angle it does not answer); still relevant evidence the navigation found.
     elsewhere: bool = False
-    doubt: int = 0  # the doubt on the way to it (Candidate.weak): evidence of surer places is kept first
+    doubt: int = 0  # the doubt on the way to it (Candidate.weak): partial evidence of surer places is kept first
 
 
 @dataclass

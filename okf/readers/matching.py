@@ -435,7 +435,8 @@ def _alternatives(text: str, wanted: set[str]) -> tuple[frozenset[str], ...]:
     """Groups of content terms joined by "or" (with a comma list before it): "soliciting or hiring"."""
     groups: list[frozenset[str]] = []
     for match in _ALTERNATIVES.finditer(text):
-        items = [item for item in (terms(part) for part in _LIST_SPLIT.split(match.group())) if item]
+        parts = [(part, item) for part in _LIST_SPLIT.split(match.group()) if (item := terms(part))]
+        items = [item for _, item in parts]
         if len({item[0] for item in items}) == 1 and all(len(item) > 1 for item in items):
             # A shared first word ("first refusal, first offer or first negotiation"): the heads differ.
             picked = [item[-1] for item in items]
@@ -445,7 +446,7 @@ def _alternatives(text: str, wanted: set[str]) -> tuple[frozenset[str], ...]:
             # ("debts or financial obligations": "obligations"; "soliciting or hiring employees": "hiring").
             picked = [item[-1] for item in items[:-1]] + [items[-1][0]] if items else []
             if len(picked) > 1:
-                picked[-1] = _parallel(match.group(), picked[-1])
+                picked[-1] = _parallel(parts[-2][0], parts[-1][0], picked[-1])
         group = frozenset(t for t in picked if t in wanted)
         if len(group) > 1:
             groups.append(group)
@@ -456,14 +457,13 @@ def _alternatives(text: str, wanted: set[str]) -> tuple[frozenset[str], ...]:
 _FORM = re.compile(r"(?:(?<![su])s|ing|ed|ly)$")
 
 
-def _parallel(text: str, default: str) -> str:
-    """The term of the words after the last "or" in ``text`` that stands beside the word before it: the
-    first (``default``), past an adverb ("or materially breach"), unless it differs in form from the word
-    before the "or" and a later word has that form ("debts or financial obligations"). Forms are read from
-    the words as written (:data:`_FORM`); the terms are their stems."""
-    before, _, after = text.casefold().rpartition(" or ")
-    left = [w for w in WORD.findall(before) if w not in STOP_WORDS]
-    right = [w for w in WORD.findall(after) if w not in STOP_WORDS]
+def _parallel(before: str, after: str, default: str) -> str:
+    """The term of the words of ``after`` (the item after the "or") that stands beside the last word of
+    ``before`` (the item before it): the first (``default``), past an adverb ("or materially breach"), unless
+    it differs in form from that word and a later one has its form ("debts or financial obligations"). Forms
+    are read from the words as written (:data:`_FORM`); the terms are their stems."""
+    left = [w for w in WORD.findall(before.casefold()) if w not in STOP_WORDS]
+    right = [w for w in WORD.findall(after.casefold()) if w not in STOP_WORDS]
     if not left or len(right) < 2:
         return default  # one word after the "or": it is the alternative
     ending = _form(left[-1])

@@ -209,20 +209,30 @@ class _OrderingScript(ScriptedReader):
     orders_concepts = True
 
 
-def test_a_directory_chosen_over_passed_over_concepts_is_opened_before_they_are_read(tmp_path: Path) -> None:
-    root = write_files(
+def _a_and_x(tmp_path: Path, concepts: int) -> Path:
+    """A bundle of a/ (``concepts`` concepts) and x/ (the answer and another concept)."""
+    return write_files(
         tmp_path / "b",
         {
-            **{f"a/c{i}.md": concept(f"A{i}") for i in range(8)},
+            **{f"a/c{i}.md": concept(f"A{i}") for i in range(concepts)},
             "x/answer.md": concept("Answer"),
             "x/other.md": concept("Other"),
         },
     )
 
+
+def _choosing(chosen: dict[str, str]) -> Any:
+    """A selector keeping the offers named in ``chosen``, at their grades."""
+
     def select(question: str, offers: list[SignpostOffer]) -> list[tuple[str, str]]:
-        chosen = {"a/": "strong", "x/": "weak", "a/c0.md": "weak", "x/answer.md": "strong"}
         return [(o.path, chosen[o.path]) for o in offers if o.path in chosen]
 
+    return select
+
+
+def test_a_directory_chosen_over_passed_over_concepts_is_opened_before_they_are_read(tmp_path: Path) -> None:
+    root = _a_and_x(tmp_path, 8)
+    select = _choosing({"a/": "strong", "x/": "weak", "a/c0.md": "weak", "x/answer.md": "strong"})
     reader = _OrderingScript(select=select, judge={"x/answer": "relevant"})
     result = navigate(root, "q", reader=reader, budgets={"max_bodies": 3, "batch_size": 1})
     # The concepts a/'s listing passed over are read at doubt 3 (after faint choices): x/, one weak choice
@@ -235,19 +245,8 @@ def test_a_directory_chosen_over_passed_over_concepts_is_opened_before_they_are_
 
 
 def test_concepts_of_a_listing_whose_entries_say_nothing_are_read_after_chosen_ones(tmp_path: Path) -> None:
-    root = write_files(
-        tmp_path / "b",
-        {
-            **{f"a/c{i}.md": concept(f"A{i}") for i in range(4)},
-            "x/answer.md": concept("Answer"),
-            "x/other.md": concept("Other"),
-        },
-    )
-
-    def select(question: str, offers: list[SignpostOffer]) -> list[tuple[str, str]]:
-        chosen = {"a/": "strong", "x/": "weak", "x/answer.md": "strong"}  # none of a/'s concepts
-        return [(o.path, chosen[o.path]) for o in offers if o.path in chosen]
-
+    root = _a_and_x(tmp_path, 4)
+    select = _choosing({"a/": "strong", "x/": "weak", "x/answer.md": "strong"})  # none of a/'s concepts
     reader = _OrderingScript(select=select, judge={"x/answer": "relevant"})
     result = navigate(root, "q", reader=reader, budgets={"max_bodies": 2, "batch_size": 1})
     # The reader chose none of a/'s concepts: they are read as passed over (doubt 3), after x/'s chosen

@@ -300,3 +300,26 @@ def test_an_offline_walk_reads_the_corpus_id_in_line(tmp_path: Path, monkeypatch
     assert threads == [] and offline.shortlist
     navigate(root, "q", reader=ScriptedReader(select=["policies/"], judge={}))
     assert len(threads) == 1
+
+
+def test_the_budget_spend_script_tells_the_kinds_of_concepts_apart(tmp_path: Path) -> None:
+    """scripts/budget_spend.py (docs/benchmarks.md, "Concepts no entry speaks for") reads each concept's kind
+    from the trace: chosen, passed over beside chosen ones, in a listing none of whose entries was chosen, or
+    not ordered."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("budget_spend", Path(__file__).parents[1] / "scripts/budget_spend.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    root = _a_and_x(tmp_path, 2)
+    select = _choosing({"a/": "strong", "x/": "weak", "x/answer.md": "strong"})
+    ordered = navigate(root, "q", reader=_OrderingScript(select=select, judge={}))
+    assert script.kinds_of(ordered.trace) == {
+        "a/c0.md": "none chosen",
+        "a/c1.md": "none chosen",
+        "x/answer.md": "chosen",
+        "x/other.md": "passed over",
+    }
+    plain = navigate(root, "q", reader=ScriptedReader(select=select, judge={}))
+    assert set(script.kinds_of(plain.trace).values()) == {"not ordered"}

@@ -308,6 +308,25 @@ def test_judge_words_of_the_folder_are_context() -> None:
     assert judge_one(question, elsewhere).grade != "relevant"  # it says nothing of Acme
 
 
+def test_judge_inside_the_named_things_folder_less_of_the_question_is_partial() -> None:
+    """In the folder of the contract the question names, where the evidence must be if the bundle holds it,
+    a clause saying a fifth of the rest of the question is partial evidence; the same clause in a folder that
+    only shares some of the question's words, or in the folder of a numbered rule, needs three tenths."""
+    asked = Question.parse("Does the Acme Corp supply agreement contain a non-disparagement obligation?")
+    clause = "Each obligation of this section survives termination."
+    named = doc("contracts/acme-corp-supply-agreement/9-general", "9 General", clause)
+    assert judge_one(asked, named).grade == "partial"  # says obligation: 0.8 of 3 topic units
+    assert judge_one(asked, doc("contracts/acme-supply-terms/9-general", "9 General", clause)).grade == "no"
+    assert judge_one(asked, doc("contracts/other/9-general", "9 General", clause)).grade == "no"
+    # A numbered rule names one short section, every passage of which shares its subject: no lower bar there.
+    rule = Question.parse(
+        "Under Rule 7.2.2 what must a Reporting Entity state about delayed disclosure of Inside Information?"
+    )
+    said = "Inside information may be withheld for a while."
+    assert judge_one(rule, doc("guidance/confidentiality-rule-7-2-2/93", "93", said)).grade == "no"
+    assert judge_one(rule, doc("guidance/confidentiality-rule-7-2-2/93", "93", said + " State it.")).grade == "partial"
+
+
 def test_judge_keeps_a_concept_titled_by_a_thing_the_question_names(tmp_path: Path) -> None:
     asked = "Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?"
     text = "A breed first bred in the north of England in the nineteenth century."

@@ -302,14 +302,9 @@ def _reference_assess(question: Question, document: Document, body: Body, head: 
     coverage = sum(u.weight * (1.0 if u in headed else judging.BODY_CREDIT) for u in said) / total
     best, best_units = judging._best_passage(body, [u for u in said if u not in headed])
     together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
-    grade = (
-        "relevant"
-        if coverage >= judging.RELEVANT_COVERAGE and together >= judging.RELEVANT_TOGETHER
-        else "partial"
-        if coverage >= judging.PARTIAL_COVERAGE
-        else "no"
-    )
-    return Assessment(grade, coverage, best, tuple(said), tuple(headed), frozenset(about))  # type: ignore[arg-type]
+    # The grade from these figures is the judge's rule (grade_of), not what this test pins.
+    grade = judging.grade_of(coverage, together, lambda: bool(explained) and judging.in_named_folder(question, context))
+    return Assessment(grade, coverage, best, tuple(said), tuple(headed), frozenset(about))
 
 
 _SENTENCE_WORDS = st.lists(st.sampled_from(_UNIT_WORDS), min_size=0, max_size=7).map(" ".join)

@@ -12,13 +12,15 @@ statistics that are the same for every body) and on whether it says them togethe
 
 ``relevant`` needs both high; ``partial`` needs a fair coverage; anything less is ``no``. Units the
 concept's folder already answers (the contract a question names, when the concept sits in that
-contract's folder) are context, not topic. The verdict depends on the question, the body and the bundle's
+contract's folder) are context, not topic. Inside the folder of a thing the question names (its path spells
+out a run of names the question identifies: the contract, not a numbered rule), where the evidence must be
+if the bundle holds it, a body saying less of the topic is already partial evidence. The verdict depends on the question, the body and the bundle's
 vocabulary only: never on the other bodies of a batch, so batching cannot change a shortlist.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +33,8 @@ WINDOW = 2
 RELEVANT_COVERAGE = 0.45
 RELEVANT_TOGETHER = 0.35
 PARTIAL_COVERAGE = 0.3
+# ... and this, inside the folder of a thing the question names by name (``in_named_folder``).
+NAMED_PARTIAL_COVERAGE = 0.2
 
 
 def judge_all(question: Question, documents: Sequence[Document], bodies: Sequence[Body] | None = None) -> list[Verdict]:
@@ -95,13 +99,31 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     best, best_units = _best_passage(body, [u for u in said if u.key not in in_head])
     together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
     grade: Grade
-    if coverage >= RELEVANT_COVERAGE and together >= RELEVANT_TOGETHER:
-        grade = "relevant"
-    elif coverage >= PARTIAL_COVERAGE:
-        grade = "partial"
-    else:
-        grade = "no"
+    grade = grade_of(coverage, together, lambda: bool(explained) and in_named_folder(question, context))
     return Assessment(grade, coverage, best, tuple(said), tuple(headed), frozenset(about))
+
+
+def grade_of(coverage: float, together: float, named: Callable[[], bool]) -> Grade:
+    """The grade of a body saying ``coverage`` of the topic, ``together`` in one passage; ``named`` says
+    (asked only when it matters) whether the body sits in the folder of a thing the question names."""
+    if coverage >= RELEVANT_COVERAGE and together >= RELEVANT_TOGETHER:
+        return "relevant"
+    if coverage >= PARTIAL_COVERAGE or (coverage >= NAMED_PARTIAL_COVERAGE and named()):
+        return "partial"
+    return "no"
+
+
+def in_named_folder(question: Question, context: Field) -> bool:
+    """Whether ``context`` (a concept's folder path, as words) spells out a thing the question names by
+    name: a run of names it identifies ("Adaptimmune Therapeutics" in "adaptimmune-therapeutics-plc-...") or
+    one rare name (``Question.spelled``). A numbered reference ("Rule 7.2.2", "MIR 2.9") is not a name: its
+    folder is one short section, every passage of which shares its subject, so a lower bar there admits them
+    all (measured: docs/benchmarks.md, "Weaker evidence inside the folder the question names")."""
+    found = question.spelled(context)
+    if not found:
+        return False
+    numbered = {t for run in question.runs if any(ch.isdigit() for ch in run) for t in question.run_terms.get(run, ())}
+    return bool(found - numbered)
 
 
 def head_field(document: Document) -> Field:

@@ -5,6 +5,11 @@ may be tuned on (scripts/eval_corpora.py reports the held-out ones). The first N
 order, over bundles already compiled under ``--bundles/<corpus>``:
 
     python scripts/eval_dev.py --bundles /tmp/okf-sp --n 60 [--angles off|auto] [--corpora cuad,rhdh]
+    python scripts/eval_dev.py --bundles /tmp/okf-sp --n 150 --corpora obliqa --gold-routing root
+
+``--gold-routing root|all`` swaps the offline selector for scripts/gold_routing.py's, which knows the gold at
+the root listing only or at every listing (a measurement of what perfect routing would give: it reads gold,
+which no reader does); the judge stays the offline reader's.
 
 Prints one row per corpus: recall (any, all), precision, shortlist / signpost / body words, bodies judged,
 wall ms per question, and where the missed gold was lost.
@@ -18,6 +23,7 @@ import hashlib
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -40,6 +46,7 @@ async def main() -> None:
     parser.add_argument("--n", type=int, default=60, help="development questions per corpus")
     parser.add_argument("--budget", type=int, default=120, help="max_bodies")
     parser.add_argument("--angles", default="off")
+    parser.add_argument("--gold-routing", choices=["root", "all"], help="a selector that knows the gold (see above)")
     args = parser.parse_args()
     print(
         f"{'corpus':14} {'n':>4} {'recall':>7} {'all':>6} {'prec':>6} {'slW':>6} {'spW':>7} {'bodyW':>7} "
@@ -49,13 +56,21 @@ async def main() -> None:
         bundle = Bundle.open(Path(args.bundles) / name)
         questions = [q for q in load_questions(SHARED / name / "questions.jsonl") if development(q.id)]
         questions = sorted(questions, key=lambda q: hashlib.sha256(q.id.encode()).hexdigest())[: args.n]
+        gold = GoldIndex.from_bundle(bundle)
+        reader: Any = OfflineReader()  # or the gold-knowing router, which only selects and judges
+        if args.gold_routing:
+            sys.path.insert(0, str(REPO / "scripts"))
+            from gold_routing import GoldRouter
+
+            wanted = {q.question: {c for span in q.gold for c in gold.covering(span)} for q in questions}
+            reader = GoldRouter(wanted, OfflineReader(), root_only=args.gold_routing == "root")
         started = time.perf_counter()
         report = await evaluate_async(
             bundle,
             questions,
-            reader=OfflineReader(),
+            reader=reader,
             budgets={"max_bodies": args.budget},
-            gold_index=GoldIndex.from_bundle(bundle),
+            gold_index=gold,
             angles=args.angles,
         )
         ms = 1000 * (time.perf_counter() - started) / max(1, len(questions))

@@ -556,7 +556,9 @@ def test_python_api_takes_the_option_inside_a_loop(bundle: Path) -> None:
 
 
 def llm(server: LoopbackServer) -> LLMReader:
-    return LLMReader(ReaderConfig(model="m", base_url=server.base_url, timeout=2.0, max_retries=0, cache=False))
+    # No fault here is a timeout: a generous deadline keeps a loaded machine from adding one (a leaf call past
+    # 2 s once counted a third failure).
+    return LLMReader(ReaderConfig(model="m", base_url=server.base_url, timeout=30.0, max_retries=0, cache=False))
 
 
 def walk_everything(request: dict[str, Any]) -> Any:

@@ -211,3 +211,88 @@ def test_directory_lines_are_the_plain_ones(
     from okf.compile.describe import _described
 
     assert _described(pairs, key_terms, limit) == _plain_described(pairs, key_terms, limit)
+
+
+def _lead_by_split(
+    lines: list[str], start: int, end: int, skip: set[int], title: str, heading_titles: dict[int, str] | None = None
+) -> str:
+    """okf.compile.describe.lead_sentence as first written: each paragraph split whole into its sentences."""
+    from okf.compile.describe import _RULE, _SENTENCE_END, _meta_line, plain
+
+    paragraph: list[str] = []
+    in_fence = False
+
+    def first_sentence() -> str:
+        for sentence in _SENTENCE_END.split(" ".join(paragraph)):
+            sentence = sentence.strip().lstrip("-–—:|# ").strip()
+            if (
+                len(sentence.split()) >= 4
+                and sum(map(str.isalpha, sentence[:200])) >= 12
+                and not _meta_line(sentence, title)
+            ):
+                return sentence
+        return ""
+
+    for number in range(start, min(end, start + 300) + 1):
+        raw = lines[number - 1]
+        stripped = raw.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        heading = number in skip and len(raw.split()) <= 15
+        named = (heading_titles or {}).get(number)
+        if named and not in_fence and stripped.casefold().startswith(named.casefold()):
+            rest = stripped[len(named) :].lstrip(" .:;-–—")
+            if len(rest.split()) >= 4:
+                raw, stripped, heading = rest, rest, False
+        text = "" if in_fence or heading or stripped.startswith("|") or _RULE.fullmatch(raw) else plain(raw)
+        if text and not paragraph and (_meta_line(text, title) or (stripped[:1] in "*_" and stripped[-1:] in "*_")):
+            text = ""
+        if text:
+            paragraph.append(text)
+            if sum(map(len, paragraph)) < 800:
+                continue
+        if paragraph:
+            found = first_sentence()
+            if found:
+                return found
+            paragraph = []
+    return first_sentence() if paragraph else ""
+
+
+# Sentences of every kind lead_sentence passes over or takes: short ones, meta lines, ones the title repeats,
+# ends before a capital, a digit, a quote or a bracket, and stops a lowercase word follows.
+_sentence_bits = st.sampled_from(
+    [
+        "The Supplier shall deliver the goods",
+        "Fees are due",
+        "Section 4.1",
+        "Version 3.0 Owner: Legal",
+        "Term",
+        "the term continues for two years",
+        "1. Payment is made monthly by the Buyer",
+        '"Affiliate" means any entity that controls a Party',
+        "(a) as set out in Schedule B",
+        "# Heading text here",
+        "- a list item of some length here",
+        "|",
+        "",
+        "e.g. this one",
+        "U.S. law applies to this Agreement in full",
+    ]
+)
+_stops = st.sampled_from([". ", "; ", ": ", "! ", "? ", " ", ".", ".\n", "\n", "  "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_sentence_bits, _stops), max_size=40), st.sampled_from(["Term", "Section 4.1", "Fees"]))
+def test_lead_sentence_cut_one_sentence_at_a_time_is_the_split_one(pieces: list[tuple[str, str]], title: str) -> None:
+    """lead_sentence cuts a paragraph's sentences one at a time and stops at the first that states something:
+    the same sentence as splitting the paragraph whole (fails when a piece is cut or stripped otherwise)."""
+    from okf.compile.describe import lead_sentence
+
+    lines = "".join(bit + stop for bit, stop in pieces).split("\n")
+    for skip, named in ((set(), None), ({1}, {1: lines[0][:12]} if lines[0][:12] else None)):
+        assert lead_sentence(lines, 1, len(lines), skip, title, named) == _lead_by_split(
+            lines, 1, len(lines), skip, title, named
+        )

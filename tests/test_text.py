@@ -404,3 +404,63 @@ def test_the_token_table_refills_when_full(monkeypatch: pytest.MonkeyPatch) -> N
     assert terms(text) == terms(text) == _terms_by_hand(text)
     table = words._token_terms.__self__  # type: ignore[attr-defined]
     assert len(table) <= 2
+
+
+def _picks_by_two_lookups(chunks: set[str]) -> tuple[list[str], list[str | None]]:
+    """``okf.text.keyterms._picks`` as first written: every chunk looked up again once the new ones are learned."""
+    from itertools import compress, repeat
+    from operator import is_
+
+    from okf.text import keyterms
+
+    keys = list(chunks)
+    values = list(map(keyterms._PICK.get, keys, repeat(keyterms._UNKNOWN)))
+    if keyterms._UNKNOWN in values:
+        unknown = set(compress(keys, map(is_, values, repeat(keyterms._UNKNOWN))))
+        if keyterms._learn(unknown):
+            keyterms._learn(chunks)
+        values = list(map(keyterms._PICK.__getitem__, keys))
+    return keys, values
+
+
+def _forget(chunks: set[str]) -> None:
+    from okf.text import keyterms
+
+    for table in (keyterms._FIRST, keyterms._PAIRS, keyterms._ALL, keyterms._MORE, keyterms._PICK, keyterms._PAIR_KEYS):
+        for chunk in chunks:
+            table.pop(chunk, None)
+    keyterms._WORDS.clear()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sets(st.text(alphabet=_CHUNK_CHARS, min_size=1, max_size=8), max_size=30),
+    st.sets(st.text(alphabet=_CHUNK_CHARS, min_size=1, max_size=8), max_size=30),
+    st.booleans(),
+)
+def test_picks_patch_only_the_new_chunks_and_equal_the_second_look_up(
+    known: set[str], new: set[str], full: bool
+) -> None:
+    """_picks takes the picks of the chunks it just learned from a table of their own and keeps the others' first
+    look-up: the same keys and picks as looking every chunk up again, with some chunks known, some new, and
+    with the tables cleared on the way (memory bound reached)."""
+    from okf.text import keyterms
+
+    chunks = known | new
+    for picks in (keyterms._picks, _picks_by_two_lookups):
+        _forget(chunks)
+        keyterms._learn(known)
+        bound = keyterms._CHUNK_MEMORY
+        if full:
+            keyterms._CHUNK_MEMORY = -1  # the next _learn clears the tables first
+        try:
+            found = picks(chunks)
+        finally:
+            keyterms._CHUNK_MEMORY = bound
+        keys, values = found
+        assert keys == list(chunks)
+        assert values == [keyterms._PICK[k] for k in keys]
+        assert keyterms._UNKNOWN not in values
+        if picks is keyterms._picks:
+            ours = (keys, values)
+    assert ours == (keys, values)

@@ -123,6 +123,15 @@ def _meta_line(text: str, title: str) -> bool:
     return capital >= 0.6 * len(words)
 
 
+def _stating(piece: str, title: str) -> str:
+    """``piece`` (one sentence of a paragraph) stripped, when it states something: four words, a dozen letters
+    and no meta line; else ""."""
+    sentence = piece.strip().lstrip("-–—:|# ").strip()
+    if len(sentence.split()) >= 4 and sum(map(str.isalpha, sentence[:200])) >= 12 and not _meta_line(sentence, title):
+        return sentence
+    return ""
+
+
 def lead_sentence(
     lines: list[str], start: int, end: int, skip: set[int], title: str, heading_titles: Mapping[int, str] | None = None
 ) -> str:
@@ -135,15 +144,15 @@ def lead_sentence(
     in_fence = False
 
     def first_sentence() -> str:
-        for sentence in _SENTENCE_END.split(" ".join(paragraph)):
-            sentence = sentence.strip().lstrip("-–—:|# ").strip()
-            if (
-                len(sentence.split()) >= 4
-                and sum(map(str.isalpha, sentence[:200])) >= 12
-                and not _meta_line(sentence, title)
-            ):
-                return sentence
-        return ""
+        # The pieces ``_SENTENCE_END.split`` gives, cut one at a time: the first that states something is
+        # usually the first piece, and splitting the whole paragraph (up to 800 characters and more) was wasted.
+        text = " ".join(paragraph)
+        at = 0
+        for cut in _SENTENCE_END.finditer(text):
+            if stated := _stating(text[at : cut.start()], title):
+                return stated
+            at = cut.end()
+        return _stating(text[at:], title)
 
     for number in range(start, min(end, start + 300) + 1):
         raw = lines[number - 1]

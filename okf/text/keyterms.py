@@ -214,7 +214,12 @@ def _picks(chunks: set[str]) -> Chunks:
         unknown = set(compress(keys, map(is_, values, repeat(_UNKNOWN))))
         if _learn(unknown):  # the table was just cleared: learn them all again
             _learn(chunks)
-        values = list(map(_PICK.__getitem__, keys))
+            values = list(map(_PICK.__getitem__, keys))
+        else:
+            # Only the chunks just learned change: their picks from a small table of their own, every other
+            # value kept (a second look-up of every chunk in the process-wide table cost more than the first).
+            learned = dict(zip(unknown, map(_PICK.__getitem__, unknown)))
+            values = list(map(learned.get, keys, values))
     return Chunks(keys, values)
 
 

@@ -91,3 +91,40 @@ def test_a_walk_runs_with_the_collector_paused_and_restores_it_even_when_it_fail
     with pytest.raises(RuntimeError):
         asyncio.run(navigate_async(root, "How many vacation days?", reader=ScriptedReader(judge=broken), angles="off"))
     assert gc.isenabled()
+
+
+def _in_oldest_generation(objects: list[object]) -> bool:
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    return all(id(o) in oldest for o in objects)
+
+
+def test_a_long_lived_pause_hands_what_it_leaves_alive_to_the_oldest_generation() -> None:
+    """Survivors of a ``long_lived`` pause go to the oldest generation (no young collection walks them all);
+    a plain pause leaves them young, and nothing stays frozen either way."""
+    with collector_paused(long_lived=True):
+        kept = [[i] for i in range(500)]
+    assert _in_oldest_generation(kept) and gc.get_freeze_count() == 0 and gc.isenabled()
+    with collector_paused():
+        young = [[i] for i in range(500)]
+    assert not _in_oldest_generation(young) and gc.get_freeze_count() == 0
+
+
+def test_a_long_lived_pause_leaves_the_callers_frozen_objects_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_paused(long_lived=True):
+            young = [[i] for i in range(500)]
+        assert gc.get_freeze_count() == frozen and not _in_oldest_generation(young)
+    finally:
+        gc.unfreeze()
+
+
+def test_a_compile_hands_what_it_leaves_alive_to_the_oldest_generation(tmp_path: Path) -> None:
+    """compile_bundle pauses the collector as a long-lived pause: its report, made when the compile starts, is
+    in the oldest generation when it returns (fails on a plain pause: a young collection promotes it one step)."""
+    from okf.compile import compile_bundle
+
+    sources = write_files(tmp_path / "src", {"a.md": "# Alpha\n\nThe treaty binds both parties.\n"})
+    report = compile_bundle([sources], tmp_path / "out")
+    assert _in_oldest_generation([report]) and gc.get_freeze_count() == 0

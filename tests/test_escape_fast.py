@@ -12,13 +12,15 @@ from okf.compile.escape import (
     _INLINE,
     _LINE_BODY,
     TextEscapes,
+    _indented_lines,
     _line_starts,
     code_lines,
     escape_text,
     escapes,
 )
 
-# The patterns as first written: an alternation tried at every offset, "^" in MULTILINE mode.
+# The patterns as first written: an alternation tried at every offset, "^" in MULTILINE mode (_INDENTED, still
+# "^" in MULTILINE mode, is the plain pattern of code_lines' indented lines).
 _PLAIN_INLINE = re.compile(
     r"\\(?=[!-/:-@\[-`{-~]|\n|$)|`|\](?=[(:])|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]{1,32};)|\*+|_+|~+"
 )
@@ -35,6 +37,7 @@ def test_fast_patterns_match_the_plain_ones(text: str) -> None:
         (m.start(), m.span(2), m.group(2), m.group(3)) for m in _PLAIN_LINE.finditer(text)
     ]
     plain_code = [m.span() for m in _INDENTED.finditer(text)]
+    assert list(_indented_lines(text)) == plain_code
     if not plain_code:
         assert code_lines(text) == []
 

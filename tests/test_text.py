@@ -464,3 +464,22 @@ def test_picks_patch_only_the_new_chunks_and_equal_the_second_look_up(
         if picks is keyterms._picks:
             ours = (keys, values)
     assert ours == (keys, values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=_CHUNK_CHARS, min_size=1, max_size=8), max_size=12))
+def test_terms_of_chunks_by_one_itemgetter_are_the_mapped_look_ups(chunks: list[str]) -> None:
+    """count_each and count_terms read the chunks' terms by one itemgetter call: the same terms, in the same
+    order, as mapping the table's look-up over them (none, one and many chunks; fails when one chunk's terms
+    are taken as its value alone would iterate)."""
+    from itertools import chain
+
+    from okf.text import keyterms
+
+    keyterms._known(set(chunks))
+    assert list(keyterms._terms_of(chunks)) == list(chain.from_iterable(map(keyterms._ALL.__getitem__, chunks)))
+    text = " ".join(chunks)
+    assert keyterms.count_each([text, text[: len(text) // 2]])[0] == [
+        Counter(chain.from_iterable(map(keyterms._ALL.__getitem__, t.split()))) for t in (text, text[: len(text) // 2])
+    ]
+    assert count_terms(text) == Counter(chain.from_iterable(map(keyterms._ALL.__getitem__, text.split())))

@@ -14,10 +14,10 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from itertools import chain, compress, filterfalse, repeat
-from operator import is_
+from operator import is_, itemgetter
 from typing import Any, NamedTuple, TypeVar
 
 from okf.markdown import LINK_ADDRESS
@@ -237,7 +237,16 @@ def count_terms(text: str, chunks_seen: set[str] | None = None) -> Counter[str]:
     if chunks_seen is not None:
         chunks_seen.update(distinct)
     # Every chunk's terms in one C-level pass (a chunk of several terms, "non-exclusive", adds them all).
-    return Counter(chain.from_iterable(map(_ALL.__getitem__, chunks)))
+    return Counter(_terms_of(chunks))
+
+
+def _terms_of(chunks: list[str]) -> Iterator[str]:
+    """``chain.from_iterable(map(_ALL.__getitem__, chunks))``: every term of the (learned) chunks, in order. The
+    look-ups are made by one ``itemgetter`` call into a tuple, which a map calling the dict's method per chunk
+    was slower than (a sixth of the counting); ``itemgetter`` of one key gives its value alone, not a tuple."""
+    if len(chunks) > 1:
+        return chain.from_iterable(itemgetter(*chunks)(_ALL))
+    return chain.from_iterable(map(_ALL.__getitem__, chunks))
 
 
 def count_each(texts: list[str]) -> tuple[list[Counter[str]], Chunks]:
@@ -246,8 +255,7 @@ def count_each(texts: list[str]) -> tuple[list[Counter[str]], Chunks]:
     once for all the texts (the pieces of one document), not once per text."""
     split = [text.split() for text in texts]
     distinct = _picks(set(chain.from_iterable(split)))
-    table = _ALL.__getitem__
-    return [Counter(chain.from_iterable(map(table, chunks))) for chunks in split], distinct
+    return [Counter(_terms_of(chunks)) for chunks in split], distinct
 
 
 def word_forms(chunks: set[str] | Chunks, wanted: set[str], *, learned: bool = False) -> dict[str, str]:

@@ -14,8 +14,9 @@ statistics that are the same for every body) and on whether it says them togethe
 concept's folder already answers (the contract a question names, when the concept sits in that
 contract's folder) are context, not topic. Inside the folder of a thing the question names (its path spells
 out a run of names the question identifies: the contract, not a numbered rule), where the evidence must be
-if the bundle holds it, a body saying less of the topic is already partial evidence. The verdict depends on the question, the body and the bundle's
-vocabulary only: never on the other bodies of a batch, so batching cannot change a shortlist.
+if the bundle holds it, a body saying less of the topic is already partial evidence. The verdict depends on
+the question, the body and the bundle's vocabulary only: never on the other bodies of a batch, so batching
+cannot change a shortlist.
 """
 
 from __future__ import annotations
@@ -98,7 +99,6 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     coverage = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in said) / total
     best, best_units = _best_passage(body, [u for u in said if u.key not in in_head])
     together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
-    grade: Grade
     grade = grade_of(coverage, together, lambda: bool(explained) and in_named_folder(question, context))
     return Assessment(grade, coverage, best, tuple(said), tuple(headed), frozenset(about))
 

@@ -17,7 +17,16 @@ from functools import cached_property, lru_cache
 from itertools import pairwise
 
 from okf.text.vocabulary import Vocabulary
-from okf.text.words import STOP_WORDS, _hyphen_joins, compact, sentences, stem, term_words, terms
+from okf.text.words import (
+    STOP_WORDS,
+    _hyphen_joins,
+    compact,
+    sentences,
+    stem,
+    term_words,
+    terms,
+    terms_and_letters,
+)
 
 # Names weigh this much more than other words when no bundle statistics are known.
 NAME_WEIGHT = 1.5
@@ -184,15 +193,15 @@ class Question:
         """Keys of the units ``place`` says (``place.has_unit`` of each), found with one set intersection for
         the terms and a scan only of the forms looked for inside words. Not remembered: a field is seldom
         asked twice of one question (5% of the selector's and judge's asks), and the memo cost more than that."""
-        index = self._index
+        index = self.unit_index
         found: set[str] = set()
         for term in place.terms.intersection(index):  # walks the question's terms, not the field's
             found.update(index[term])
         letters = place.letters
-        found.update([key for form, key in self._inside if form in letters])
-        if self._phrases:
+        found.update([key for form, key in self.inside_forms if form in letters])
+        if self.phrase_units:
             terms = place.terms
-            for key, phrases in self._phrases:
+            for key, phrases in self.phrase_units:
                 if key not in found and any(all(t in terms for t in phrase) for phrase in phrases):
                     found.add(key)
         return frozenset(found)
@@ -201,17 +210,17 @@ class Question:
         """Keys of the units ``body`` says (``body.has_unit`` of each), found by looking up the units' terms
         in the body's index once each rather than unit by unit."""
         said = body.terms
-        index = self._index
+        index = self.unit_index
         found: set[str] = set()
         for term in said.intersection(index):  # walks the question's terms, not the body's
             found.update(index[term])
-        for key, phrases in self._phrases:
+        for key, phrases in self.phrase_units:
             if key not in found and any(all(t in said for t in phrase) for phrase in phrases):
                 found.add(key)
         return frozenset(found)
 
     @cached_property
-    def _inside(self) -> tuple[tuple[str, str], ...]:
+    def inside_forms(self) -> tuple[tuple[str, str], ...]:
         """(form, unit key) for the forms looked for inside words: the terms long enough (``contained``) and
         the word as written (``written``), in unit order; a form holding another form of its unit is left
         out (wherever it is written, so is the other: it finds nothing more)."""
@@ -222,12 +231,12 @@ class Question:
         return tuple(out)
 
     @cached_property
-    def _phrases(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
+    def phrase_units(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
         """(unit key, phrases) of the units said by all terms of a phrase."""
         return tuple((u.key, u.phrases) for u in self.units if u.phrases)
 
     @cached_property
-    def _index(self) -> dict[str, tuple[str, ...]]:
+    def unit_index(self) -> dict[str, tuple[str, ...]]:
         """Each term of the question's units -> the keys of the units it says."""
         index: dict[str, list[str]] = {}
         for unit in self.units:
@@ -536,7 +545,8 @@ class Field:
 @lru_cache(maxsize=20_000)
 def _field(text: str) -> Field:
     """A field read once per text: titles, folder paths and signpost lines recur across a walk and walks."""
-    return Field(frozenset(terms(text)), compact(text))
+    found, letters = terms_and_letters(text)
+    return Field(frozenset(found), letters)
 
 
 @dataclass(frozen=True)

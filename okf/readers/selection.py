@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
@@ -87,21 +88,103 @@ def _hard_name(title: str) -> bool:
 
 def _parent(offers: Sequence[SignpostOffer]) -> Field:
     """The folder the offer lists, as words: what it already established is context, not a choice."""
-    parents = {o.path.rstrip("/").rpartition("/")[0] for o in offers}
+    return _folder([o.path for o in offers])
+
+
+def _folder(paths: Sequence[str]) -> Field:
+    parents = {path.rstrip("/").rpartition("/")[0] for path in paths}
     return Field.of(" ".join(sorted(parents)).replace("/", " ").replace("-", " "))
+
+
+class Listing:
+    """What the selector reads of one listing whatever the question: each entry's head (title and name) and
+    tail (description and key terms) as fields, the folder they sit in, and where each term and letter of
+    them stands. Read once per listing (``listing_of``): every angle's walk of an orchestration selects the same
+    listing, and asks its units of all the entries at once (:meth:`units_said`)."""
+
+    __slots__ = ("_letters", "_places", "_starts", "heads", "parent", "tails")
+
+    def __init__(self, entries: tuple[tuple[str, str, str], ...]) -> None:
+        self.heads = [_head(title, path) for title, path, _ in entries]
+        self.tails = [Field.of(description) for _, _, description in entries]
+        self.parent = _folder([path for _, path, _ in entries])
+        fields = [*self.heads, *self.tails]
+        # Each term -> the fields (heads first, then tails) holding it.
+        places: dict[str, list[int]] = {}
+        for i, place in enumerate(fields):
+            for term in place.terms:
+                places.setdefault(term, []).append(i)
+        self._places = places
+        # Every field's letters in one text, each after a NUL (no letters of a field or form hold one), and
+        # where each starts: a form is looked for once in the listing rather than once per field.
+        self._starts = []
+        at = 0
+        for place in fields:
+            self._starts.append(at + 1)
+            at += len(place.letters) + 1
+        self._letters = "".join(["\0" + place.letters for place in fields])
+
+    def units_said(self, question: Question) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
+        """``question.units_in`` of each head and of each tail, found for all the entries at once: each term of
+        the question's units looked up once, each form looked for inside words found in the listing's letters."""
+        fields = len(self._starts)
+        found: list[set[str] | None] = [None] * fields
+        places = self._places
+        for term, keys in question.unit_index.items():
+            holding = places.get(term)
+            if holding is not None:
+                for i in holding:
+                    known = found[i]
+                    if known is None:
+                        found[i] = set(keys)
+                    else:
+                        known.update(keys)
+        letters, starts = self._letters, self._starts
+        for form, key in question.inside_forms:
+            at = letters.find(form)
+            while at >= 0:
+                i = bisect_right(starts, at) - 1
+                known = found[i]
+                if known is None:
+                    found[i] = {key}
+                else:
+                    known.add(key)
+                at = letters.find(form, starts[i + 1]) if i + 1 < fields else -1
+        phrased = question.phrase_units
+        if phrased:
+            every = [*self.heads, *self.tails]
+            for i, place in enumerate(every):
+                terms = place.terms
+                known = found[i]
+                for key, phrases in phrased:
+                    if (known is None or key not in known) and any(all(t in terms for t in p) for p in phrases):
+                        if known is None:
+                            known = found[i] = set()
+                        known.add(key)
+        said = [_NONE if known is None else frozenset(known) for known in found]
+        n = fields // 2
+        return said[:n], said[n:]
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+@lru_cache(maxsize=4096)
+def listing_of(entries: tuple[tuple[str, str, str], ...]) -> Listing:
+    """The :class:`Listing` of entries given as (title, path, description), read once per process."""
+    return Listing(entries)
 
 
 def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Choice]:
     """Per signpost keep/skip (see the module docstring)."""
     if not offers:
         return []
-    explained = question.explained(_parent(offers))
+    listing = listing_of(tuple([(o.title, o.path, o.description) for o in offers]))
+    explained = question.explained(listing.parent)
     units = [u for u in question.units if u.key not in explained] or list(question.units)
-    heads = [_head(o.title, o.path) for o in offers]
-    tails = [Field.of(o.description) for o in offers]
-    units_in = question.units_in
-    head_says = [units_in(h) for h in heads]
-    says = [head | units_in(tail) for head, tail in zip(head_says, tails)]
+    heads, tails = listing.heads, listing.tails
+    head_says, tail_says = listing.units_said(question)
+    says = [head | tail for head, tail in zip(head_says, tail_says)]
     n = len(offers)
     # How many signposts carry each unit, and so how well it tells this listing's signposts apart: 1 when
     # one carries it, less the more do (worked out once per unit, not once per unit and signpost).

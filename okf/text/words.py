@@ -171,6 +171,20 @@ def terms(text: str) -> list[str]:
     return out
 
 
+def terms_and_letters(text: str) -> tuple[list[str], str]:
+    """``(terms(text), compact(text))``, an ASCII text tokenized once for both: its tokens casefolded are the
+    tokens of it casefolded (the ASCII token class holds both cases), so its letters are its tokens run
+    together and lowercased. Any other text takes the two calls."""
+    plain = unicodedata.normalize("NFKC", text)
+    if not plain.isascii():
+        return terms(text), compact(text)
+    raw = _ASCII_TOKEN.findall(plain)
+    out = list(chain.from_iterable(map(_token_terms, raw)))
+    if "-" in plain:
+        out += [term for term, _ in _hyphen_joins(plain)]
+    return out, "".join(raw).lower().replace(".", "").replace("_", "")
+
+
 def term_words(text: str) -> dict[str, str]:
     """Each distinct content term of ``text`` mapped to the first word it came from (for reasons)."""
     plain = unicodedata.normalize("NFKC", text)

@@ -169,6 +169,11 @@ class Shared:
     # Directories the walks' selector passed over, by the doubt they would be read at (a reader that reads
     # on, okf.readers.base): the last walk of the ledger to run out of work opens them when none found anything.
     passed: dict[int, list[tuple[str, int, Key]]] = field(default_factory=dict)
+    # The offers of each page the walks offered and the words they cost, by (concepts?, the page's signposts):
+    # every angle's walk of an orchestration offers the same listings (``Walk._offers``).
+    offers: dict[tuple[bool, tuple[int, ...]], tuple[list[Signpost], list[SignpostOffer], int]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass(frozen=True)
@@ -576,14 +581,11 @@ class Walk:
             return None
         if owner is not None:
             self._sending[owner] = self._sending.get(owner, 0) + 1
-        offers = [
-            SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=not concepts)
-            for k, s in enumerate(page)
-        ]
+        offers, words = self._offers(page, concepts)
         if not concepts:
             self.trace.add("offered", directory, signposts=[s.path for s in page], page=page_no + 1)
             self.stats.signposts_offered += len(page)
-        self.stats.words_signposts += sum(paid_words(s.title) + paid_words(s.description) for s in page)
+        self.stats.words_signposts += words
         selection: Selection | None = None
         started = time.monotonic()
         try:
@@ -624,6 +626,22 @@ class Walk:
                     directory,
                 )
         return selection
+
+    def _offers(self, page: list[Signpost], concepts: bool) -> tuple[list[SignpostOffer], int]:
+        """The offers of ``page`` (subdirectories to open, or ``concepts`` to order) and the words they cost,
+        made once per ledger: the walks of an orchestration offer the same listing for every angle. Kept by the
+        signposts' identity (a listing's signposts are the bundle's, kept while it is); the entry keeps the page,
+        so no identity is reused while it is kept. Each caller gets its own list."""
+        key = (concepts, tuple(map(id, page)))
+        known = self.shared.offers.get(key)
+        if known is None:
+            offers = [
+                SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=not concepts)
+                for k, s in enumerate(page)
+            ]
+            words = sum([paid_words(s.title) + paid_words(s.description) for s in page])
+            known = self.shared.offers[key] = (page, offers, words)
+        return list(known[1]), known[2]
 
     # -- candidates and judging ------------------------------------------------------------------------
 

@@ -861,3 +861,104 @@ def test_judge_angles_verdicts_as_copied_with_their_angles(asked: list[str], sai
         )
         assert verdict == copied
         assert verdict.model_fields_set == copied.model_fields_set
+
+
+# -- sixth pass: a listing read once for every angle, a field tokenized once, offers made once per ledger ----
+
+
+_LISTING_TEXT = st.lists(
+    st.sampled_from([*_UNIT_WORDS, "Adaptimmune", "ADAPTIMMUNETHERAPEUTICSPLC", "mirrorsites", "air-gapped", "5.2"]),
+    max_size=5,
+).map(" ".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*_UNIT_WORDS, "Adaptimmune", "airgapped", "air-gapped", "mirrors", "PFP"]),
+        min_size=1,
+        max_size=7,
+    ),
+    st.lists(st.tuples(_LISTING_TEXT, _LISTING_TEXT, _LISTING_TEXT), max_size=8),
+    st.booleans(),
+)
+def test_listing_units_said_as_units_in_of_each_field(
+    asked: list[str], entries: list[tuple[str, str, str]], weighed: bool
+) -> None:
+    """The units a listing's heads and tails say, found for all entries at once (each term looked up once, each
+    inside form found in the letters joined), are ``Question.units_in`` of each field, the code they replace
+    (fails if a form found at a field's end is credited to the next field, or a field is skipped after a find)."""
+    from okf.readers.selection import _head, _parent, listing_of
+
+    question = Question.parse(" ".join(asked) + "?", _unit_vocabulary() if weighed else None)
+    rows = tuple(
+        (title, f"rules/{name.replace(' ', '-').casefold()}", description) for title, name, description in entries
+    )
+    listing = listing_of(rows)
+    heads, tails = listing.units_said(question)
+    assert heads == [question.units_in(_head(title, path)) for title, path, _ in rows]
+    assert tails == [question.units_in(Field.of(description)) for _, _, description in rows]
+    offers = [SignpostOffer(index=k, path=path, title=title) for k, (title, path, _) in enumerate(rows)]
+    assert not rows or listing.parent == _parent(offers)
+
+
+def test_listing_finds_a_form_in_every_field_that_holds_it() -> None:
+    from okf.readers.selection import Listing
+
+    question = Question.parse("Which agreements did Adaptimmune sign about mirrors?")
+    rows = (("ADAPTIMMUNEPLC", "a/x", "mirrorsites"), ("Fees", "a/y", ""), ("adaptimmune", "a/z", "adaptimmunemirrors"))
+    heads, tails = Listing(rows).units_said(question)
+    assert heads == [frozenset({"adaptimmun"}), frozenset(), frozenset({"adaptimmun"})]
+    assert tails == [frozenset({"mirror"}), frozenset(), frozenset({"adaptimmun", "mirror"})]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="aZ9_.-é\u0131\u0130\u2160\uff11x ß", max_size=30))
+def test_terms_and_letters_as_terms_and_compact(text: str) -> None:
+    from okf.text.words import compact, terms, terms_and_letters
+
+    assert terms_and_letters(text) == (terms(text), compact(text))
+
+
+def test_field_of_an_ascii_text_as_its_terms_and_compact_letters() -> None:
+    from okf.text.words import compact, terms
+
+    for text in ["Max_Tokens of os.path v1.2", "Air-gapped MIRROR sites, 5.2", "2ThemartComInc", ""]:
+        assert Field.of(text) == Field(frozenset(terms(text)), compact(text))
+
+
+def test_offers_made_once_per_ledger_as_made_per_call() -> None:
+    """Two walks of one ledger get the offers the walk made for each call (fails if the concepts flag or a page's
+    signposts are left out of the key), each in its own list."""
+    import asyncio
+    from pathlib import Path
+
+    from okf.bundle import Bundle
+    from okf.bundle.model import Signpost
+    from okf.models import Budgets
+    from okf.navigator.walk import Shared, Walk, paid_words
+    from okf.readers import OfflineReader
+
+    bundle = Bundle.open(Path(__file__).resolve().parents[1] / "bundles" / "harborview")
+    signposts = bundle.listing("").signposts
+    assert len(signposts) > 1
+
+    def made(page: list[Signpost], concepts: bool) -> tuple[list[SignpostOffer], int]:
+        offers = [
+            SignpostOffer(index=k, path=s.path, title=s.title, description=s.description, is_dir=not concepts)
+            for k, s in enumerate(page)
+        ]
+        return offers, sum(paid_words(s.title) + paid_words(s.description) for s in page)
+
+    async def offer() -> None:
+        shared = Shared()
+        first = Walk(bundle, "paid time off", OfflineReader(), Budgets(), shared=shared)
+        second = Walk(bundle, "days off", OfflineReader(), Budgets(), shared=shared)
+        for page in (list(signposts), list(signposts[1:]), list(signposts[:1])):
+            for concepts in (False, True):
+                mine = first._offers(page, concepts)
+                theirs = second._offers(list(page), concepts)
+                assert mine == theirs == made(page, concepts)
+                assert mine[0] is not theirs[0] and all(a is b for a, b in zip(mine[0], theirs[0]))
+
+    asyncio.run(offer())

@@ -962,3 +962,19 @@ def test_offers_made_once_per_ledger_as_made_per_call() -> None:
                 assert mine[0] is not theirs[0] and all(a is b for a, b in zip(mine[0], theirs[0]))
 
     asyncio.run(offer())
+
+
+def test_unsaid_remembered_per_evidence_text() -> None:
+    """What a piece of evidence says is remembered per question and (title, path, body): the same concept
+    read again with another body is read afresh (fails if the body is left out of the key)."""
+    from okf.orchestrate.crosscheck import _unsaid
+
+    parsed = Question.parse("What notice period applies to the platform operator?", _unit_vocabulary())
+    before = _stand_in("Fees", "The platform operator pays fees.")
+    after = _stand_in("Fees", "The notice period is 30 days.")
+    first = {u.key for u in _unsaid(parsed, [before], [None])}
+    assert {u.key for u in _unsaid(parsed, [before], [None])} == first
+    assert "notic" in first and "platform" not in first
+    second = {u.key for u in _unsaid(parsed, [after], [None])}
+    assert "notic" not in second and "platform" in second
+    assert {u.key for u in _unsaid(parsed, [before, after], [None])} == first & second

@@ -208,10 +208,20 @@ def _unsaid(parsed: Question, evidence: list[Found], vocabularies: list[Vocabula
     wanted = [u for u in parsed.units if u.known or u.key in unknown]
     said: set[str] = set()
     for f in evidence:
-        head = Field.of(" ".join([f.concept.title, f.entry.path.replace("/", " ").replace("-", " ")]))
-        # ``has_unit`` of each unit in the head or the body, as key sets.
-        said |= parsed.units_in(head) | parsed.units_of(body_of(f.concept.body))
+        said |= _said_by(parsed, f)
     return [u for u in wanted if u.key not in said]
+
+
+def _said_by(parsed: Question, f: Found) -> frozenset[str]:
+    """The unit keys evidence ``f`` says in its head (title and path) or its body (``has_unit`` of each, as key
+    sets); remembered per question and evidence text: the early second hops ask it of all the evidence found
+    so far after every new piece."""
+    key = (f.concept.title, f.entry.path, f.concept.body)
+    known = parsed.evidence_said.get(key)
+    if known is None:
+        head = Field.of(" ".join([f.concept.title, f.entry.path.replace("/", " ").replace("-", " ")]))
+        known = parsed.evidence_said[key] = parsed.units_in(head) | parsed.units_of(body_of(f.concept.body))
+    return known
 
 
 def _unknown_names(parsed: Question, vocabularies: list[Vocabulary | None]) -> list[Unit]:

@@ -118,6 +118,8 @@ class Question:
     naming: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
     _explained: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _about: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    # Unit keys each piece of evidence says (title, path, body -> keys), for the orchestration's cross-check.
+    evidence_said: dict[tuple[str, str, str], frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str, vocabulary: Vocabulary | None = None) -> Question:

@@ -130,15 +130,15 @@ class Listing:
         fields = len(self._starts)
         found: list[set[str] | None] = [None] * fields
         places = self._places
-        for term, keys in question.unit_index.items():
-            holding = places.get(term)
-            if holding is not None:
-                for i in holding:
-                    known = found[i]
-                    if known is None:
-                        found[i] = set(keys)
-                    else:
-                        known.update(keys)
+        index = question.unit_index
+        for term in index.keys() & places.keys():  # walks the smaller of the two
+            keys = index[term]
+            for i in places[term]:
+                known = found[i]
+                if known is None:
+                    found[i] = set(keys)
+                else:
+                    known.update(keys)
         letters, starts = self._letters, self._starts
         for form, key in question.inside_forms:
             at = letters.find(form)

@@ -894,7 +894,7 @@ def test_listing_units_said_as_units_in_of_each_field(
     rows = tuple(
         (title, f"rules/{name.replace(' ', '-').casefold()}", description) for title, name, description in entries
     )
-    listing = listing_of(rows)
+    listing = listing_of(tuple([text for row in rows for text in row]))
     heads, tails = listing.units_said(question)
     assert heads == [question.units_in(_head(title, path)) for title, path, _ in rows]
     assert tails == [question.units_in(Field.of(description)) for _, _, description in rows]
@@ -907,7 +907,7 @@ def test_listing_finds_a_form_in_every_field_that_holds_it() -> None:
 
     question = Question.parse("Which agreements did Adaptimmune sign about mirrors?")
     rows = (("ADAPTIMMUNEPLC", "a/x", "mirrorsites"), ("Fees", "a/y", ""), ("adaptimmune", "a/z", "adaptimmunemirrors"))
-    heads, tails = Listing(rows).units_said(question)
+    heads, tails = Listing(tuple([text for row in rows for text in row])).units_said(question)
     assert heads == [frozenset({"adaptimmun"}), frozenset(), frozenset({"adaptimmun"})]
     assert tails == [frozenset({"mirror"}), frozenset(), frozenset({"adaptimmun", "mirror"})]
 
@@ -978,3 +978,31 @@ def test_unsaid_remembered_per_evidence_text() -> None:
     second = {u.key for u in _unsaid(parsed, [after], [None])}
     assert "notic" not in second and "platform" in second
     assert {u.key for u in _unsaid(parsed, [before, after], [None])} == first & second
+
+
+def test_a_wide_listing_keeps_field_numbers_past_a_byte() -> None:
+    """More than 256 fields (128 entries and more): where a term stands is kept as numbers past 255."""
+    from okf.readers.selection import _head, listing_of
+
+    question = Question.parse("Which agreements did Adaptimmune sign about mirrors?")
+    rows = [(f"Entry {k}", f"a/e{k}", "mirrorsites" if k % 50 == 7 else "fees") for k in range(140)]
+    rows[139] = ("Adaptimmune", "a/last", "mirrors")
+    heads, tails = listing_of(tuple([text for row in rows for text in row])).units_said(question)
+    assert heads == [question.units_in(_head(title, path)) for title, path, _ in rows]
+    assert tails == [question.units_in(Field.of(description)) for _, _, description in rows]
+    assert heads[139] == {"adaptimmun"} and tails[139] == {"mirror"} and tails[107] == {"mirror"}
+
+
+def test_the_last_walk_of_a_ledger_frees_its_offers() -> None:
+    import asyncio
+    from pathlib import Path
+
+    from okf.bundle import Bundle
+    from okf.models import Budgets
+    from okf.navigator.walk import Walk
+    from okf.readers import OfflineReader
+
+    bundle = Bundle.open(Path(__file__).resolve().parents[1] / "bundles" / "harborview")
+    walk = Walk(bundle, "How many paid time off days does a new employee get?", OfflineReader(), Budgets())
+    result = asyncio.run(walk.run())
+    assert result.stats.signposts_offered > 0 and walk.shared.offers == {}

@@ -285,6 +285,10 @@ class Walk:
                 task.cancel()
             if leftover:
                 await asyncio.gather(*leftover, return_exceptions=True)
+            if all(w is self or w._done.is_set() for w in self.shared.walks):
+                # The last walk of the ledger to end frees the offers now: the ledger and its walks hold each
+                # other, so what they keep waits for the next collection, which would walk every offer.
+                self.shared.offers.clear()
         if self._error is not None:
             corpus_id.cancel()  # its thread ends on its own; nobody waits for an id of a failed walk
             raise self._error

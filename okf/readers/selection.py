@@ -104,24 +104,32 @@ class Listing:
 
     __slots__ = ("_letters", "_places", "_starts", "heads", "parent", "tails")
 
-    def __init__(self, entries: tuple[tuple[str, str, str], ...]) -> None:
-        self.heads = [_head(title, path) for title, path, _ in entries]
-        self.tails = [Field.of(description) for _, _, description in entries]
-        self.parent = _folder([path for _, path, _ in entries])
+    def __init__(self, entries: tuple[str, ...]) -> None:
+        rows = [entries[k : k + 3] for k in range(0, len(entries), 3)]
+        self.heads = tuple([_head(title, path) for title, path, _ in rows])
+        self.tails = tuple([Field.of(description) for _, _, description in rows])
+        self.parent = _folder([path for _, path, _ in rows])
         fields = [*self.heads, *self.tails]
-        # Each term -> the fields (heads first, then tails) holding it.
+        # Each term -> the numbers of the fields (heads first, then tails) holding it, as bytes when they fit
+        # (else a tuple): the cyclic collector never walks bytes, where it would walk lists in every
+        # collection for as long as the listing is remembered.
         places: dict[str, list[int]] = {}
         for i, place in enumerate(fields):
             for term in place.terms:
                 places.setdefault(term, []).append(i)
-        self._places = places
+        self._places: dict[str, bytes | tuple[int, ...]] = (
+            {term: bytes(found) for term, found in places.items()}
+            if len(fields) <= 256
+            else {term: tuple(found) for term, found in places.items()}
+        )
         # Every field's letters in one text, each after a NUL (no letters of a field or form hold one), and
         # where each starts: a form is looked for once in the listing rather than once per field.
-        self._starts = []
+        starts = []
         at = 0
         for place in fields:
-            self._starts.append(at + 1)
+            starts.append(at + 1)
             at += len(place.letters) + 1
+        self._starts = tuple(starts)
         self._letters = "".join(["\0" + place.letters for place in fields])
 
     def units_said(self, question: Question) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
@@ -170,8 +178,9 @@ _NONE: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=4096)
-def listing_of(entries: tuple[tuple[str, str, str], ...]) -> Listing:
-    """The :class:`Listing` of entries given as (title, path, description), read once per process."""
+def listing_of(entries: tuple[str, ...]) -> Listing:
+    """The :class:`Listing` of entries given as title, path and description after another (one flat tuple,
+    one object for the collector), read once per process."""
     return Listing(entries)
 
 
@@ -179,7 +188,7 @@ def select_offer(question: Question, offers: Sequence[SignpostOffer]) -> list[Ch
     """Per signpost keep/skip (see the module docstring)."""
     if not offers:
         return []
-    listing = listing_of(tuple([(o.title, o.path, o.description) for o in offers]))
+    listing = listing_of(tuple([text for o in offers for text in (o.title, o.path, o.description)]))
     explained = question.explained(listing.parent)
     units = [u for u in question.units if u.key not in explained] or list(question.units)
     heads, tails = listing.heads, listing.tails

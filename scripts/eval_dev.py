@@ -7,6 +7,9 @@ order, over bundles already compiled under ``--bundles/<corpus>``:
     python scripts/eval_dev.py --bundles /tmp/okf-sp --n 60 [--angles off|auto] [--corpora cuad,rhdh]
     python scripts/eval_dev.py --bundles /tmp/okf-sp --n 150 --corpora obliqa --gold-routing root
 
+``--held-out`` takes the first N held-out questions instead (same order), for a before/after comparison on
+questions the reader was not tuned on (scripts/eval_corpora.py samples them at random).
+
 ``--gold-routing root|all`` swaps the offline selector for scripts/gold_routing.py's, which knows the gold at
 the root listing only or at every listing (a measurement of what perfect routing would give: it reads gold,
 which no reader does); the judge stays the offline reader's.
@@ -46,6 +49,7 @@ async def main() -> None:
     parser.add_argument("--n", type=int, default=60, help="development questions per corpus")
     parser.add_argument("--budget", type=int, default=120, help="max_bodies")
     parser.add_argument("--angles", default="off")
+    parser.add_argument("--held-out", action="store_true", help="the first N held-out questions instead")
     parser.add_argument("--gold-routing", choices=["root", "all"], help="a selector that knows the gold (see above)")
     args = parser.parse_args()
     print(
@@ -54,7 +58,7 @@ async def main() -> None:
     )
     for name in args.corpora.split(","):
         bundle = Bundle.open(Path(args.bundles) / name)
-        questions = [q for q in load_questions(SHARED / name / "questions.jsonl") if development(q.id)]
+        questions = [q for q in load_questions(SHARED / name / "questions.jsonl") if development(q.id) != args.held_out]
         questions = sorted(questions, key=lambda q: hashlib.sha256(q.id.encode()).hexdigest())[: args.n]
         gold = GoldIndex.from_bundle(bundle)
         reader: Any = OfflineReader()  # or the gold-knowing router, which only selects and judges

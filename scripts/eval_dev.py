@@ -52,6 +52,9 @@ async def main() -> None:
     parser.add_argument("--held-out", action="store_true", help="the first N held-out questions instead")
     parser.add_argument("--gold-routing", choices=["root", "all"], help="a selector that knows the gold (see above)")
     args = parser.parse_args()
+    if args.gold_routing:
+        sys.path.insert(0, str(REPO / "scripts"))  # the router lives beside this script, imported once
+        from gold_routing import GoldRouter
     print(
         f"{'corpus':14} {'n':>4} {'recall':>7} {'all':>6} {'prec':>6} {'slW':>6} {'spW':>7} {'bodyW':>7} "
         f"{'bodies':>6} {'ms':>6}  lost at"
@@ -63,9 +66,6 @@ async def main() -> None:
         gold = GoldIndex.from_bundle(bundle)
         reader: Any = OfflineReader()  # or the gold-knowing router, which only selects and judges
         if args.gold_routing:
-            sys.path.insert(0, str(REPO / "scripts"))
-            from gold_routing import GoldRouter
-
             wanted = {q.question: {c for span in q.gold for c in gold.covering(span)} for q in questions}
             reader = GoldRouter(wanted, OfflineReader(), root_only=args.gold_routing == "root")
         started = time.perf_counter()

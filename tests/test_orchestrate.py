@@ -578,6 +578,46 @@ def test_the_page_a_second_hop_walked_to_keeps_its_place_on_a_full_shortlist(tmp
     assert [f.entry.path for f in picked] == [kiss, temple, rope]
 
 
+def test_a_hop_page_comes_first_only_while_the_question_needs_it(tmp_path: Path) -> None:
+    """The page a second hop walked to is put forward while the evidence the question's own angles found
+    leaves the question unanswered (the film's page never says the position), or when it bears on the
+    question as asked; a hop drawn from the first evidence found, to a page the question turns out not to
+    need, is not put ahead of the question's own answers."""
+    from types import SimpleNamespace
+
+    from okf.orchestrate.run import Orchestrator
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+    kiss, _, temple, _ = FILM_PAGES
+    root = str(bundle.root)
+
+    def run_with(question: str, found: list[Found]) -> Orchestrator:
+        run = object.__new__(Orchestrator)
+        run.sources = [SimpleNamespace(bundle=bundle, root=root, vocabulary=bundle.vocabulary())]  # type: ignore[assignment]
+        run.question = question
+        angles = [
+            SimpleNamespace(id="a1", walked=True, part=1, origin="question"),
+            SimpleNamespace(id="a2", walked=True, part=1, origin="second_hop"),
+        ]
+        run.report = SimpleNamespace(parts=[SimpleNamespace(index=1, question=question)], angles=angles)  # type: ignore[assignment]
+        keys = [(root, f.entry.path) for f in found]
+        run.state = SimpleNamespace(found=dict(zip(keys, found)), order=keys)  # type: ignore[assignment]
+        return run
+
+    hop = _found(bundle, temple, "relevant", "second_hop", place=(0, 2), answers={"a2"})
+    bridged = frozenset({(root, temple)})
+    # The film's page leaves the position unsaid: the hop's page is the rest of the answer.
+    needed = run_with(QUESTION, [_found(bundle, kiss, "relevant", "question", answers={"a1"}), hop])
+    assert needed.bridges_needed(bridged) == bridged
+    # A question its own evidence answers whole: the hop's page is not needed, unless it bears on it.
+    asked = "Which 1945 comedy film starred Shirley Temple as Corliss Archer?"
+    answered = run_with(asked, [_found(bundle, kiss, "relevant", "question", answers={"a1"}), hop])
+    assert answered.bridges_needed(bridged) == frozenset()
+    bearing = _found(bundle, temple, "relevant", "second_hop", place=(0, 2), answers={"a2"}, bears={"a1", "a2"})
+    answered = run_with(asked, [_found(bundle, kiss, "relevant", "question", answers={"a1"}), bearing])
+    assert answered.bridges_needed(bridged) == bridged
+
+
 def test_partial_evidence_saying_what_the_first_answer_leaves_unsaid_keeps_a_place(tmp_path: Path) -> None:
     """The page of the lake the question names answers it as asked, and so do other lakes' pages, which leaves
     partial evidence no room; but the county's page says what the lake's never does (the population): it is

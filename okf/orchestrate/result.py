@@ -2,11 +2,12 @@
 
 The shortlist: for each part, the first concept answering it as asked (so the cap never drops a part's only
 evidence); the concepts the question names by their title, then the pages second hops walked to, judged
-relevant or partial; partial concepts saying what those leave unsaid (``crosscheck.filling``); the others
-answering the question or a part as asked; partial concepts while fewer than three answer it as asked (as a
-lone walk keeps them); then concepts several angles agree on, then those one other angle found; each group
-in the order the rounds and walks found them, within ``max_shortlist``. An order of the readers' decisions,
-never a similarity. Receipts are numbered again (c1, c2, ...) and, when several bundles were read, name the
+relevant or partial, while the question needs them (``Orchestrator.bridges_needed``); partial concepts saying
+what those leave unsaid (``crosscheck.filling``); the others answering the question or a part as asked;
+partial concepts while fewer than three answer it as asked (as a lone walk keeps them); then concepts several
+angles agree on, then those one other angle found; each group in the order the rounds and walks found them,
+within ``max_shortlist``. An order of the readers' decisions, never a similarity. Receipts are numbered again
+(c1, c2, ...) and, when several bundles were read, name the
 bundle. Counts and costs are summed over the walks; the planner's usage is its own role.
 """
 
@@ -117,7 +118,9 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
     def fill(evidence: list[Found], partial: list[Found]) -> list[Found]:
         return filling(run.question, evidence, partial, vocabularies)
 
-    picked = shortlist(found, asked, part_of, run.budgets.max_shortlist, run.named_apart(), fill, run.bridged())
+    picked = shortlist(
+        found, asked, part_of, run.budgets.max_shortlist, run.named_apart(), fill, run.bridges_needed(run.bridged())
+    )
     several = len(run.sources) > 1
     entries: list[ShortlistEntry] = []
     words = 0

@@ -400,6 +400,31 @@ class Orchestrator:
             for path in resolve(source.bundle, angle.text)
         )
 
+    def bridges_needed(self, bridged: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+        """``bridged`` when some part, on the evidence its walks found besides those pages, is left unanswered
+        (``crosscheck.unsaid``): the pages a second hop walked to are the rest of the answer then; else none
+        (a hop drawn from a name in the first evidence found, before the rest of it was judged, led to a page
+        the question does not need: "Technology Preview" of a release note, for a question about overriding
+        translations that its own walks answer)."""
+        if not bridged:
+            return bridged
+        found = self._found()
+        others = [s.vocabulary for s in self.sources[1:]]
+        own: set[str] = set()
+        for part in self.report.parts:
+            ids = {a.id for a in self.report.angles if a.walked and a.part == part.index and a.origin != "second_hop"}
+            own |= {
+                a.id for a in self.report.angles if a.part == part.index and a.origin in ("question", "subquestion")
+            }
+            evidence = [f for f in found if f.answers & ids and (f.bundle, f.entry.path) not in bridged]
+            if unsaid(part.question, evidence, self.sources[0].vocabulary, others):
+                return bridged
+        return frozenset(
+            (f.bundle, f.entry.path)
+            for f in found
+            if (f.bundle, f.entry.path) in bridged and (f.answers | f.bears) & own
+        )
+
     def named_apart(self) -> frozenset[tuple[str, str]]:
         """The named concepts whose folder is not itself the thing named (the title page of a contract the
         question names sits in that contract's folder, and is no more about it than its other pages): no

@@ -792,13 +792,13 @@ def test_a_compiled_frontmatter_read_in_one_match_is_read_as_the_long_way(
     )
     now = datetime(2026, 12, 1, tzinfo=reading.UTC)
     fast = reading._compiled_entry("a/b-c.md", text)
-    saved, reading._compiled_entry = reading._compiled_entry, lambda path, text: None  # the long way alone
+    saved, reading._fast_entry = reading._fast_entry, lambda path, text, now: None  # the long way alone
     try:
         slow: Any = reading._summary_entry("a/b-c.md", text, now)
     except BundleError:
         slow = None
     finally:
-        reading._compiled_entry = saved
+        reading._fast_entry = saved
     assert fast is None or fast == slow
     usual = closer == "---\n" and "\\" not in yaml_str(title) + yaml_str(description) + yaml_str(resource)
     if usual and first in ("12", "7"):  # the usual compiled concept takes the one-match path

@@ -785,3 +785,96 @@ def test_source_span_equals_the_validated_source(value):
 
     ref = _source(value)
     assert _source_span(value) == (None if ref is None else (ref.resource, ref.lines))
+
+
+_SHOWN_EXTRA = st.lists(
+    st.sampled_from(
+        [
+            "status: deprecated",
+            "status: Stable",
+            "status: 3",
+            "stale_after: 2025-01-01",
+            "stale_after: 2030-06-01T00:00:00Z",
+            "stale_after: soon",
+            "title: 5",
+            "title:",
+            "description: a: b",
+            "description: plain text, with (marks) ~ and / and \\\\ too",
+            "sources:\n  - resource: /r.txt\n    lines: [2, 9]",
+            "sources:\n  - resource: /r.txt\n    lines: [9, 2]",
+            "type: Note",
+            "tags: [x, y]",
+            "null: x",
+            "yes: 1",
+        ]
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(yaml_documents(), _SHOWN_EXTRA, st.booleans())
+def test_shown_load_keeps_what_fast_load_reads_of_the_shown_keys(text, extra, extra_first):
+    # The export's short way reads every line as fast_load's line scanner does but keeps only the keys llms.txt
+    # shows; a line read before (remembered) is read alike the second time.
+    from okf.bundle.fastyaml import SHOWN_KEYS, shown_load, unsafe_yaml
+
+    lines = "\n".join(extra) + "\n" if extra else ""
+    text = lines + text if extra_first else text.rstrip("\n") + ("\n" if text.strip() else "") + lines
+    if unsafe_yaml(text):
+        return
+    for _ in range(2):
+        shown = shown_load(text)
+        if shown is None:
+            continue
+        quick = fast_load(text)
+        assert quick is not None
+        kept = {k: v for k, v in quick.items() if k in SHOWN_KEYS}
+        assert shown == kept and [type(v) for v in shown.values()] == [type(v) for v in kept.values()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(yaml_documents(), _SHOWN_EXTRA, st.sampled_from(["---\n", "--- \n", "...\n", "----\n---\n"]))
+def test_the_short_way_of_an_export_entry_is_the_long_way(text, extra, closer):
+    # reading._fast_entry (the compiler's layout or the line scanner keeping what llms.txt shows) gives what
+    # _summary_entry's long way (load the frontmatter, summarize it) gives, or None; a concept the long way
+    # cannot read (it is then skipped) is never read the short way.
+    from datetime import UTC, datetime
+
+    import okf.export.reading as reading
+
+    body = text.rstrip("\n") + "\n" if text.strip() else ""
+    document = "---\n" + "".join(line + "\n" for line in extra) + body + closer + "# Body\n\ntext\n"
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    fast = reading._fast_entry("a/b-c.md", document, now)
+    saved, reading._fast_entry = reading._fast_entry, lambda path, text, now: None
+    try:
+        slow = reading._summary_entry("a/b-c.md", document, now)
+    except BundleError:
+        slow = None
+    finally:
+        reading._fast_entry = saved
+    assert fast is None or fast == slow
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab0Yn-.:# _/~(+$^\\[]{},'\"!&*|>%@`?=<\t\x7f\xe9")), max_size=10))
+@settings(max_examples=500, deadline=None)
+def test_a_plain_ascii_value_is_read_as_the_plain_pattern_reads_it(text):
+    # _common reads a plain ASCII scalar by string tests where _PLAIN_BLOCK (a regex) read it: the same value.
+    from okf.bundle.fastyaml import _DECLINE, _PLAIN_BLOCK, _common, _Decline, _typed
+
+    if text.rstrip(" ")[:1] in ('"', "["):
+        return  # _common's quoted and flow forms: compared with PyYAML above
+    try:
+        got = _common(text)
+    except _Decline:
+        got = "declined"
+    if got is _DECLINE:
+        return
+    m = _PLAIN_BLOCK.match(text)
+    assert m is not None and not text[m.end() :].strip(" ")
+    try:
+        want = _typed(m.group(0), True)
+    except _Decline:
+        want = "declined"
+    assert got == want and type(got) is type(want)

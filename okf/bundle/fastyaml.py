@@ -151,11 +151,27 @@ def _flow(text: str, pos: int, close: str, mapping: bool) -> tuple[Any, int]:
         pos = _spaces_at(text, pos + 1).end()
 
 
+# The ASCII characters _FIRST takes as a plain scalar's first (a "-" only before these: _AFTER_DASH).
+_ASCII_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./~(+$^\\")
+_AFTER_DASH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.")
+
+
 def _common(text: str) -> Any:
     """The values okf's compiler writes most, read by string operations alone: a double-quoted string and a
-    flow sequence of double-quoted strings without escapes, a flow sequence of decimal integers. ``_DECLINE``
-    for anything else (read by the scanner below)."""
+    flow sequence of double-quoted strings without escapes, a flow sequence of decimal integers, and a plain
+    ASCII scalar (what ``_PLAIN_BLOCK`` matches whole: printable, so a space is its only white space, with no
+    "#", no ": " and no ":" at the end). ``_DECLINE`` for anything else (read by the scanner below)."""
     body = text.rstrip(" ")
+    first = body[:1]
+    if (
+        (first in _ASCII_FIRST or (first == "-" and body[1:2] in _AFTER_DASH))
+        and body.isascii()
+        and body.isprintable()
+        and "#" not in body
+        and ": " not in body
+        and body[-1] != ":"
+    ):
+        return _typed(body, True)
     if body[:1] == '"':
         inner = body[1:-1]
         if len(body) > 1 and body[-1] == '"' and '"' not in inner and "\\" not in inner:
@@ -354,19 +370,23 @@ def _unsafe(yaml_text: str) -> bool:
     return not yaml_text.replace("\n", " ").isprintable() and _UNSAFE.search(yaml_text) is not None
 
 
+unsafe_yaml = _unsafe  # for a caller that reads a frontmatter the short way and must decline what the scanner does
+
+
 # What llms.txt shows of a frontmatter in the compiler's layout: title, description, and the one source's
 # resource and lines.
 Shown = tuple[str, str, str, int, int]
 
 
-def compiled_shown(yaml_text: str) -> Shown | None:
+def compiled_shown(yaml_text: str, *, safe: bool = False) -> Shown | None:
     """The title, description, source resource and lines of ``fast_load(yaml_text)`` when the text is in the
     compiler's layout and every value is read by ``_compiled`` without a step that could decline or type it
     otherwise: no backslash in a value not shown (their insides are then their values), no ``last_modified``,
     a digest that stays text and line numbers ``1 <= start <= end`` without a leading zero (``summarize`` then
     takes the source as it is). None otherwise: ask ``fast_load`` and ``summarize`` (tests/test_frontmatter.py
-    compares the two). The values llms.txt does not show are matched, not built."""
-    if _unsafe(yaml_text):
+    compares the two). The values llms.txt does not show are matched, not built. ``safe``: the caller has found
+    ``_unsafe(yaml_text)`` False."""
+    if not safe and _unsafe(yaml_text):
         return None
     g = _groups(yaml_text)
     if g is None or g[9] is not None:  # no layout, or a last_modified (not a plain source to summarize)
@@ -398,6 +418,57 @@ def compiled_shown(yaml_text: str) -> Shown | None:
         )
     except (_Decline, ValueError):
         return None
+
+
+# The keys okf.bundle.meta.summarize reads (what llms.txt shows of a concept, and its trust state).
+SHOWN_KEYS = frozenset({"title", "description", "sources", "status", "stale_after"})
+# Top-level "key: value" lines whose key is not one of SHOWN_KEYS and whose value the scanner reads without
+# declining: such a line recurs across a bundle's concepts (``type: Note``, ``tags: [...]``) and is then only
+# looked up, its value never built again.
+_read_lines: set[str] = set()
+
+
+def shown_load(yaml_text: str) -> dict[str, Any] | None:
+    """The entries of ``fast_load(yaml_text)`` whose key is one of :data:`SHOWN_KEYS`, when the line scanner
+    reads the text (None when it declines: ask :func:`fast_load`). Every line is read as :func:`fast_load`'s
+    line scanner reads it (a value that would decline declines here too), but a value whose key is not shown is
+    not kept, and a single-line one already read is not read again. The caller has checked that ``_unsafe`` is
+    False (tests/test_frontmatter.py compares the two)."""
+    lines = [line for line in yaml_text.split("\n") if line.strip(" ")]
+    if not lines:
+        return None
+    out: dict[str, Any] = {}
+    count = len(lines)
+    try:
+        i = 0
+        while i < count:
+            line = lines[i]
+            j = i + 1
+            while j < count and (lines[j][:1] == " " or lines[j].startswith("- ")):
+                j += 1
+            if j == i + 1 and line in _read_lines:
+                i = j
+                continue
+            m = _KEY.match(line)
+            if not m:
+                return None
+            key = m.group(1)
+            if m.end() == len(line):
+                value = _block(lines[i + 1 : j]) if j > i + 1 else None
+            elif j > i + 1:
+                return None  # an indented line after a value: a multi-line scalar
+            else:
+                value = _inline(line[m.end() :])
+                if key not in SHOWN_KEYS:
+                    if len(_read_lines) >= 4096:
+                        _read_lines.clear()
+                    _read_lines.add(line)
+            if key in SHOWN_KEYS:  # none of them is a word the resolver types: the key is its text
+                out[key] = value
+            i = j
+    except (_Decline, ValueError, IndexError):
+        return None
+    return out
 
 
 def fast_load(yaml_text: str) -> dict[Any, Any] | None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from okf.bundle import Bundle
 from okf.bundle.documents import decode_text, load_frontmatter, parse_concept, read_bytes, read_file, read_text
-from okf.bundle.fastyaml import compiled_shown
+from okf.bundle.fastyaml import compiled_shown, shown_load, unsafe_yaml
 from okf.bundle.meta import Summary, summarize
 from okf.bundle.model import Diagnostic, Signpost
 from okf.errors import BundleError, ConfigError
@@ -181,38 +181,94 @@ def _compiled_entry(path: str, text: str) -> Entry | None:
     (:func:`okf.bundle.fastyaml.compiled_shown`). None for any other text (tests/test_export.py compares both)."""
     if not text.startswith("---\ntype: "):
         return None
+    return _fast_entry(path, text, None)
+
+
+def _fast_entry(path: str, text: str, now: datetime | None) -> Entry | None:
+    """:func:`_summary_entry` the short way, or None: a frontmatter opened by a line ``---`` and closed by the
+    first line starting ``---`` (that line exactly ``---``), no line before it starting ``...`` (either would
+    split the text elsewhere: :func:`okf.bundle.frontmatter.split`), within the size limit and with no character
+    the scanner declines. In the compiler's layout it is read by one match (:func:`_compiled_entry`); otherwise,
+    with ``now`` given, by the line scanner keeping only what llms.txt shows
+    (:func:`okf.bundle.fastyaml.shown_load`). tests/test_export.py compares both with the long way."""
     at = text.find("\n---", 3)
-    end = text.find("\n", at + 4)
-    if at < 0 or (text[at + 4 : end] if end >= 0 else text[at + 4 :]) or (at - 3) * 4 > MAX_FRONTMATTER_BYTES:
-        return None  # no closer, a closer that is not "---" alone, or a frontmatter the size check must see
-    shown = compiled_shown(text[4 : at + 1])
-    if shown is None:
+    if at < 0 or not text.startswith("---\n"):
         return None
-    title, description, resource, first, last = shown
+    end = text.find("\n", at + 4)
+    if (text[at + 4 : end] if end >= 0 else text[at + 4 :]) or (at - 3) * 4 > MAX_FRONTMATTER_BYTES:
+        return None  # no closer, a closer that is not "---" alone, or a frontmatter the size check must see
+    yaml_text = text[4 : at + 1]
+    if unsafe_yaml(yaml_text):
+        return None
     body = "" if end < 0 else text[end + 1 :]
     start = text.count("\n", 4, at + 1) + 3
+    end_line = start + max(body.count("\n") - (1 if body.endswith("\n") else 0), 0)
     stem = path[:-3].rsplit("/", 1)[-1]
+    if yaml_text.startswith('type: "'):  # the compiler's layout quotes every text
+        shown = compiled_shown(yaml_text, safe=True)
+        if shown is not None:
+            title, description, resource, first, last = shown
+            return Entry(
+                path=path,
+                id=path[:-3],
+                title=title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+                description=description.strip(),
+                body=body,
+                body_start_line=start,
+                end_line=end_line,
+                sources_given=[f"{resource}:{first}-{last}"] if resource else [],
+                frontmatter={},
+            )
+    if now is None or text.find("\n...", 3, at + 1) >= 0:
+        return None
+    raw = shown_load(yaml_text)
+    if raw is None:
+        return None
+    shown_title, shown_description = raw.get("title"), raw.get("description")
+    if raw.keys() <= _TITLE_KEYS and type(shown_title) in _STR_OR_NONE and type(shown_description) in _STR_OR_NONE:
+        # What summarize gives for a title and a description, each text or none, and nothing else it reads.
+        return Entry(
+            path=path,
+            id=path[:-3],
+            title=shown_title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+            description=shown_description.strip() if shown_description else "",
+            body=body,
+            body_start_line=start,
+            end_line=end_line,
+            sources_given=[],
+            frontmatter={},
+        )
+    meta = summarize(raw)
     return Entry(
         path=path,
         id=path[:-3],
-        title=title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
-        description=description.strip(),
+        title=meta.title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+        description=(meta.description or "").strip(),
         body=body,
         body_start_line=start,
-        end_line=start + max(body.count("\n") - (1 if body.endswith("\n") else 0), 0),
-        sources_given=[f"{resource}:{first}-{last}"] if resource else [],
+        end_line=end_line,
+        sources_given=[
+            f"{resource}:{lines[0]}-{lines[1]}" if lines else resource for resource, lines in meta.sources if resource
+        ],
         frontmatter={},
+        stale_after=meta.stale_after,
+        deprecated=meta.deprecated,
+        stale=meta.stale_after is not None and now >= meta.stale_after,  # as Meta.is_stale (§5.5)
     )
+
+
+_STR_OR_NONE = (str, type(None))
+_TITLE_KEYS = frozenset({"title", "description"})
 
 
 def _summary_entry(path: str, text: str, now: datetime) -> Entry:
     """The entry of the concept at ``path`` from its text, as :func:`_entry` gives it without the raw
     frontmatter: the frontmatter is loaded (a concept okf cannot read is skipped either way) but only what
-    llms.txt shows of it is typed (:func:`okf.bundle.meta.summarize`; the compiler's layout by one match,
-    :func:`_compiled_entry`)."""
-    compiled = _compiled_entry(path, text)
-    if compiled is not None:
-        return compiled
+    llms.txt shows of it is typed (:func:`okf.bundle.meta.summarize`; the usual frontmatter the short way,
+    :func:`_fast_entry`)."""
+    fast = _fast_entry(path, text, now)
+    if fast is not None:
+        return fast
     raw, parts = load_frontmatter(text, path)
     meta = Summary() if raw is None else summarize(raw)
     body, start = parts.body, parts.body_start_line

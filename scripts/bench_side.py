@@ -1,7 +1,7 @@
 """Two versions of okf side by side: `okf check` and `okf export llms-txt` on the same bundle, alternating.
 
 Usage: python scripts/bench_side.py --before TREE --after TREE --bundle PATH [--runs 3]
-       [--what check,cli,export,export-cli,export-cli-rm]
+       [--what check,cli,export,export-cli,export-cli-rm] [--keep]
 
 TREE is a directory holding an ``okf`` package (e.g. ``git archive <commit> okf | tar -x -C TREE``; "." for this
 checkout). Each measure runs in a fresh child process with ``PYTHONPATH=TREE`` (imports not counted: the call
@@ -22,6 +22,8 @@ with the file system far more than okf's own work does); then the medians and th
 - ``export-cli-rm`` (after ``export-cli``): ``rm -rf OUT`` of the folder ``export-cli`` has just filled, then the
   same command into it: a first export right after the previous one was deleted (on an ext4 file system without
   a journal, as this machine's, creating a file then skips the inodes freed in the last minute one by one).
+  ``--keep`` leaves every export folder in place when the script ends (removed, their files' inodes would make
+  the files of a benchmark run right after dearer to create, for that same reason).
 - ``export``: ``export_llms_txt(bundle, out)`` into an empty folder ("first"), then again into the same folder
   ("repeat": every file unchanged), then again after one concept file was touched ("touched": its times
   changed, its bytes not, as an edit that is undone or a checkout would leave it: nothing may be taken as
@@ -155,6 +157,11 @@ def main() -> int:
     parser.add_argument("--bundle", required=True)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--what", default="check,export")
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="leave the export folders in place (deleting them makes the next benchmark's files dearer to create)",
+    )
     args = parser.parse_args()
     bundle = str(Path(args.bundle).resolve())
     kinds = [k for k in args.what.split(",") if k]
@@ -235,7 +242,10 @@ def main() -> int:
                 )
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if args.keep:
+            print(f"export folders kept in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

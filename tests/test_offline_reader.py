@@ -327,6 +327,40 @@ def test_judge_inside_the_named_things_folder_less_of_the_question_is_partial() 
     assert judge_one(rule, doc("guidance/confidentiality-rule-7-2-2/93", "93", said + " State it.")).grade == "partial"
 
 
+def test_judge_a_body_saying_a_rare_identifier_the_question_writes_as_code_is_partial(tmp_path: Path) -> None:
+    """A word the question writes as code ("HeaderIconButton": a capital inside, after a small letter), held by
+    few of the bundle's concepts, is an exact reference: a body saying it is about what the question names,
+    however little else of a long question it says. Not a code word a fifth of the bundle says ("OpenShift"),
+    nor one part of such a word ("button")."""
+    weights = {
+        stem(w): 2 for w in ["goal", "enterprise", "detailed", "explanation", "component", "function", "implementation"]
+    }
+    vocab = vocabulary(
+        tmp_path,
+        {**weights, "headericonbutton": 2, "header": 5, "button": 8, "openshift": 20, "configur": 40, "properti": 9},
+    )
+    asked = Question.parse(
+        "Considering our enterprise goal, give a detailed explanation of the `HeaderIconButton` component, its "
+        "function, implementation and configuration properties on OpenShift.",
+        vocab,
+    )
+    assert asked.identifiers == {"headericonbutton"}
+    said = "* HeaderIconButton: adds an icon to the header."
+    verdict = judge_one(asked, doc("customizing/global-header/part-2", "Global header, part 2", said))
+    assert verdict.grade == "partial" and "headericonbutton" in verdict.reason
+    # A part of the word, or a code word a fifth of the bundle says, is no reference to one thing.
+    assert judge_one(asked, doc("ui/buttons", "Buttons", "Each button has an icon.")).grade == "no"
+    assert judge_one(asked, doc("install/ocp", "Install", "Runs on OpenShift.")).grade == "no"
+    # Without it the body says too little of the question to be evidence.
+    plain = Question.parse(
+        "Considering our enterprise goal, give a detailed explanation of the header icon button component, its "
+        "function, implementation and configuration properties on OpenShift.",
+        vocab,
+    )
+    assert not plain.identifiers
+    assert judge_one(plain, doc("customizing/global-header/part-2", "Global header, part 2", said)).grade == "no"
+
+
 def test_judge_keeps_a_concept_titled_by_a_thing_the_question_names(tmp_path: Path) -> None:
     asked = "Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?"
     text = "A breed first bred in the north of England in the nineteenth century."

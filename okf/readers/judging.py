@@ -100,6 +100,9 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     best, best_units = _best_passage(body, [u for u in said if u.key not in in_head])
     together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
     grade = grade_of(coverage, together, lambda: bool(explained) and in_named_folder(question, context))
+    if grade == "no" and not about and question.identifiers:
+        # A body saying a rare identifier the question writes as code is about what the question names.
+        about = set((in_head | in_body) & question.identifiers)
     return Assessment(grade, coverage, best, tuple(said), tuple(headed), frozenset(about))
 
 

@@ -59,6 +59,7 @@ _ALTERNATIVES = re.compile(
 _POSSESSIVE = re.compile(r"['’]s?$")
 _LIST_SPLIT = re.compile(r"\s*,\s*|\s+or\s+", re.IGNORECASE)
 WORD = re.compile(r"[^\W_]+(?:[._'’-][^\W_]+)*")
+_CODE_WORD = re.compile(r"[a-z][A-Z]")
 _PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
 
 
@@ -116,6 +117,8 @@ class Question:
     # The question's words as written (casefolded), and which of them name something (``_name_like``).
     spoken: tuple[str, ...] = field(default=(), compare=False, repr=False)
     naming: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
+    # The question's words written as code (a capital inside after a small letter), casefolded.
+    coded: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
     _explained: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _about: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     # Unit keys each piece of evidence says (title, path, body -> keys), for the orchestration's cross-check.
@@ -189,6 +192,7 @@ class Question:
             run_terms,
             tuple(w.casefold() for w in raw),
             frozenset(n for n, w in enumerate(raw) if _name_like(w, first=n == 0)),
+            frozenset(w.casefold() for w in raw if _CODE_WORD.search(w)),
         )
 
     def units_in(self, place: Field) -> frozenset[str]:
@@ -310,6 +314,22 @@ class Question:
                 if vocabulary is None or df <= RARE_NAME_SHARE * vocabulary.concepts:
                     found.add(unit.key)
         return found & {u.key for u in self.units}
+
+    @cached_property
+    def identifiers(self) -> frozenset[str]:
+        """Keys of the units the question writes as code: a word with a capital inside it after a small letter
+        ("HeaderIconButton", "mountPoint"), held by at most ``RARE_NAME_SHARE`` of the bundle's concepts (a
+        product's name every page says, "OpenShift", names no one thing). Such a word is an exact reference:
+        a body saying it is about what the question names."""
+        vocabulary = self.vocabulary
+        out: set[str] = set()
+        for unit in self.units:
+            if unit.word not in self.coded or unit.key not in (unit.word, stem(unit.word)):
+                continue  # not written as code, or one part of such a word ("button" of "HeaderIconButton")
+            df = vocabulary.df.get(unit.key, 0) if vocabulary else 0
+            if vocabulary is None or 0 < df <= RARE_NAME_SHARE * vocabulary.concepts:
+                out.add(unit.key)
+        return frozenset(out)
 
     @cached_property
     def _in_runs(self) -> frozenset[str]:

@@ -9,8 +9,10 @@ process (walks in the MCP server) shares one pause; so that a server whose walks
 frees its cycles, a pause ending after the shared one has lasted ``COLLECT_EVERY_S`` collects once. A
 collector the caller paused stays paused and is never collected here. Forked workers inherit the pause.
 
-A pause asked with ``long_lived=True`` (a compile: its tables, plans and term caches outlive it) hands what
-is still alive when the collector restarts to the oldest generation (``gc.freeze`` then ``gc.unfreeze``: two
+A pause asked with ``long_lived=True`` (a compile: its tables, plans and term caches outlive it; a
+navigation: its result and the reader's caches outlive it, and a walk ends without reference cycles, so what
+it no longer needs was freed by reference counting) hands what is still alive when the collector restarts to
+the oldest generation (``gc.freeze`` then ``gc.unfreeze``: two
 list splices). Otherwise every object allocated during the pause is still in the youngest generation, and the
 first young collection after it walks them all (0.15 s in the parent of a CUAD compile, 0.2 s for the whole of
 a hotpotqa-dev one, 0.35 s for a one-process CUAD compile); in the oldest generation they are walked by the

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,59 @@ def test_a_compile_hands_what_it_leaves_alive_to_the_oldest_generation(tmp_path:
     sources = write_files(tmp_path / "src", {"a.md": "# Alpha\n\nThe treaty binds both parties.\n"})
     report = compile_bundle([sources], tmp_path / "out")
     assert _in_oldest_generation([report]) and gc.get_freeze_count() == 0
+
+
+def _left_in_cycles(run: Callable[[], object]) -> list[str]:
+    """What ``run`` leaves in reference cycles (which only the cyclic collector frees): okf's objects, tasks,
+    coroutines and the frames of tracebacks, by type name."""
+    gc.collect()
+    gc.disable()
+    try:
+        result = run()
+        del result
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+    finally:
+        gc.set_debug(0)
+        gc.enable()
+    left = [
+        type(o).__qualname__
+        for o in gc.garbage
+        if type(o).__module__.startswith("okf") or isinstance(o, (asyncio.Task, types.CoroutineType, types.FrameType))
+    ]
+    gc.garbage.clear()
+    return left
+
+
+@pytest.mark.parametrize("angles", ["off", "auto"])
+def test_a_navigation_leaves_no_reference_cycles(angles: str) -> None:
+    """A walk ends without cycles, even one a budget stopped with selector calls and judgments cancelled (the
+    traceback of a cancelled task held its frames, and they the task and the walk; the ledger and its walks,
+    an orchestration's views and their callbacks held each other): reference counting frees what it
+    allocated, so its pause hands what survives to the oldest generation without leaving garbage there."""
+    from okf.readers import OfflineReader
+
+    bundle = Path(__file__).resolve().parent.parent / "bundles" / "harborview"
+    for budgets in ({}, {"max_bodies": 4}):
+
+        def run(budgets: dict[str, int] = budgets) -> object:
+            return asyncio.run(
+                navigate_async(
+                    bundle,
+                    "How many paid time off days does a new employee get each year?",
+                    reader=OfflineReader(),
+                    budgets=budgets,
+                    angles=angles,
+                )
+            )
+
+        assert _left_in_cycles(run) == []
+
+
+def test_a_navigation_hands_what_it_leaves_alive_to_the_oldest_generation(tmp_path: Path) -> None:
+    root = write_files(
+        tmp_path / "b",
+        {"index.md": "# Root\n\n* [Leave](leave.md) - vacation days\n", "leave.md": concept("Leave", "25 days.")},
+    )
+    result = asyncio.run(navigate_async(root, "How many vacation days?", reader=ScriptedReader(), angles="off"))
+    assert _in_oldest_generation([result]) and gc.get_freeze_count() == 0 and gc.isenabled()

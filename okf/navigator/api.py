@@ -108,7 +108,7 @@ async def navigate_async(
     setting = parse_angles(angles)
     opened, text, chosen, checked = _inputs(bundle, question, reader, budgets)
     try:
-        with collector_paused():  # okf.collector: what a walk allocates is short-lived
+        with collector_paused(long_lived=True):  # okf.collector: a walk leaves no cycles; survivors are kept
             if setting.off and len(opened) == 1:
                 result = await Walk(opened[0], text, chosen, checked, progress).run()
             else:

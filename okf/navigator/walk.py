@@ -26,7 +26,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from okf.bundle import Bundle
 from okf.bundle.citations import bundle_path
@@ -185,6 +185,16 @@ class Start:
     concepts: tuple[tuple[str, Key, str], ...] = ()  # path, key, the concept or directory it came from
 
 
+def _drop_cancellation(task: asyncio.Task[Any]) -> None:
+    """Let go of the CancelledError a cancelled task keeps: its traceback holds the task's frames, whose locals
+    hold the task (a descent passes itself to its selector calls) and the walk, a cycle only the cyclic
+    collector frees; without it, a walk ends without cycles and reference counting frees what it allocated."""
+    try:
+        task.result()
+    except asyncio.CancelledError:
+        pass
+
+
 class Walk:
     """One navigation of ``bundle`` for ``question``; :meth:`run` returns the :class:`NavigationResult`."""
 
@@ -232,6 +242,7 @@ class Walk:
         self.judges: dict[asyncio.Task[None], None] = {}
         # Calls the reader sends at once (its ``concurrency``; None: no limit). A call is admitted against the
         # budgets only once it holds a slot, so calls waiting for one are never counted as spent.
+        self._own_ledger = shared is None  # a walk run alone lets go of its ledger when it ends (``run``)
         if shared is None:
             limit = getattr(reader, "concurrency", None)
             shared = Shared(slot_limit=limit if isinstance(limit, int) and limit > 0 else None)
@@ -295,7 +306,11 @@ class Walk:
         if self.stopped_by is None and self.depth_blocked:
             self.stopped_by = "depth"
             self.trace.add("budget", None, stopped_by="depth")
-        return self._result(await corpus_id)
+        try:
+            return self._result(await corpus_id)
+        finally:
+            if self._own_ledger:  # the ledger and the walk hold each other (an orchestration lets go of its own)
+                self.shared.walks.clear()
 
     def _spawn_descent(self, directory: str, depth: int, key: Key) -> None:
         if directory in self.opened or self.stopped_by is not None:
@@ -309,6 +324,8 @@ class Walk:
 
         def finished(done: asyncio.Task[None]) -> None:
             group.pop(done, None)
+            if done.cancelled():
+                _drop_cancellation(done)
             if not done.cancelled() and done.exception() is not None and self._error is None:
                 self._error = done.exception()  # a bug or an unexpected I/O error: end the walk, re-raise it
                 self._done.set()

@@ -192,7 +192,12 @@ class Orchestrator:
             if more is None:
                 break
             jobs = more
-        return assemble(self, check)
+        try:
+            return assemble(self, check)
+        finally:
+            # The ledger and its walks hold each other: let go of them, so that reference counting frees what
+            # the walks allocated (a cycle would wait for the cyclic collector; okf.collector).
+            self.shared.walks.clear()
 
     def _planned(self, planned: Planned) -> list[Job]:
         self._spend("planner", planned.usage)
@@ -467,6 +472,8 @@ class Orchestrator:
 
     def _collect(self, job: Job, walk: Walk, result: NavigationResult) -> None:
         source = self.sources[job.source]
+        if isinstance(walk.reader, AngleView):
+            walk.reader.judged = None  # the walk ended: its callback (which holds the walk) is done with
         self.state.results.append(result)
         self.state.opened[job.source] |= walk.opened
         self.state.judged |= {

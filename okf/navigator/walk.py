@@ -326,7 +326,7 @@ class Walk:
             group.pop(done, None)
             if done.cancelled():
                 _drop_cancellation(done)
-            if not done.cancelled() and done.exception() is not None and self._error is None:
+            elif done.exception() is not None and self._error is None:
                 self._error = done.exception()  # a bug or an unexpected I/O error: end the walk, re-raise it
                 self._done.set()
             self._check_done()

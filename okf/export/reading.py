@@ -211,7 +211,7 @@ def _fast_entry(path: str, text: str, now: datetime | None) -> Entry | None:
             return Entry(
                 path=path,
                 id=path[:-3],
-                title=title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+                title=title or _titled(stem),
                 description=description.strip(),
                 body=body,
                 body_start_line=start,
@@ -230,7 +230,7 @@ def _fast_entry(path: str, text: str, now: datetime | None) -> Entry | None:
         return Entry(
             path=path,
             id=path[:-3],
-            title=shown_title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+            title=shown_title or _titled(stem),
             description=shown_description.strip() if shown_description else "",
             body=body,
             body_start_line=start,
@@ -242,7 +242,7 @@ def _fast_entry(path: str, text: str, now: datetime | None) -> Entry | None:
     return Entry(
         path=path,
         id=path[:-3],
-        title=meta.title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+        title=meta.title or _titled(stem),
         description=(meta.description or "").strip(),
         body=body,
         body_start_line=start,
@@ -255,6 +255,11 @@ def _fast_entry(path: str, text: str, now: datetime | None) -> Entry | None:
         deprecated=meta.deprecated,
         stale=meta.stale_after is not None and now >= meta.stale_after,  # as Meta.is_stale (§5.5)
     )
+
+
+def _titled(stem: str) -> str:
+    """The title of a concept whose frontmatter gives none: its file name as words."""
+    return stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem
 
 
 _STR_OR_NONE = (str, type(None))
@@ -276,7 +281,7 @@ def _summary_entry(path: str, text: str, now: datetime) -> Entry:
     return Entry(
         path=path,
         id=path[:-3],
-        title=meta.title or stem.replace("-", " ").replace("_", " ").strip().capitalize() or stem,
+        title=meta.title or _titled(stem),
         description=(meta.description or "").strip(),
         body=body,
         body_start_line=start,

@@ -26,6 +26,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from eval_corpora import held_out  # noqa: E402  # the held-out split (sha256 of the id, not 0 mod 4)
 
 from okf.bundle import Bundle  # noqa: E402
 from okf.eval import GoldIndex, evaluate_async, load_questions  # noqa: E402
@@ -48,7 +51,7 @@ def main() -> None:
         paused = okf.collector.collector_paused
         okf.navigator.api.collector_paused = lambda **_: paused(long_lived=True)  # type: ignore[assignment]
     bundle = Bundle.open(Path(args.cache) / args.corpus)
-    held = [q for q in load_questions(Path(args.shared) / args.corpus / "questions.jsonl") if _held_out(q.id)]
+    held = [q for q in load_questions(Path(args.shared) / args.corpus / "questions.jsonl") if held_out(q.id)]
     questions = sorted(held, key=lambda q: hashlib.sha256(q.id.encode()).hexdigest())[: args.questions]
     bundle.vocabulary()
     index = GoldIndex.from_bundle(bundle)
@@ -79,10 +82,6 @@ def main() -> None:
         f"{sum(generations)} collections (by generation {generations}); peak RSS "
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB; unreachable at the end {gc.collect():,}"
     )
-
-
-def _held_out(question_id: str) -> bool:
-    return int(hashlib.sha256(question_id.encode()).hexdigest(), 16) % 4 != 0
 
 
 if __name__ == "__main__":

@@ -361,16 +361,13 @@ def _compiled(yaml_text: str) -> dict[Any, Any] | None:
     return out
 
 
-def _unsafe(yaml_text: str) -> bool:
+def unsafe_yaml(yaml_text: str) -> bool:
     """Whether ``yaml_text`` holds a character PyYAML reads differently or refuses (then the scanner declines)."""
     if yaml_text.isascii():  # its unsafe characters are the ASCII controls but newline: deleted in one C pass
         return len(yaml_text.encode("ascii").translate(None, _ASCII_UNSAFE)) != len(yaml_text)
     # Every character _UNSAFE matches is unprintable (tests/test_frontmatter.py): printable text, newlines aside,
     # holds none, told by one pass of C code rather than a search of a wide class.
     return not yaml_text.replace("\n", " ").isprintable() and _UNSAFE.search(yaml_text) is not None
-
-
-unsafe_yaml = _unsafe  # for a caller that reads a frontmatter the short way and must decline what the scanner does
 
 
 # What llms.txt shows of a frontmatter in the compiler's layout: title, description, and the one source's
@@ -385,8 +382,8 @@ def compiled_shown(yaml_text: str, *, safe: bool = False) -> Shown | None:
     a digest that stays text and line numbers ``1 <= start <= end`` without a leading zero (``summarize`` then
     takes the source as it is). None otherwise: ask ``fast_load`` and ``summarize`` (tests/test_frontmatter.py
     compares the two). The values llms.txt does not show are matched, not built. ``safe``: the caller has found
-    ``_unsafe(yaml_text)`` False."""
-    if not safe and _unsafe(yaml_text):
+    ``unsafe_yaml(yaml_text)`` False."""
+    if not safe and unsafe_yaml(yaml_text):
         return None
     g = _groups(yaml_text)
     if g is None or g[9] is not None:  # no layout, or a last_modified (not a plain source to summarize)
@@ -432,7 +429,7 @@ def shown_load(yaml_text: str) -> dict[str, Any] | None:
     """The entries of ``fast_load(yaml_text)`` whose key is one of :data:`SHOWN_KEYS`, when the line scanner
     reads the text (None when it declines: ask :func:`fast_load`). Every line is read as :func:`fast_load`'s
     line scanner reads it (a value that would decline declines here too), but a value whose key is not shown is
-    not kept, and a single-line one already read is not read again. The caller has checked that ``_unsafe`` is
+    not kept, and a single-line one already read is not read again. The caller has checked that ``unsafe_yaml`` is
     False (tests/test_frontmatter.py compares the two)."""
     lines = [line for line in yaml_text.split("\n") if line.strip(" ")]
     if not lines:
@@ -473,7 +470,7 @@ def shown_load(yaml_text: str) -> dict[str, Any] | None:
 
 def fast_load(yaml_text: str) -> dict[Any, Any] | None:
     """``yaml.safe_load(yaml_text)`` for the subset described above, or None when the text is outside it."""
-    if _unsafe(yaml_text):
+    if unsafe_yaml(yaml_text):
         return None  # a "#" outside quotes is refused where it stands (a comment)
     if yaml_text.startswith("type: "):
         try:

@@ -18,7 +18,7 @@ from okf.compile.model_cache import DescriptionCache
 from okf.compile.model_describe import describe_concepts, start
 from okf.compile.state import CompileOptions, CompileReport, CompileState, SkippedFile
 from okf.compile.vault_resolve import resolve_vault
-from okf.compile.write import NO_SPACE, clean_stale, drop_side, write_bundle, write_error
+from okf.compile.write import NO_SPACE, clean_stale, drop_side, start_spare, write_bundle, write_error
 from okf.errors import ConfigError
 from okf.readers.describing import Describer
 
@@ -38,6 +38,7 @@ STEPS: list[tuple[str, Step]] = [
     ("describe_concepts", describe_concepts),
     ("render_documents", render_documents),
     ("copy_assets", copy_assets),
+    ("start_spare", start_spare),
     ("render_indexes", render_indexes),
     ("finish", finish),
     ("write_bundle", write_bundle),

@@ -224,6 +224,9 @@ class CompileState:
     group_terms: dict[str, dict[str, int]] = field(default_factory=dict)  # resource -> terms it opens with
     vocabulary: dict[str, dict[str, int]] = field(default_factory=dict)  # resource -> term -> concepts holding it
     reused_side: bool = False  # the side tree is the previous compile's spare tree, reconciled on write
+    # a first compile's spare tree being mirrored from the side tree by another process (okf.compile.write.start_spare):
+    # (the process, the folder it makes), or None
+    spare_job: Any = None
     vault: Any = None  # the wikilink targets (okf.wikilinks.Vault), set by okf.compile.vault_resolve.resolve_vault
     vault_key: str = ""  # a digest of those targets, kept in the manifest
     vault_sources: set[str] = field(default_factory=set)  # sources that became concepts (link targets)

@@ -9,6 +9,7 @@ import os
 import posixpath
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -167,9 +168,52 @@ def write_error(exc: OSError, state: CompileState) -> CompileError:
     return CompileError(f"could not write the bundle ({exc.strerror or exc}); {unchanged}", path=where)
 
 
+def start_spare(state: CompileState) -> None:
+    """A first compile with workers: mirror the side tree (every document's files, written by the workers) into
+    the next spare tree in another process (okf.compile.spare), while this one renders the folder index files,
+    the log and the manifest on the other CPU; :func:`_swap` links the files written after this and renames it
+    the spare. Without a second process (one job, no POSIX, no interpreter to run) the spare is mirrored after
+    the swap, as before (:func:`_mirror`)."""
+    if state.side is None or state.reused_side or state.jobs < 2 or os.name != "posix" or not sys.executable:
+        return
+    if os.path.lexists(state.output):
+        return  # not a first compile: the swap keeps the replaced tree as the spare
+    target = state.output.with_name(f"{state.output.name}{TMP_MARK}spare-{os.getpid()}")
+    shutil.rmtree(target, ignore_errors=True)
+    script = Path(__file__).with_name("spare.py")
+    try:
+        job = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(script), str(state.side), str(target)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return
+    state.spare_job = (job, target)
+
+
+def _end_spare(state: CompileState) -> tuple[subprocess.Popen[bytes], Path] | None:
+    """The spare job of ``state``, taken from it (None when there is none)."""
+    job, state.spare_job = state.spare_job, None
+    return job
+
+
+def _cancel_spare(job: tuple[subprocess.Popen[bytes], Path] | None) -> None:
+    """Stop a spare job and delete what it made."""
+    if job is None:
+        return
+    process, target = job
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    shutil.rmtree(target, ignore_errors=True)
+
+
 def drop_side(state: CompileState, *, free: bool = False) -> None:
     """Give up the side tree: a claimed spare goes back as it is (reconciling makes any content right),
     a fresh one is deleted; ``free`` deletes either (a full disk needs the space back)."""
+    _cancel_spare(_end_spare(state))
     if state.side is None:
         return
     try:
@@ -320,7 +364,7 @@ def write_bundle(state: CompileState) -> None:
         # The title index of the tree about to be swapped in, as its own listings give it: okf's record (not
         # bundle content) of what every orchestrated walk looks names up in (okf.bundle.titles).
         write_file(root, TITLES, _title_file(tmp, None if foreign else state))
-        _swap(tmp, output)
+        _swap(tmp, output, _end_spare(state), [*carried, *state.outputs, TITLES])
     except OSError as exc:
         drop_side(state, free=exc.errno in NO_SPACE)
         raise write_error(exc, state) from exc
@@ -375,14 +419,34 @@ def compiled_listings(state: CompileState, bundle: Bundle) -> list[list[tuple[st
     return [listings[d] for d in sorted(listings)]
 
 
-def _swap(tmp: Path, output: Path) -> None:
-    """Put the side tree in place of the output in one atomic step; the replaced tree is deleted after."""
+def _swap(
+    tmp: Path,
+    output: Path,
+    spare_job: tuple[subprocess.Popen[bytes], Path] | None = None,
+    late: list[str] | None = None,
+) -> None:
+    """Put the side tree in place of the output in one atomic step; the replaced tree is deleted after.
+    ``spare_job`` (a first compile's, :func:`start_spare`) mirrors the side tree as it was before ``late``
+    (the files written into it after the job started) were written."""
     trash = output.with_name(f"{output.name}{TRASH_MARK}{os.getpid()}-{time.monotonic_ns()}")
     if not output.exists():
         output.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(tmp, output)
-        _mirror(output, tmp)
+        mirrored = _join_spare(spare_job, tmp, late or [])
+        try:
+            os.rename(tmp, output)
+        except OSError:
+            if mirrored is not None:
+                shutil.rmtree(mirrored, ignore_errors=True)
+            raise
+        if mirrored is None:
+            _mirror(output, tmp)
+            return
+        try:
+            os.rename(mirrored, output.with_name(output.name + SPARE_MARK))
+        except OSError:
+            shutil.rmtree(mirrored, ignore_errors=True)
         return
+    _cancel_spare(spare_job)  # not expected: the output appeared while this compile ran
     if _exchange(tmp, output):
         _keep_spare(tmp, output, trash)  # tmp now holds the previous bundle
         return
@@ -394,6 +458,29 @@ def _swap(tmp: Path, output: Path) -> None:
         os.rename(old, output)
         raise
     _keep_spare(old, output, trash)
+
+
+def _join_spare(job: tuple[subprocess.Popen[bytes], Path] | None, tmp: Path, late: list[str]) -> Path | None:
+    """Wait for the spare job, then link into what it made the ``late`` files of the side tree ``tmp`` (it may
+    have linked some of them already: a link that exists is the same file). The mirrored tree, or None (no job,
+    or it failed: then nothing of it is left)."""
+    if job is None:
+        return None
+    process, target = job
+    try:
+        if process.wait() != 0:
+            raise OSError("the spare tree was not mirrored")
+        root, mirror = f"{tmp}{os.sep}", f"{target}{os.sep}"
+        make_folders(mirror, late)
+        for path in late:
+            try:
+                os.link(root + path, mirror + path)
+            except FileExistsError:
+                pass
+    except OSError:
+        shutil.rmtree(target, ignore_errors=True)
+        return None
+    return target
 
 
 def _mirror(output: Path, tmp: Path) -> None:

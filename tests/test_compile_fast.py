@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from okf.compile.describe import CANDIDATES, candidate_scores
 from okf.compile.survey import SUMMARY_TERMS, DocumentSurvey
-from okf.compile.vocabulary import add_counts
 from okf.text.words import stem
 
 _terms = st.text(alphabet="abcdefgh", min_size=1, max_size=4)
@@ -52,19 +51,6 @@ def test_stem_keeps_the_british_spellings_rule() -> None:
     assert stem("authorised") == stem("authorized")
     assert stem("organisation") == stem("organization")
     assert stem("agreement") == "agreement"
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.dictionaries(_terms, st.one_of(st.integers(-2, 40), st.floats(0, 3), st.booleans()), max_size=12)))
-def test_add_counts_is_counter_update(tables: list[dict[str, int]]) -> None:
-    """Small whole counts go the C-level way, anything else (zero, negative, float, bool) the plain way: the
-    sums, and the order terms first appear in, are Counter.update's."""
-    fast: Counter[str] = Counter()
-    plain: Counter[str] = Counter()
-    for table in tables:
-        add_counts(fast, table)
-        plain.update(table)
-    assert list(fast.items()) == list(plain.items())
 
 
 _LINE_WORDS = ["Sections", "1", "to", "40:", "rules,", "authority", "Part", "1.Chapter", "2;", "93);", "and", "more"]

@@ -39,7 +39,7 @@ from okf.compile.vault import (
     unresolved_bullet,
     unresolved_lines,
 )
-from okf.compile.vocabulary import add_counts, collect_vocabulary, vocabulary_outputs
+from okf.compile.vocabulary import collect_vocabulary, vocabulary_outputs
 from okf.compile.write import open_side_tree, write_outputs
 from okf.text.keyterms import distinctive, idf_table, title_terms, wordlike
 
@@ -322,7 +322,7 @@ def render_indexes(state: CompileState) -> None:
             parts = [summary_of(child) for child in node.children]
             summed: Counter[str] = Counter()
             for part, _ in parts:
-                add_counts(summed, part)
+                summed.update(part)
             counts = dict(summed)
             for _, part_words in reversed(parts):  # the first member's word wins
                 words.update(part_words)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from itertools import chain, repeat
 from typing import Any
 
 from okf.compile.state import CompileState
@@ -48,26 +47,15 @@ def collect_vocabulary(state: CompileState) -> None:
         state.vocabulary[resource] = table
 
 
-def add_counts(total: Counter[str], counts: dict[str, int]) -> None:
-    """``total.update(counts)``, at C speed when the counts are small whole numbers (numbers of concepts or
-    documents holding a term): each term repeated its count of times, where Counter.update with a mapping
-    loops in Python over every term. Anything else (a table read back from an edited file) is added as it is."""
-    values = counts.values()
-    whole = set(map(type, values)) <= {int} and min(values, default=1) >= 1 and max(values, default=0) <= 100_000
-    # ... and the totals they add to whole numbers too (a float total adds 1 n times differently from n).
-    if whole and set(map(type, map(total.get, counts, repeat(0)))) <= {int}:
-        total.update(chain.from_iterable(map(repeat, counts, values)))
-    else:
-        total.update(counts)
-
-
 def vocabulary_outputs(state: CompileState) -> dict[str, bytes]:
     """``.okf/terms.jsonl`` and ``.okf/vocabulary.json`` of this compile."""
     encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
     lines = [encode({"source": r, "terms": state.vocabulary[r]}) for r in sorted(state.vocabulary)]
+    # Counter.update's loop over each table's items: a C-level count of each term repeated its count of times
+    # (an earlier fast path here) was twice as slow on CUAD's tables (1.17 million counts in 410,000 items).
     df: Counter[str] = Counter()
     for table in state.vocabulary.values():
-        add_counts(df, table)
+        df.update(table)
     expansions: dict[str, str] = {}
     for resource in sorted(state.doc_entries):
         for short, long in (state.doc_entries[resource].get("acronyms") or {}).items():

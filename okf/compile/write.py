@@ -204,9 +204,12 @@ def _cancel_spare(job: tuple[subprocess.Popen[bytes], Path] | None) -> None:
     if job is None:
         return
     process, target = job
-    if process.poll() is None:
-        process.kill()
-    process.wait()
+    try:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+    except OSError:  # already reaped (a caller that ignores SIGCHLD): nothing left to wait for
+        pass
     shutil.rmtree(target, ignore_errors=True)
 
 

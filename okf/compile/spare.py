@@ -2,7 +2,7 @@
 
 ``okf.compile.write.start_spare`` runs this file as a script in a fresh interpreter (``python -I -S spare.py
 SIDE TARGET``) once the workers have written every document's files, so the folders and hard links are made
-on the second CPU while the compile renders the folder index files, the log and the manifest (0.2 to 0.4 s on
+on the second CPU while the compile renders the folder index files, the log and the manifest (0.2 to 0.3 s on
 CUAD that were on the command's serial end). It imports nothing but ``os`` and ``sys``: no okf, no site.
 """
 

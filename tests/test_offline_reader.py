@@ -361,6 +361,22 @@ def test_judge_a_body_saying_a_rare_identifier_the_question_writes_as_code_is_pa
     assert judge_one(plain, doc("customizing/global-header/part-2", "Global header, part 2", said)).grade == "no"
 
 
+def test_judge_reads_what_a_body_says_in_fenced_code(tmp_path: Path) -> None:
+    """A guide's example block names the configuration it is about: the key or component written only in
+    fenced code is something the body says (the judge once dropped code blocks and found nothing)."""
+    vocab = vocabulary(tmp_path, {"headericonbutton": 2, "header": 5, "icon": 6, "mount": 4, "point": 9})
+    asked = Question.parse("Which mount point does the `HeaderIconButton` component use?", vocab)
+    said = (
+        "Add the button to the header:\n\n```yaml\nmountPoints:\n  - mountPoint: global.header/component\n"
+        "    importName: HeaderIconButton\n```\n"
+    )
+    verdict = judge_one(asked, doc("customizing/global-header", "Global header", said))
+    assert verdict.grade != "no" and "headericonbutton" in verdict.reason
+    # The same body with its example block left out says none of it.
+    bare = judge_one(asked, doc("customizing/global-header", "Global header", "Add the button to the header.\n"))
+    assert bare.grade == "no"
+
+
 def test_judge_keeps_a_concept_titled_by_a_thing_the_question_names(tmp_path: Path) -> None:
     asked = "Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?"
     text = "A breed first bred in the north of England in the nineteenth century."

@@ -623,8 +623,9 @@ class Body:
 
 
 def read_body(text: str) -> Body:
-    """Split ``text`` into plain sentences and the terms of each."""
-    plain = tuple(sentences(unicodedata.normalize("NFKC", text)))
+    """Split ``text`` into plain sentences and the terms of each. Fenced code counts, line by line: a
+    configuration key or a component's name in a guide's example is something the body says."""
+    plain = tuple(sentences(unicodedata.normalize("NFKC", text), code=True))
     return Body(plain, tuple([frozenset(terms(sentence)) for sentence in plain]))
 
 

@@ -198,17 +198,21 @@ def term_words(text: str) -> dict[str, str]:
     return out
 
 
-def plain_lines(text: str, inline: re.Pattern[str] = INLINE_MARKUP) -> Iterator[str]:
-    """The lines of a markdown body as plain text: fenced code, blank lines, rules and table separators
-    dropped; heading, list and quote markers and inline markup (``inline``: link labels kept) stripped; a table
-    row's cells joined by spaces."""
+def plain_lines(text: str, inline: re.Pattern[str] = INLINE_MARKUP, *, code: bool = False) -> Iterator[str]:
+    """The lines of a markdown body as plain text: fenced code (unless ``code``: then its lines as they
+    stand), blank lines, rules and table separators dropped; heading, list and quote markers and inline
+    markup (``inline``: link labels kept) stripped; a table row's cells joined by spaces."""
     in_fence = False
     for raw in text.splitlines():
         line = raw.strip()
         if line.startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        if in_fence or not line or not _SPACER.search(line):
+        if in_fence:
+            if code and line:
+                yield line
+            continue
+        if not line or not _SPACER.search(line):
             continue
         # The regexes only where their characters occur: most lines are plain prose.
         if line[0] in _MARKUP_START:
@@ -220,10 +224,11 @@ def plain_lines(text: str, inline: re.Pattern[str] = INLINE_MARKUP) -> Iterator[
         yield line
 
 
-def sentences(text: str) -> list[str]:
-    """Plain sentences of a markdown body: one per line or sentence end, markup stripped, blanks dropped."""
+def sentences(text: str, *, code: bool = False) -> list[str]:
+    """Plain sentences of a markdown body: one per line or sentence end, markup stripped, blanks dropped
+    (fenced code too, unless ``code``)."""
     out: list[str] = []
-    for line in plain_lines(text):
+    for line in plain_lines(text, code=code):
         if _SENTENCE_CUE.search(line):
             out.extend(part.strip() for part in _split_sentences(line) if part.strip())
         elif line:

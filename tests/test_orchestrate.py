@@ -618,6 +618,43 @@ def test_a_hop_page_comes_first_only_while_the_question_needs_it(tmp_path: Path)
     assert answered.bridges_needed(bridged) == bridged
 
 
+def test_evidence_saying_all_the_question_asks_comes_before_evidence_saying_part_of_it(tmp_path: Path) -> None:
+    """Twelve pages on installing with the Helm chart, found first, do not crowd out the one on the chart's
+    metrics: of the concepts answering the question as asked, those saying every word of it the bundle
+    knows come first."""
+    from okf.orchestrate.crosscheck import says_all
+    from okf.orchestrate.result import shortlist
+
+    clouds = ["aks", "eks", "gke", "osd"]
+    root = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# Guides\n\n- [Install](install/index.md): installing\n",
+            "install/index.md": "# Install\n\n"
+            + "".join(f"- [Helm chart on {c}]({c}.md): the chart\n" for c in clouds)
+            + "- [Metrics](metrics.md): metrics\n",
+            **{
+                f"install/{c}.md": concept(f"Helm chart on {c}", f"Install the hub on {c} with the Helm chart.")
+                for c in clouds
+            },
+            "install/metrics.md": concept(
+                "Enabling metrics", "Turn on the metrics endpoint by setting a value of the Helm chart."
+            ),
+        },
+    )
+    bundle = Bundle.open(root)
+    question = "How do I turn on metrics for the Helm chart?"
+    found = [
+        _found(bundle, p, "relevant", "question", place=(k, 1), answers={"a1"})
+        for k, p in enumerate([*(f"install/{c}.md" for c in clouds), "install/metrics.md"])
+    ]
+    assert "install/metrics.md" not in [f.entry.path for f in shortlist(found, {1: "a1"}, {"a1": 1}, 3)]
+    complete = says_all(question, bundle.vocabulary())
+    picked = shortlist(found, {1: "a1"}, {"a1": 1}, 3, complete=complete)
+    # The first answer keeps its place (a part's first evidence is never dropped); the whole answer comes next.
+    assert [f.entry.path for f in picked] == ["install/aks.md", "install/metrics.md", "install/eks.md"]
+
+
 def test_partial_evidence_saying_what_the_first_answer_leaves_unsaid_keeps_a_place(tmp_path: Path) -> None:
     """The page of the lake the question names answers it as asked, and so do other lakes' pages, which leaves
     partial evidence no room; but the county's page says what the lake's never does (the population): it is

@@ -17,6 +17,7 @@ checks what the evidence found says, after the judge chose it; it ranks nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from okf.bundle.model import Concept
@@ -185,6 +186,19 @@ def filling(
             for key in said:
                 del gap[key]
     return out
+
+
+def says_all(question: str, vocabulary: Vocabulary | None) -> Callable[[Found], bool]:
+    """Whether evidence says every word of ``question`` the bundle knows, in its head or its body: it
+    answers the question as asked whole, where another piece says only some of it ("helm chart" without
+    "metrics")."""
+    parsed = Question.parse(question, vocabulary)
+    wanted = frozenset(u.key for u in parsed.units if u.known)
+
+    def complete(f: Found) -> bool:
+        return bool(wanted) and wanted <= _said_by(parsed, f)
+
+    return complete
 
 
 def _answering(angle: AngleRecord, evidence: list[Found]) -> bool:

@@ -3,7 +3,8 @@
 The shortlist: for each part, the first concept answering it as asked (so the cap never drops a part's only
 evidence); the concepts the question names by their title, then the pages second hops walked to, judged
 relevant or partial, while the question needs them (``Orchestrator.bridges_needed``); partial concepts saying
-what those leave unsaid (``crosscheck.filling``); the others answering the question or a part as asked;
+what those leave unsaid (``crosscheck.filling``); the others answering the question or a part as asked,
+those saying every word of the question the bundle knows first (``crosscheck.says_all``);
 partial concepts while fewer than three answer it as asked (as a lone walk keeps them); then concepts several
 angles agree on, then those one other angle found; each group in the order the rounds and walks found them,
 within ``max_shortlist``. An order of the readers' decisions, never a similarity. Receipts are numbered again
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 from okf.models import NavigationResult, NavigationStats, ShortlistEntry
 from okf.navigator.receipts import offer
 from okf.navigator.walk import partial_room
-from okf.orchestrate.crosscheck import Check, Found, filling
+from okf.orchestrate.crosscheck import Check, Found, filling, says_all
 from okf.readers.base import Usage
 
 if TYPE_CHECKING:
@@ -57,12 +58,14 @@ def shortlist(
     named: frozenset[tuple[str, str]] = frozenset(),
     fill: Callable[[list[Found], list[Found]], list[Found]] | None = None,
     bridged: frozenset[tuple[str, str]] = frozenset(),
+    complete: Callable[[Found], bool] | None = None,
 ) -> list[Found]:
     """The merged shortlist (see the module docstring). ``asked`` maps each part to the angle asking it as
     it is (the question itself for a one-part question), ``part_of`` angle ids to their part; ``named`` the
     concepts (bundle, path) whose title the question says; ``fill`` picks, of the partial evidence, what
     says what the first answers leave unsaid (okf.orchestrate.crosscheck.filling); ``bridged`` the pages
-    second hops walked to."""
+    second hops walked to; ``complete`` says whether evidence says every word of the question the bundle
+    knows (okf.orchestrate.crosscheck.says_all)."""
     relevant = [f for f in found if f.relevant]
     own = set(asked.values())
     first: list[Found] = []
@@ -83,6 +86,11 @@ def shortlist(
     answering = first + sorted(
         (f for f in relevant if f not in first and f.answers & own), key=lambda f: (f.by not in _OWN, f.place)
     )
+    if complete is not None:
+        # Of those, the concepts saying all the question asks (in their head or body) before those saying
+        # some of it: twelve pages on "helm chart" found first do not crowd out the one on its metrics.
+        rest = answering[len(first) :]
+        answering = first + [f for f in rest if complete(f)] + [f for f in rest if not complete(f)]
     agreed = [f for f in relevant if f not in answering and len(f.answers) >= 2]
     others = [f for f in relevant if f not in answering and f not in agreed]
     # Partial evidence fills in as a lone walk's does: while the question's own walks found few concepts
@@ -119,7 +127,14 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
         return filling(run.question, evidence, partial, vocabularies)
 
     picked = shortlist(
-        found, asked, part_of, run.budgets.max_shortlist, run.named_apart(), fill, run.bridges_needed(run.bridged())
+        found,
+        asked,
+        part_of,
+        run.budgets.max_shortlist,
+        run.named_apart(),
+        fill,
+        run.bridges_needed(run.bridged()),
+        says_all(run.question, vocabularies[0] if vocabularies else None),
     )
     several = len(run.sources) > 1
     entries: list[ShortlistEntry] = []

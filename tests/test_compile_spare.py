@@ -156,3 +156,18 @@ def test_no_spare_process_with_one_job_or_an_existing_bundle(tmp_path: Path, mon
     compile_bundle([corpus], tmp_path / "out", options=OPTIONS)
     assert jobs == [None, None]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "out.okf-spare", "src"]
+
+
+def test_a_killed_compile_s_spare_tree_is_removed_by_the_next_compile(tmp_path: Path) -> None:
+    """A compile killed while its helper mirrored leaves ``<output>.okf-tmp-spare-<pid>``: the next compile
+    deletes it (its pid is not alive), like a stale side tree; a live one's makes it refuse."""
+    corpus = _corpus(tmp_path / "src")
+    dead = 2**22 + 12345  # above the usual pid_max: no such process
+    stale = tmp_path / f"out{write.TMP_MARK}spare-{dead}"
+    (stale / "x").mkdir(parents=True)
+    compile_bundle([corpus], tmp_path / "out", options=OPTIONS)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "out.okf-spare", "src"]
+    live = tmp_path / f"out{write.TMP_MARK}spare-{os.getppid()}"
+    live.mkdir()
+    with pytest.raises(CompileError, match="another okf compile"):
+        compile_bundle([corpus], tmp_path / "out", options=OPTIONS.model_copy(update={"force": True}))

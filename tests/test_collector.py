@@ -19,10 +19,15 @@ from okf.testing import ScriptedReader
 
 @pytest.fixture(autouse=True)
 def running_collector() -> Iterator[None]:
+    """Each test starts with the collector running and leaves it as it was found: a test that pauses it
+    (``gc.disable()``) must not leave the rest of the worker's tests without a collector (their cycles then
+    pile up until some test's ``gc.collect()`` walks millions of objects)."""
     was = gc.isenabled()
     gc.enable()
     yield
-    if not was:
+    if was:
+        gc.enable()
+    else:
         gc.disable()
 
 

@@ -4,6 +4,7 @@
 SIDE TARGET``) once the workers have written every document's files, so the folders and hard links are made
 on the second CPU while the compile renders the folder index files, the log and the manifest (0.2 to 0.3 s on
 CUAD that were on the command's serial end). It imports nothing but ``os`` and ``sys``: no okf, no site.
+Without a second process, ``okf.compile.write._mirror`` calls :func:`mirror_tree` in the compile's own.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import sys
 
 def mirror_tree(src: str, dst: str) -> None:
     """Make ``dst`` (which must not exist) hold every real folder of ``src`` and a hard link of every other
-    entry, parents before children: what ``okf.compile.write._mirror`` makes of a tree (a symlinked folder is
-    neither entered nor linked, as its scan skips it)."""
+    entry, parents before children (a symlinked folder is neither entered nor linked, as
+    ``okf.compile.write._scan`` skips it)."""
     os.mkdir(dst)
     stack = [""]
     while stack:

@@ -19,6 +19,7 @@ from okf.bundle.paths import plain_target
 from okf.bundle.syntheses import filed_files
 from okf.bundle.titles import TITLES
 from okf.compile.manifest import manifest_files
+from okf.compile.spare import mirror_tree
 from okf.compile.state import CompileState
 from okf.errors import CompileError
 
@@ -490,14 +491,8 @@ def _mirror(output: Path, tmp: Path) -> None:
     """After a first compile, make the spare tree the next one reconciles: the same folders, every file a
     hard link. Built under the side tree's name, so a kill leaves only a stale side tree to clean; any
     failure just means the next compile builds its side tree from scratch."""
-    files, dirs = _scan(output)
-    root, live = f"{tmp}{os.sep}", f"{output}{os.sep}"
     try:
-        os.mkdir(tmp)
-        for folder in sorted(dirs):
-            os.mkdir(root + folder)
-        for path in files:
-            os.link(live + path, root + path)
+        mirror_tree(str(output), str(tmp))
         os.rename(tmp, output.with_name(output.name + SPARE_MARK))
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)

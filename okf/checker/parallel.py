@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from datetime import datetime
@@ -19,6 +18,7 @@ from typing import Any
 from okf.bundle import Bundle, Diagnostic
 from okf.checker.rules import ManifestRead, SourceFiles, manifest_citing
 from okf.checker.scan import ListedItem, Progress, check_concepts, check_directories, merge_listed
+from okf.processes import start_method
 
 PARALLEL_FROM = 4000  # below this, starting processes costs more than it saves
 _SLICE = 500  # concepts per task: small enough to balance load, big enough that a task is not all overhead
@@ -90,7 +90,7 @@ def check_in_pool(
     ``workers`` processes, in the order one process finds them: (listing diagnostics, index and log files
     read, concept diagnostics, and :func:`okf.checker.rules.manifest_citing` of the bundle).
     """
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    method = start_method()
     if method == "fork":
         _inherited.update(bundle=bundle)
     try:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import stat
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -36,6 +35,7 @@ from okf.export.listings import ListingRow, Post, Stat, keep, reuse
 from okf.export.names import folder_title, names_not_utf8, utf8_name
 from okf.export.write import Folders, copy_into
 from okf.limits import MAX_FRONTMATTER_BYTES
+from okf.processes import start_method
 
 PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than it saves
 Progress = Callable[[int], None]  # concepts read so far
@@ -583,7 +583,7 @@ def _read(
         if count >= share:
             runs.append([])
             count = 0
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    method = start_method()
     context = multiprocessing.get_context(method)
     shares = [{p: cache[p] for _, paths in run for p in paths if p in cache} if cache else None for run in runs]
     kept = [None if listings is None else {d: listings[d] for d, _ in run if d in listings} for run in runs]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
-import threading
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from okf.bundle import Bundle
+from okf.processes import start_method
 from okf.readers.offline import OfflineReader
 from okf.requirements.sections import FILL_BATCH, SectionRun
 
@@ -53,7 +53,7 @@ def _slice(paths: list[str]) -> list[Any]:
 
 def extract_offline(bundle: Bundle, paths: list[str], mode: str, dense_chars: int, progress: Any) -> list[Any]:
     """The per-section outcomes of ``paths``, in order, computed by worker processes."""
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    method = start_method()
     slices = [paths[i : i + _SLICE] for i in range(0, len(paths), _SLICE)]
     outcomes: list[Any] = []
     with ProcessPoolExecutor(

@@ -126,3 +126,17 @@ def test_comply_shows_a_bar_per_stage_after_the_walk(bundle: Path) -> None:
     assert shown.exit_code in (0, 1), shown.output
     for label in ("Walking:", "Reading sections:", "Deciding applicability:", "Judging requirements:"):
         assert label in shown.stderr, f"no {label!r} on stderr: {shown.stderr!r}"
+
+
+def test_a_progress_bar_starts_no_thread() -> None:
+    """tqdm's monitor thread, started with a first bar and alive for seconds after the last, would leave a
+    second thread running: check, export and requirement extraction would then spawn their workers instead of
+    forking them (okf.processes.start_method)."""
+    import threading
+
+    before = threading.active_count()
+    stages = StageProgress({"check": ("Checking", "files")})
+    stages("check", 1, 3)
+    stages("check", 3, 3)
+    stages.close()
+    assert threading.active_count() == before

@@ -25,6 +25,9 @@ def progress_enabled(quiet: bool, as_json: bool = False) -> bool:
 def _bar(label: str, total: int | None, unit: str, bar_format: str | None = None) -> Any:
     from tqdm import tqdm  # only when progress is drawn: off a terminal no command pays its import
 
+    # No monitor thread (tqdm starts one with its first bar, alive for seconds after the last): a second
+    # thread makes check, export and requirement extraction spawn their workers instead of forking them.
+    tqdm.monitor_interval = 0
     # sys.stderr as it is now: click's CliRunner swaps it, so tests see what a terminal would.
     return tqdm(
         total=total,

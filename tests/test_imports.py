@@ -24,6 +24,7 @@ FLOORS: dict[str, int] = {
     "okf.errors": 0,
     "okf.limits": 0,
     "okf.collector": 0,
+    "okf.processes": 0,
     "okf.setting": 1,
     "okf.text": 1,
     "okf.markdown": 1,

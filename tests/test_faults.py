@@ -675,15 +675,24 @@ def test_a_read_only_output_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_during_a_model_call_says_interrupted(bundle: Path) -> None:
+    # A shell starts its background jobs with Ctrl-C ignored, and an ignored signal stays ignored across exec:
+    # the command would never see it. It is started with Ctrl-C's default action, as from a terminal.
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     with LoopbackServer([Reply.hang_forever()] * 4) as server:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "okf", "ask", str(bundle), "vacation days", *model_args(server.base_url, [])],
-            cwd=REPO,
-            text=True,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "OKF_RAISE_ERRORS": "0"},
-        )
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "okf", "ask", str(bundle), "vacation days", *model_args(server.base_url, [])],
+                cwd=REPO,
+                text=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={**os.environ, "OKF_RAISE_ERRORS": "0"},
+            )
+        finally:
+            if ignored:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             for _ in range(600):  # up to a minute for the interpreter to start and send its first call
                 if server.completions or process.poll() is not None:

@@ -377,6 +377,18 @@ def test_judge_reads_what_a_body_says_in_fenced_code(tmp_path: Path) -> None:
     assert bare.grade == "no"
 
 
+def test_judge_keeps_a_concept_whose_title_of_stop_words_the_question_writes_with_its_capitals() -> None:
+    """A title made only of stop words says no unit, yet a question writing it out with its own capitals names
+    it: the novel's page is about what the question asks of it, however few of its other words it says."""
+    asked = Question.parse("The author of The Thing of It Is... is what Nationality?")
+    novel = doc("novels/the-thing-of-it-is", "The Thing of It Is...", "A 1967 novel by William Goldman.")
+    verdict = judge_one(asked, novel)
+    assert verdict.grade == "partial" and verdict.reason == "partly: about the thing of it is, which the question names"
+    # Written without the title's capitals, or as the question's opening words, it names nothing.
+    assert judge_one(Question.parse("Who wrote the thing of it is, and when?"), novel).grade == "no"
+    assert judge_one(Question.parse("The Thing of It Is... was written in which year?"), novel).grade == "no"
+
+
 def test_judge_keeps_a_concept_titled_by_a_thing_the_question_names(tmp_path: Path) -> None:
     asked = "Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?"
     text = "A breed first bred in the north of England in the nineteenth century."

@@ -119,6 +119,8 @@ class Question:
     naming: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
     # The question's words written as code (a capital inside after a small letter), casefolded.
     coded: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    # Positions of the words written with a capital, the first word aside (a sentence's capital says nothing).
+    capitals: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
     _explained: dict[Field, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _about: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     # Unit keys each piece of evidence says (title, path, body -> keys), for the orchestration's cross-check.
@@ -193,6 +195,7 @@ class Question:
             tuple(w.casefold() for w in raw),
             frozenset(n for n, w in enumerate(raw) if _name_like(w, first=n == 0)),
             frozenset(w.casefold() for w in raw if _CODE_WORD.search(w)),
+            frozenset(n for n, w in enumerate(raw) if n and w[:1].isupper()),
         )
 
     def units_in(self, place: Field) -> frozenset[str]:
@@ -285,7 +288,7 @@ class Question:
             return set()
         own = {u.key for u in self.units} & said
         if not own:
-            return set()
+            return self._says_plain_title(title, words) if not said else set()
         for start in range(len(self.spoken) - size + 1):
             if self.spoken[start : start + size] == words and self.naming & set(range(start, start + size)):
                 vocabulary = self.vocabulary
@@ -293,6 +296,20 @@ class Question:
                 if not found or min(found) <= RARE_NAME_SHARE * vocabulary.concepts:  # type: ignore[union-attr]
                     return own
                 return set()
+        return set()
+
+    def _says_plain_title(self, title: str, words: tuple[str, ...]) -> set[str]:
+        """A title made only of stop words ("The Thing of It Is..."), which no unit can say: the question
+        writes it out word for word with the title's own capitals, two capitals at least and never as its
+        opening words (where a capital says nothing). The title, as a key of its own."""
+        shape = [w[:1].isupper() for w in WORD.findall(_PARENTHESIS.sub("", unicodedata.normalize("NFKC", title)))]
+        if len(shape) != len(words) or sum(shape) < 2:
+            return set()
+        for start in range(1, len(self.spoken) - len(words) + 1):
+            if self.spoken[start : start + len(words)] == words and all(
+                (start + k in self.capitals) == upper for k, upper in enumerate(shape)
+            ):
+                return {" ".join(words)}
         return set()
 
     def spelled(self, place: Field) -> set[str]:
@@ -348,7 +365,9 @@ class Question:
     def named(self, found: set[str] | list[str] | frozenset[str]) -> str:
         """The question's own words for ``found`` unit keys (and runs), in question order."""
         out = [u.word for u in self.units if u.key in found]
-        return ", ".join(out + [run for run in self.runs if run in found])
+        out += [run for run in self.runs if run in found]
+        # A title of stop words only (``_says_plain_title``) is its own key.
+        return ", ".join(out + sorted(k for k in found if " " in k))
 
     def word(self, term: str) -> str:
         for unit in self.units:

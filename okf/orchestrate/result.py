@@ -89,8 +89,7 @@ def shortlist(
     if complete is not None:
         # Of those, the concepts saying all the question asks (in their head or body) before those saying
         # some of it: twelve pages on "helm chart" found first do not crowd out the one on its metrics.
-        rest = answering[len(first) :]
-        answering = first + [f for f in rest if complete(f)] + [f for f in rest if not complete(f)]
+        answering = first + sorted(answering[len(first) :], key=lambda f: not complete(f))  # stable
     agreed = [f for f in relevant if f not in answering and len(f.answers) >= 2]
     others = [f for f in relevant if f not in answering and f not in agreed]
     # Partial evidence fills in as a lone walk's does: while the question's own walks found few concepts

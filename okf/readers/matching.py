@@ -282,13 +282,13 @@ class Question:
         least two words of it and one a name ("What Are Little Girls Made Of?", "Old and in the Way"), and
         rare enough in the bundle to name one thing (``identifies``); empty otherwise. A trailing
         parenthesis ("(album)") is not part of a title as a question says it."""
-        words, said = _title_words(title)
+        words, said, capitals = _title_words(title)
         size = len(words)
         if size < 2 or size > len(self.spoken):
             return set()
         own = {u.key for u in self.units} & said
         if not own:
-            return self._says_plain_title(title, words) if not said else set()
+            return self._says_plain_title(words, capitals) if not said else set()
         for start in range(len(self.spoken) - size + 1):
             if self.spoken[start : start + size] == words and self.naming & set(range(start, start + size)):
                 vocabulary = self.vocabulary
@@ -298,16 +298,15 @@ class Question:
                 return set()
         return set()
 
-    def _says_plain_title(self, title: str, words: tuple[str, ...]) -> set[str]:
+    def _says_plain_title(self, words: tuple[str, ...], capitals: tuple[bool, ...]) -> set[str]:
         """A title made only of stop words ("The Thing of It Is..."), which no unit can say: the question
-        writes it out word for word with the title's own capitals, two capitals at least and never as its
-        opening words (where a capital says nothing). The title, as a key of its own."""
-        shape = [w[:1].isupper() for w in WORD.findall(_PARENTHESIS.sub("", unicodedata.normalize("NFKC", title)))]
-        if len(shape) != len(words) or sum(shape) < 2:
+        writes it out word for word with the title's own ``capitals``, two at least and never as its opening
+        words (where a capital says nothing). The title, as a key of its own (:meth:`named` words it)."""
+        if sum(capitals) < 2:
             return set()
         for start in range(1, len(self.spoken) - len(words) + 1):
             if self.spoken[start : start + len(words)] == words and all(
-                (start + k in self.capitals) == upper for k, upper in enumerate(shape)
+                (start + k in self.capitals) == upper for k, upper in enumerate(capitals)
             ):
                 return {" ".join(words)}
         return set()
@@ -366,8 +365,9 @@ class Question:
         """The question's own words for ``found`` unit keys (and runs), in question order."""
         out = [u.word for u in self.units if u.key in found]
         out += [run for run in self.runs if run in found]
-        # A title of stop words only (``_says_plain_title``) is its own key.
-        return ", ".join(out + sorted(k for k in found if " " in k))
+        # Any other key is a title of stop words only (``_says_plain_title``), its own words.
+        known = {u.key for u in self.units} | set(self.runs)
+        return ", ".join(out + sorted(k for k in found if k not in known))
 
     def word(self, term: str) -> str:
         for unit in self.units:
@@ -391,11 +391,13 @@ class Question:
 
 
 @lru_cache(maxsize=20_000)
-def _title_words(title: str) -> tuple[tuple[str, ...], frozenset[str]]:
-    """A title's words as a question says them (casefolded, a trailing parenthesis left out) and their terms:
-    read once per title, as every angle of every question asks :meth:`Question.says_title` of it."""
-    words = tuple(w.casefold() for w in WORD.findall(_PARENTHESIS.sub("", unicodedata.normalize("NFKC", title))))
-    return words, frozenset(terms(" ".join(words)))
+def _title_words(title: str) -> tuple[tuple[str, ...], frozenset[str], tuple[bool, ...]]:
+    """A title's words as a question says them (casefolded, a trailing parenthesis left out), their terms, and
+    which of them the title writes with a capital: read once per title, as every angle of every question asks
+    :meth:`Question.says_title` of it."""
+    written = WORD.findall(_PARENTHESIS.sub("", unicodedata.normalize("NFKC", title)))
+    words = tuple(w.casefold() for w in written)
+    return words, frozenset(terms(" ".join(words))), tuple(w[:1].isupper() for w in written)
 
 
 def _units(

@@ -890,3 +890,45 @@ def test_a_first_export_takes_each_concepts_stat_from_the_walk(tmp_path: Path, m
     for path in concepts:
         info = (bundle / path).stat()
         assert rest["cache"][path][:2] == [info.st_size, info.st_mtime_ns]
+
+
+def test_new_files_are_written_in_pieces_and_match_the_joined_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first export writes llms-full.txt and the manifest from pieces, never joined (write.write_pieces, a
+    thousand buffers per writev); over files already there the pieces are joined and compared. Either way the
+    bytes are those of llms_full (and the spans the same), unchanged files keep their times, and a short writev
+    is finished buffer by buffer."""
+    write = sys.modules["okf.export.write"]
+    llms = sys.modules["okf.export.llms"]
+    bundle = small_bundle(tmp_path / "b")
+    (bundle / "welcome.md").write_text(
+        concept("Welcome", "\n  Café — naïve 𝄞 \u2028\n", description="Start"), encoding="utf-8"
+    )
+    monkeypatch.setattr(write, "_IOV_MAX", 2)  # several batches even on a small bundle
+    first = tmp_path / "first"
+    export_llms_txt(bundle, first, as_of=AS_OF)
+    from okf.bundle import Bundle
+    from okf.export.reading import collect
+
+    collected = collect(Bundle.open(bundle), as_of=AS_OF)
+    joined, kept, spans = llms.llms_full(collected)
+    pieces, kept_too, later = llms.full_pieces(collected)
+    assert later == {} and kept_too == kept  # spans are filled in as the pieces are taken
+    assert b"".join(pieces) == joined == (first / "llms-full.txt").read_bytes() and later == spans
+    files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
+    mtimes = {f: (first / f).stat().st_mtime_ns for f in files}
+    (first / "llms-full.txt").write_bytes(b"stale")  # a file there: the pieces are joined and compared
+    again = export_llms_txt(bundle, first, as_of=AS_OF)
+    assert again.written == 1 and (first / "llms-full.txt").read_bytes() == joined
+    assert all((first / f).stat().st_mtime_ns == mtimes[f] for f in files if f != "llms-full.txt" and f[0] != ".")
+    short = {"left": 3}
+
+    def writev(fd: int, buffers: list[bytes]) -> int:  # writes at most three bytes a call
+        return os.write(fd, b"".join(buffers)[: short["left"]])
+
+    monkeypatch.setattr(write, "_WRITEV", writev)
+    export_llms_txt(bundle, tmp_path / "short", as_of=AS_OF)
+    assert all((tmp_path / "short" / f).read_bytes() == (first / f).read_bytes() for f in files if f[0] != ".")
+    manifest = (tmp_path / "short" / ".okf-export.json").read_text(encoding="utf-8").split("\n")
+    assert [json.loads(line)["kind"] for line in manifest[:1]] == ["llms-txt"] and manifest[2] == ""

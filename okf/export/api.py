@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 from okf._version import __version__
 from okf.bundle import Bundle
 from okf.collector import collector_paused
-from okf.export.llms import OldBodies, llms_full, llms_txt
+from okf.export.llms import OldBodies, full_pieces, llms_txt
 from okf.export.reading import Collected, Known, collect
 from okf.export.unchanged import bundle_signature, replay, seal
 from okf.export.write import ExportWriter
@@ -151,8 +151,8 @@ def export_llms_txt(
         writer.done(path, written)
     writer.outputs.update(collected.outputs)
     writer.add("llms.txt", llms_txt(collected, base_url=base_url))
-    full_text, inlined, writer.full_spans = llms_full(collected, max_bytes=max_bytes)
-    writer.add("llms-full.txt", full_text)
+    pieces, inlined, writer.full_spans = full_pieces(collected, max_bytes=max_bytes)
+    writer.add_pieces("llms-full.txt", pieces)
     report = _report("llms-txt", opened, out, collected, writer, started, full_concepts=inlined)
     if signature is not None:
         stale_after = sorted({e.stale_after.isoformat() for e in collected.entries if e.stale_after is not None})

@@ -10,6 +10,7 @@ HTML in them stays text and cannot break the list.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from urllib.parse import quote
 
 from okf.errors import ConfigError
@@ -93,10 +94,21 @@ def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
 
 def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[bytes, int, dict[str, list[int]]]:
     """llms-full.txt (its UTF-8 bytes), how many concepts it holds, and where each one's body is in it
-    (``[start, end]``, in characters): every current concept's body under a heading with its id and source
-    lines, in signpost order; with ``max_bytes`` whole concepts up to the cap and the cut stated. Each part is
-    encoded on its own and the bytes joined: no text of the whole file is built (on cuad, 35 MB that one
-    non-ASCII character makes 70 MB of UCS-2 to build, then encode)."""
+    (``[start, end]``, in characters): :func:`full_pieces` joined."""
+    pieces, kept, spans = full_pieces(collected, max_bytes=max_bytes)
+    return b"".join(pieces), kept, spans
+
+
+def full_pieces(
+    collected: Collected, *, max_bytes: int | None = None
+) -> tuple[Iterator[bytes], int, dict[str, list[int]]]:
+    """llms-full.txt as the bytes to write one after the other, how many concepts it holds, and where each one's
+    body is in it (``[start, end]``, in characters; filled in as the pieces are taken): every current concept's
+    body under a heading with its id and source lines, in signpost order; with ``max_bytes`` whole concepts up
+    to the cap and the cut stated. The pieces are made as they are taken (each body stripped and encoded then),
+    so neither the text nor the bytes of the whole file are ever held (on cuad, 35 MB that one non-ASCII
+    character would make 70 MB of UCS-2; the bodies stripped, each part encoded and then joined were 105 MB of
+    new memory, at about 10 µs a page on a virtual machine's first touch: docs/benchmarks.md, stop 40)."""
     head = [f"# {escape(collected.title)}", ""]
     if collected.summary:
         head += [f"> {escape(collected.summary)}", ""]
@@ -104,34 +116,49 @@ def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[by
     base = text.encode("utf-8")
     current = [e for e in collected.entries if e.current]
     headings = [_heading(e) for e in current]
-    bodies = [e.body.strip() for e in current]
-    parts = [f"{h}{b}\n\n".encode() for h, b in zip(headings, bodies, strict=True)]
-    kept = len(parts)
+    kept = len(current)
     note = b""
     if max_bytes is not None:
-        sizes = [len(p) for p in parts]
+        sizes = [
+            len(h.encode("utf-8")) + _encoded_size(e.body.strip()) + 2 for e, h in zip(current, headings, strict=True)
+        ]
         if len(base) + sum(sizes) > max_bytes:
             kept, size = 0, len(base)
-            while kept < len(parts) and size + sizes[kept] <= max_bytes:
+            while kept < len(current) and size + sizes[kept] <= max_bytes:
                 size += sizes[kept]
                 kept += 1
             # Whole concepts only, and room for the note that says where the file was cut.
-            while kept and size + len(_cut_note(kept, len(parts), max_bytes).encode("utf-8")) > max_bytes:
+            while kept and size + len(_cut_note(kept, len(current), max_bytes).encode("utf-8")) > max_bytes:
                 kept -= 1
                 size -= sizes[kept]
-            note = _cut_note(kept, len(parts), max_bytes).encode("utf-8")
+            note = _cut_note(kept, len(current), max_bytes).encode("utf-8")
             if len(base) + len(note) > max_bytes:
                 raise ConfigError(
                     f"--max-bytes {max_bytes} leaves no room even for the title and the cut note",
                     fix=f"pass at least --max-bytes {len(base) + len(note)}",
                 )
     spans: dict[str, list[int]] = {}
-    at = len(text)
-    for entry, heading, body in zip(current[:kept], headings, bodies, strict=False):
+    return _pieces(base, len(text), current[:kept], headings, note, spans), kept, spans
+
+
+def _pieces(
+    base: bytes, at: int, entries: list[Entry], headings: list[str], note: bytes, spans: dict[str, list[int]]
+) -> Iterator[bytes]:
+    yield base
+    for entry, heading in zip(entries, headings, strict=False):
+        body = entry.body.strip()
         start = at + len(heading)
         spans[entry.path] = [start, start + len(body)]
         at = start + len(body) + 2
-    return b"".join([base, *parts[:kept], note]), kept, spans
+        yield heading.encode("utf-8")
+        yield body.encode("utf-8")
+        yield b"\n\n"
+    if note:
+        yield note
+
+
+def _encoded_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def _heading(entry: Entry) -> str:

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +203,42 @@ def _json(value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode("utf-8")
 
 
+_IOV_MAX = 1024  # buffers per writev (Linux's limit; POSIX guarantees at least 16)
+_WRITEV = getattr(os, "writev", None)
+
+
+def _writev(fd: int, buffers: list[bytes]) -> None:
+    done = _WRITEV(fd, buffers) if _WRITEV is not None else 0
+    for buffer in buffers:  # after a short write (or with no writev), the rest one by one
+        if done >= len(buffer):
+            done -= len(buffer)
+            continue
+        _write(fd, buffer[done:])
+        done = 0
+
+
+def write_pieces(target: str, pieces: Iterable[bytes]) -> os.stat_result | None:
+    """Create ``target`` from ``pieces``, taken and written in order a thousand at a time (``writev``): the whole
+    file is never joined in memory, and each batch's memory is used again for the next. Its stat after; None,
+    writing nothing, when something is there already."""
+    try:
+        fd = os.open(target, _WRITE | os.O_EXCL, 0o666)
+    except FileExistsError:
+        return None
+    try:
+        batch: list[bytes] = []
+        for piece in pieces:
+            batch.append(piece)
+            if len(batch) == _IOV_MAX:
+                _writev(fd, batch)
+                batch.clear()
+        if batch:
+            _writev(fd, batch)
+        return os.fstat(fd)
+    finally:
+        os.close(fd)
+
+
 class ExportWriter:
     """Collects the files of one export and writes them into ``root``."""
 
@@ -209,6 +246,7 @@ class ExportWriter:
         self.root = Path(root)
         self.kind = kind
         self.files: dict[str, bytes | None] = {}  # None: already written (or found unchanged) by a worker
+        self.pieces: dict[str, Iterable[bytes]] = {}  # files given as pieces, never joined when new
         self.written = 0
         self.unchanged = 0
         self.removed = 0
@@ -225,6 +263,13 @@ class ExportWriter:
         if rel.startswith("/") or ".." in rel.split("/"):
             raise ValueError(f"export path {rel!r} leaves the folder")  # paths come from the bundle: a bug
         self.files[rel] = text.encode("utf-8") if isinstance(text, str) else text
+
+    def add_pieces(self, rel: str, pieces: Iterable[bytes]) -> None:
+        """Queue ``rel`` with its content as pieces to take in order: a new file is written from them batch by
+        batch (:func:`write_pieces`: no copy of the whole file is made in memory); over a file already there
+        they are joined and compared as any file's bytes."""
+        self.add(rel, b"")
+        self.pieces[rel] = pieces
 
     def prepare(self) -> Path:
         """Create the folder (before workers write into it); the folder."""
@@ -349,10 +394,16 @@ class ExportWriter:
                 data = self.files[rel]
                 if data is None:
                     continue
-                if write_if_changed(self.root / rel, data, root=real):
-                    self.written += 1
+                pieces = self.pieces.get(rel)
+                if pieces is not None and write_pieces(os.path.join(self.root, rel), pieces) is not None:
+                    self.written += 1  # a new file, written piece by piece
                 else:
-                    self.unchanged += 1
+                    if pieces is not None:  # a file there: compared as bytes
+                        data = b"".join(pieces)
+                    if write_if_changed(self.root / rel, data, root=real):
+                        self.written += 1
+                    else:
+                        self.unchanged += 1
                 try:
                     info = os.lstat(self.root / rel)
                 except OSError:
@@ -377,10 +428,9 @@ class ExportWriter:
                 outputs = outputs_signature(str(self.root), files, self.outputs)
                 if outputs is not None:
                     content["seal"] = {**self.sealed, "outputs": outputs}
-            manifest = _json(content) + b"\n"
-            if rest:
-                manifest += _json(rest) + b"\n"
-            write_if_changed(self.root / MANIFEST, manifest, root=real)
+            manifest = [_json(content), b"\n"] + ([_json(rest), b"\n"] if rest else [])
+            if write_pieces(os.path.join(self.root, MANIFEST), manifest) is None:  # one there: compared
+                write_if_changed(self.root / MANIFEST, b"".join(manifest), root=real)
         except OSError as exc:
             raise ConfigError(
                 f"cannot write the export into {self.root}: {exc.strerror or exc}", fix="pass -o a writable folder"

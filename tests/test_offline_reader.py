@@ -214,6 +214,41 @@ def test_question_a_request_verb_is_not_a_unit() -> None:
     assert "clarifi" in {u.key for u in Question.parse("Which rules clarify client money?").units}
 
 
+def test_question_a_request_after_who_asks_or_put_to_an_authority_is_not_a_unit() -> None:
+    """The request may follow a clause saying who asks, or be put to an authority the question names; a verb
+    an authority may do something by ("Can the Regulator modify ...") is what the question is about."""
+    persona = Question.parse("As a platform engineer, could you please outline how plugins are loaded?")
+    assert "outlin" not in {u.key for u in persona.units} and "plugin" in {u.key for u in persona.units}
+    put = Question.parse("Could the FSRA elaborate on auctions run by price reporting agencies?")
+    assert "elabor" not in {u.key for u in put.units} and "auction" in {u.key for u in put.units}
+    power = Question.parse("Can the Regulator modify the interest payable on a residual liability?")
+    assert "modifi" in {u.key for u in power.units}
+
+
+def test_question_words_asking_for_the_form_of_the_answer_are_not_units() -> None:
+    """ "A detailed, step-by-step guide with examples" says how to answer, not what about; written as a name
+    ("the Complete Guide to Sailing") or as all the question says, such words stay."""
+    asked = Question.parse("Give a detailed, step-by-step guide with examples for rotating the signing key.")
+    keys = {u.key for u in asked.units}
+    assert keys.isdisjoint({stem(w) for w in ("detailed", "step", "guide", "examples")})
+    assert {"rotat", "sign", "key"} <= keys
+    named = Question.parse("Who wrote the Complete Guide to Sailing?")
+    assert {"complet", "guid"} <= {u.key for u in named.units}
+    assert {u.key for u in Question.parse("What are the necessary steps?").units} == {"necessari", "step"}
+
+
+def test_judge_is_not_held_back_by_words_asking_for_the_form_of_the_answer() -> None:
+    """A body stating the steps to rotate the signing key answers a question asking for a detailed,
+    step-by-step guide with examples; without its answer-form words the question's topic is what it says."""
+    body = "## Rotating the signing key\n\nCreate a new signing key, publish it, then retire the old key."
+    document = Document(id="keys/rotate.md", title="Rotating the signing key", text=body, sha256="1" * 64)
+    question = Question.parse(
+        "Could you provide a detailed, complete, step-by-step guide with precise examples and the necessary "
+        "prerequisites for rotating the signing key?"
+    )
+    assert judge_one(question, document).grade == "relevant"
+
+
 def test_question_a_numbered_rule_is_said_by_the_section_holding_it() -> None:
     """ "Rule 8.3.1(1)(d)" is in section 8.3: a signpost listing "8.3 Customer Due Diligence" says it."""
     question = Question.parse("How often must CDD be reviewed under Rule 8.3.1(1)(d)?")

@@ -43,9 +43,28 @@ _ASKS_FIGURE = re.compile(
     re.IGNORECASE,
 )
 # A request put to the reader ("Could you please clarify ...", "Can you outline ...", "Please elaborate on
-# ..."): its verb asks for an answer and says nothing the answer is about.
+# ..."), also after a clause that says who asks ("As a Platform Engineer, could you provide ..."): its verb
+# asks for an answer and says nothing the answer is about.
 _REQUEST = re.compile(
-    r"^\W*(?:(?:could|can|would|will)\s+you\s+(?:please\s+|also\s+|kindly\s+)*|please\s+)([^\W\d_]+)", re.IGNORECASE
+    r"(?:^\W*|[,;:]\s+)(?:(?:could|can|would|will)\s+you\s+(?:please\s+|also\s+|kindly\s+)*|please\s+)([^\W\d_]+)",
+    re.IGNORECASE,
+)
+# The same request put to someone else the question names ("Can the ADGM provide examples ...", "Could the
+# FSRA clarify ..."): only a verb of telling asks for an answer there ("Can the Regulator modify ..." asks
+# what the Regulator may do).
+_REQUEST_OF = re.compile(
+    r"^\W*(?:could|can|would|will)\s+(?:the\s+)?[^\W\d_]+\s+(?:please\s+|also\s+|kindly\s+)*"
+    r"(provide|clarify|illustrate|elaborate|outline|explain|describe|give|share)\b",
+    re.IGNORECASE,
+)
+# Words a question uses to say what form of answer it wants ("examples of", "a detailed, step-by-step guide",
+# "the complete and necessary steps"), not what the answer is about: no body is evidence for saying
+# them, so they are not units (unless written as a name, "the Complete Guide", or all the question says).
+# General English, beside the stop words the whole toolkit skips (okf/text/stopwords.txt: "explain",
+# "describe", "details"), which also shape what compile writes; these shape only what a reader looks for.
+ANSWER_FORM = frozenset(
+    stem(word)
+    for word in ["example", "examples", "guide", "step", "steps", "detailed", "precise", "complete", "necessary"]
 )
 # A numbered rule or clause ("8.3.1", "a6.3.31") of three parts or more: the sections holding it are numbered by
 # its leading parts ("8.3"), and a signpost listing those sections says where it is.
@@ -152,19 +171,20 @@ class Question:
         # Short camelCase parts ("git" of "GitOps") stay out: alone they match unrelated things ("GitHub");
         # longer ones ("button" of "SupportButton") are words in their own right.
         plain = unicodedata.normalize("NFKC", text)
-        request = _REQUEST.match(plain)
+        request = _REQUEST.search(plain) or _REQUEST_OF.match(plain)
         asked = stem(request.group(1).casefold()) if request else ""
         words = {
             t: w
             for t, w in term_words(plain).items()
             if (t in (w, stem(w)) or any(ch in w for ch in "._-") or len(t) >= CAMEL_PART_MIN) and t != asked
         }
+        raw = WORD.findall(plain)
+        words = _without_answer_form(words, raw)
         joined = dict(_hyphen_joins(plain))
         names: set[str] = set()
         runs: list[str] = []
         run_terms: dict[str, tuple[str, ...]] = {}
         run: list[str] = []
-        raw = WORD.findall(plain)
         acronyms: dict[str, str] = {}
         for position, word in enumerate(raw):
             if word.isupper() and 2 <= len(word) <= 8 and word.isalpha():
@@ -461,6 +481,16 @@ def _units(
             Unit(term, word, frozenset(forms), phrases, _weight(forms, phrases, is_name, vocabulary), is_name, known)
         )
     return units
+
+
+def _without_answer_form(words: dict[str, str], raw: list[str]) -> dict[str, str]:
+    """``words`` (term -> word) without the terms of ``ANSWER_FORM``, except one the question writes with a
+    capital after its first word (part of a name); all of them when nothing else is left."""
+    if words.keys().isdisjoint(ANSWER_FORM):
+        return words
+    named = {w.casefold() for n, w in enumerate(raw) if n and w[:1].isupper()}
+    kept = {t: w for t, w in words.items() if t not in ANSWER_FORM or w in named}
+    return kept or words
 
 
 def _sections_of(term: str) -> list[str]:

@@ -336,6 +336,30 @@ def test_worker_processes_write_the_same_bundle(corpus: Path, tmp_path: Path, mo
         assert (tmp_path / "two" / "out" / rel).read_bytes() == (tmp_path / "one" / "out" / rel).read_bytes(), rel
 
 
+def test_a_plan_rendered_where_it_was_planned_keeps_only_what_later_steps_read(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text source is rendered in the worker that planned it, whose plan is then pickled back: it comes back
+    without its text, concept tree and planning tables; a markdown source keeps them (rendered later)."""
+    import okf.compile.api as compile_module
+
+    kept: dict[str, object] = {}
+
+    def spy(state: object) -> None:
+        kept.update(state.plans)  # type: ignore[attr-defined]
+
+    steps = list(compile_module.STEPS)
+    steps.insert([n for n, _ in steps].index("build_documents") + 1, ("spy", spy))
+    monkeypatch.setattr(compile_module, "STEPS", steps)
+    out = tmp_path / "out"
+    compile_bundle([corpus], out, options=CompileOptions(max_words=30, min_words=8))
+    text, markdown = kept["legal/msa.txt"], kept["guide.md"]
+    assert text.lines == [] and text.node.children == [] and not text.keys and not text.heading_titles  # type: ignore[attr-defined]
+    assert text.title == "msa" and text.node.path == "legal/msa/"  # type: ignore[attr-defined]
+    assert text.anchors[""].startswith("legal/msa/") and (out / text.anchors[""]).is_file()  # type: ignore[attr-defined]
+    assert markdown.node.children  # type: ignore[attr-defined]
+
+
 def test_failed_step_removes_the_side_tree(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import okf.compile.api as compile_module
 

@@ -143,9 +143,9 @@ def plan_and_render(source: SourceFile) -> tuple[DocPlan | None, list[str], str 
 def rendered_plan(plan: DocPlan) -> DocPlan:
     """What the later steps read of a plan already rendered: its source, title, note, anchors and links, and
     its document node without the concepts below it. The text, the concept tree and the planning tables stay
-    behind: from a worker, the plan is pickled back to the parent, and on CUAD they made the results 18.6 MB
-    instead of 10.5 MB (pickled by the workers while the other waits for a CPU, unpickled by the parent's
-    result thread on the CPUs the workers use).
+    behind: a worker pickles the plan back to the parent, and with them CUAD's results were 18.6 MB instead
+    of 10.5 MB, pickled by the workers and unpickled by the parent while both CPUs are busy with the workers
+    (about 0.25 s of CPU per compile; docs/benchmarks.md, "Compile speed, twelfth round").
     """
     return replace(
         plan,

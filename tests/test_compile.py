@@ -417,6 +417,36 @@ def test_a_split_section_is_named_once_in_its_folder_signpost(tmp_path: Path) ->
     check_clean(tmp_path / "out")
 
 
+def test_a_running_head_over_numbered_passages_is_not_their_description(tmp_path: Path) -> None:
+    """A line the source repeats at the top of each passage (a chapter's name over numbered passages, a page
+    header) is no passage's description: each is described, and named in its folder's line, by what it says."""
+    head = "REQUIREMENTS FOR FIRMS ENGAGED IN REGULATED ACTIVITIES IN RELATION TO VIRTUAL ASSETS"
+    said = [
+        "Firms keep a clear audit trail of system issues, their resolution and the fixes implemented.",
+        "Firms encrypt client keys at rest and rotate them every quarter.",
+        "Firms report security incidents to the regulator within one business day.",
+        "Firms test their recovery plans once a year with an outside assessor.",
+    ]
+    passages = "\n\n".join(f"### {n})\n\n{head}\n{text}" for n, text in enumerate(said, 40))
+    src = tmp_path / "src"
+    src.mkdir()
+    intro = "# Virtual asset guidance\n\nThis guidance sets out what the regulator expects of firms.\n\n"
+    (src / "guide.md").write_text(f"{intro}{passages}\n", encoding="utf-8")
+    compile_bundle([src], tmp_path / "out", options=CompileOptions(max_words=40, min_words=5))
+    bundle = Bundle.open(tmp_path / "out")
+    passage = [bundle.load(p).meta for p in bundle.iter_concepts()]
+    assert {m.description for m in passage if m.title.endswith(")")} == set(said)
+    root = (tmp_path / "out" / "index.md").read_text(encoding="utf-8")
+    assert "REQUIREMENTS FOR FIRMS" not in root and "40): Firms keep a clear audit trail" in root
+    # A line opening fewer passages (two here) is what they say, and stays.
+    (src / "guide.md").write_text(f"{intro}{passages.split('### 42)')[0]}", encoding="utf-8")
+    compile_bundle([src], tmp_path / "out2", options=CompileOptions(max_words=40, min_words=5))
+    two = Bundle.open(tmp_path / "out2")
+    opened = [two.load(p).meta for p in two.iter_concepts()]
+    assert [m.description[: len(head)] for m in opened if m.title.endswith(")")] == [head, head]
+    check_clean(tmp_path / "out")
+
+
 def test_a_concept_whose_title_says_it_all_still_has_tags(tmp_path: Path) -> None:
     """Tags leave out words the title already shows; when the title is the concept's whole sentence, the
     concept's own key terms are its tags (the spec's tags on every concept with words)."""

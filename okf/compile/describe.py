@@ -132,13 +132,41 @@ def _stating(piece: str, title: str) -> str:
     return ""
 
 
+# A line opening this many concepts of one document, word for word, is a running head, not what they say.
+RUNNING_HEAD_MIN = 3
+# How far into a concept its opening line is looked for (past blank and heading lines).
+_OPENING_LOOK = 20
+
+
+def running_heads(lines: list[str], spans: Iterable[tuple[int, int]], headings: set[int]) -> set[int]:
+    """Line numbers of the lines that open ``RUNNING_HEAD_MIN`` or more of one document's concepts (``spans``,
+    first and last line of each) with the same text: the header a PDF repeats on every page, or the chapter's
+    name a source repeats above each of its passages ("REGULATORY REQUIREMENTS FOR AUTHORISED PERSONS ..."
+    over 28 numbered passages). A description that opened with it would name every sibling the same."""
+    openers: dict[str, list[int]] = {}
+    for start, end in spans:
+        for number in range(start, min(end, start + _OPENING_LOOK) + 1):
+            stripped = lines[number - 1].strip()
+            if stripped and number not in headings:
+                openers.setdefault(stripped, []).append(number)
+                break
+    return {n for found in openers.values() if len(found) >= RUNNING_HEAD_MIN for n in found}
+
+
 def lead_sentence(
-    lines: list[str], start: int, end: int, skip: set[int], title: str, heading_titles: Mapping[int, str] | None = None
+    lines: list[str],
+    start: int,
+    end: int,
+    skip: set[int],
+    title: str,
+    heading_titles: Mapping[int, str] | None = None,
+    running: set[int] | None = None,
 ) -> str:
     """The first sentence of lines ``start..end`` that states something, or "" when none does.
 
-    Paragraphs are read in order; headings, fenced code, table rows, rules, meta lines and lines wholly in
-    emphasis are passed over; a sentence needs four words and a dozen letters.
+    Paragraphs are read in order; headings, running heads (``running``: :func:`running_heads`), fenced code,
+    table rows, rules, meta lines and lines wholly in emphasis are passed over; a sentence needs four words
+    and a dozen letters.
     """
     paragraph: list[str] = []
     in_fence = False
@@ -160,7 +188,7 @@ def lead_sentence(
         if stripped.startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        heading = number in skip and len(raw.split()) <= 15
+        heading = (number in skip and len(raw.split()) <= 15) or (running is not None and number in running)
         named = (heading_titles or {}).get(number)
         if named and not in_fence and stripped.casefold().startswith(named.casefold()):
             rest = stripped[len(named) :].lstrip(" .:;-–—")
@@ -189,13 +217,14 @@ def describe_concept(
     title: str,
     subheadings: list[str],
     heading_titles: Mapping[int, str] | None = None,
+    running: set[int] | None = None,
 ) -> str:
     """A concept's description: its lead sentence, and the subsections it covers when it has several.
 
     Returns "" when the text has no sentence that states something and no subsections (``okf check``
     reports a concept whose description is only its title).
     """
-    lead = lead_sentence(lines, start, end, skip, title, heading_titles)
+    lead = lead_sentence(lines, start, end, skip, title, heading_titles, running)
     covers = [h for h in dict.fromkeys(subheadings) if h.casefold() != title.casefold()]
     if len(covers) >= 2:
         listed = "Covers " + "; ".join(covers) + "."

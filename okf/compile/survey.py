@@ -17,6 +17,7 @@ from okf.compile.describe import (
     concept_tags,
     describe_concept,
     directory_terms,
+    running_heads,
     shown_once,
 )
 from okf.compile.state import DocPlan, Node
@@ -94,13 +95,14 @@ def survey_document(plan: DocPlan, concepts: list[Node]) -> DocumentSurvey:
     defined: dict[str, list[str]] = {}
     for term, path in plan.terms.items():
         defined.setdefault(path, []).append(term)
+    running = running_heads(plan.lines, [n.lines for n in concepts if n.lines is not None], plan.headings)
     for node, text in zip(concepts, texts):
         assert node.lines is not None
         start, end = node.lines
         first, last = bisect.bisect_right(heading_lines, start), bisect.bisect_right(heading_lines, end)
         subheadings = [plan.heading_titles[n] for n in heading_lines[first:last]]
         node.description = describe_concept(
-            plan.lines, start, end, plan.headings, node.title, subheadings, plan.heading_titles
+            plan.lines, start, end, plan.headings, node.title, subheadings, plan.heading_titles, running
         )
         node.tags = concept_tags(
             survey.scores_of[node.path], node.title, text, defined.get(node.path, ()), survey.expansions

@@ -140,9 +140,10 @@ _OPENING_LOOK = 20
 
 def running_heads(lines: list[str], spans: Iterable[tuple[int, int]], headings: set[int]) -> set[int]:
     """Line numbers of the lines that open ``RUNNING_HEAD_MIN`` or more of one document's concepts (``spans``,
-    first and last line of each) with the same text: the header a PDF repeats on every page, or the chapter's
-    name a source repeats above each of its passages ("REGULATORY REQUIREMENTS FOR AUTHORISED PERSONS ..."
-    over 28 numbered passages). A description that opened with it would name every sibling the same."""
+    first and last line of each) with the same text: the chapter's name a source repeats above each of its
+    passages ("REGULATORY REQUIREMENTS FOR AUTHORISED PERSONS ..." over 28 numbered passages), or a page
+    header where each page opens a section. A description that opened with it would name every sibling the
+    same. Only a concept's opening line is looked at: a header inside a body is the body's."""
     openers: dict[str, list[int]] = {}
     for start, end in spans:
         for number in range(start, min(end, start + _OPENING_LOOK) + 1):

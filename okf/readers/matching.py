@@ -58,14 +58,12 @@ _REQUEST_OF = re.compile(
     re.IGNORECASE,
 )
 # Words a question uses to say what form of answer it wants ("examples of", "a detailed, step-by-step guide",
-# "the complete and necessary steps"), not what the answer is about: no body is evidence for saying
-# them, so they are not units (unless written as a name, "the Complete Guide", or all the question says).
-# General English, beside the stop words the whole toolkit skips (okf/text/stopwords.txt: "explain",
-# "describe", "details"), which also shape what compile writes; these shape only what a reader looks for.
-ANSWER_FORM = frozenset(
-    stem(word)
-    for word in ["example", "examples", "guide", "step", "steps", "detailed", "precise", "complete", "necessary"]
-)
+# "the necessary steps"), not what the answer is about: no body is evidence for saying them, so they are not
+# units (unless written as a name, "the Complete Guide", or all the question says). Matched as written, not
+# by stem ("precision", "guided" and "detailing" are what a question asks about). General English, beside
+# the stop words the whole toolkit skips (okf/text/stopwords.txt: "explain", "describe", "details"), which
+# also shape what compile writes; these shape only what a reader looks for.
+ANSWER_FORM = frozenset(["example", "examples", "guide", "step", "steps", "detailed", "precise", "necessary"])
 # A numbered rule or clause ("8.3.1", "a6.3.31") of three parts or more: the sections holding it are numbered by
 # its leading parts ("8.3"), and a signpost listing those sections says where it is.
 _NUMBERED = re.compile(r"^([a-z]*\d+(?:\.\d+)+)\.\d+$")
@@ -484,12 +482,13 @@ def _units(
 
 
 def _without_answer_form(words: dict[str, str], raw: list[str]) -> dict[str, str]:
-    """``words`` (term -> word) without the terms of ``ANSWER_FORM``, except one the question writes with a
-    capital after its first word (part of a name); all of them when nothing else is left."""
-    if words.keys().isdisjoint(ANSWER_FORM):
+    """``words`` (term -> the word first writing it) without the terms written by a word of ``ANSWER_FORM``,
+    except one the question writes with a capital after its first word (part of a name); all of them when
+    nothing else is left."""
+    if ANSWER_FORM.isdisjoint(words.values()):
         return words
     named = {w.casefold() for n, w in enumerate(raw) if n and w[:1].isupper()}
-    kept = {t: w for t, w in words.items() if t not in ANSWER_FORM or w in named}
+    kept = {t: w for t, w in words.items() if w not in ANSWER_FORM or w in named}
     return kept or words
 
 

@@ -437,3 +437,24 @@ def test_cli_human_table_and_bad_questions_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["eval", str(root), str(bad)])
     assert result.exit_code == 2 and f"{bad}:2: not valid JSON" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_development_script_compares_two_runs_question_by_question(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scripts/eval_dev.py --compare A B (docs/benchmarks.md, "Running heads") prints exactly the questions whose
+    outcome differs between two --out files, with both outcomes."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("eval_dev", Path(__file__).parents[1] / "scripts/eval_dev.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    before, after = tmp_path / "a.json", tmp_path / "b.json"
+    before.write_text(json.dumps({"cuad": {"q1": [True, True], "q2": [False, False], "q3": [True, False]}}))
+    after.write_text(json.dumps({"cuad": {"q1": [True, True], "q2": [True, False], "q3": [True, True]}}))
+    script.compare(str(before), str(after))
+    assert capsys.readouterr().out.splitlines() == [
+        "cuad q2 [False, False] -> [True, False]",
+        "cuad q3 [True, False] -> [True, True]",
+    ]

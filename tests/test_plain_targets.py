@@ -56,6 +56,8 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
             "sub/c.md": concept("C"),
             "sub/deep/d.md": concept("D"),
             "elsewhere/e.md": concept("E"),
+            "odd/index.md/f.md": concept("F"),  # a folder named index.md
+            "odd/g.md": concept("G"),
         },
     )
     os.symlink(root / "a.md", root / "link.md")
@@ -78,6 +80,33 @@ def test_plain_targets_resolve_as_the_long_way(
         patched.setattr(bundle_module, "plain_target", lambda target: False)
         assert listing_module._classify(bundle, target, directory) == short_index
         assert bundle._resolve_link("t", target, 1, directory.rstrip("/"), "own.md") == short_link
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    target=st.sampled_from([*NAMES, "g.md", "index.md/", "/a.md", "sub//", "a b.md"]),
+    directory=st.sampled_from(["", "sub/", "sub/deep/", "odd/"]),
+)
+def test_a_child_of_the_listed_directory_resolves_as_classify_does(bundle: Bundle, target: str, directory: str) -> None:
+    """read_index's short way for an entry naming a concept or folder of its own directory (_child) gives what
+    _classify gives, or leaves the entry to it."""
+    scan = bundle._scan(directory)
+    assert scan is not None
+    child = listing_module._child(scan, target, directory)
+    if child is not None:
+        assert child == listing_module._classify(bundle, target, directory)
+
+
+def test_the_usual_index_entries_take_the_short_way(bundle: Bundle) -> None:
+    scan = bundle._scan("")
+    assert scan is not None
+    assert listing_module._child(scan, "a.md", "") == ("concept", "a.md")
+    assert listing_module._child(scan, "sub/", "") == ("directory", "sub/")
+    assert listing_module._child(scan, "sub", "") == ("directory", "sub/")
+    for other in ("link.md", "linkdir/", "log.md", "x.txt", "index.md", "sub/c.md", "missing.md", "a.md/"):
+        assert listing_module._child(scan, other, "") is None
+    odd = bundle._scan("odd/")
+    assert odd is not None and listing_module._child(odd, "index.md", "odd/") is None
 
 
 def test_plain_target_refuses_what_needs_decoding_or_normalizing() -> None:

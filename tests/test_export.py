@@ -611,8 +611,14 @@ def test_a_manifest_in_one_line_is_read_for_its_seal_only(tmp_path: Path, monkey
 
 @given(st.text(alphabet=st.one_of(st.characters(max_codepoint=200), st.sampled_from(["…", "\u2028", "\xa0"]))))
 @settings(max_examples=300, deadline=None)
+@example("a b")
+@example("a  b")
+@example(" a")
+@example("a ")
+@example("a\xa0b")
 def test_escape_translates_only_when_needed(text: str) -> None:
-    # escape() skips translating text with no character to escape: the same result as translating always.
+    # escape() skips translating text with no character to escape, and splitting ASCII text with single spaces
+    # only: the same result as translating and splitting always.
     from okf.export.llms import _ESCAPES
 
     assert escape(text) == " ".join(text.translate(_ESCAPES).split())

@@ -147,8 +147,7 @@ def export_llms_txt(
         bodies=bodies,
     )
     writer.remember(source, collected.cache, walk.names, collected.listings)
-    for path, written in sorted(collected.copied.items()):
-        writer.done(path, written)
+    writer.done_all(collected.copied)
     writer.outputs.update(collected.outputs)
     writer.add("llms.txt", llms_txt(collected, base_url=base_url))
     pieces, inlined, writer.full_spans = full_pieces(collected, max_bytes=max_bytes)

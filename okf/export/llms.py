@@ -30,6 +30,8 @@ def escape(text: str) -> str:
     """One line of markdown text that renders as exactly ``text`` (specials backslash-escaped)."""
     if _ESCAPED.search(text):
         text = text.translate(_ESCAPES)
+    elif text.isascii() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text  # no control character and single spaces only: split and join give it back as it is
     return " ".join(text.split())
 
 

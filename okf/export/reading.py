@@ -41,9 +41,10 @@ PARALLEL_FROM = 2000  # concepts; below this, starting processes costs more than
 Progress = Callable[[int], None]  # concepts read so far
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
-    """One concept as published (plain data: it crosses process boundaries)."""
+    """One concept as published (plain data: it crosses process boundaries). Slotted: an export holds one
+    per concept and a worker's are rebuilt in the parent, so a dict-less object is smaller and quicker to make."""
 
     path: str
     id: str
@@ -442,13 +443,15 @@ def _read_part(
                 row = keep(root, directory, title, text, signposts, recent, stats)
                 if row is not None:
                     part.listings[directory] = row
+        # The copies' folder, named once for the directory (as os.path.dirname names each copy's).
+        folder = os.path.dirname(os.path.join(copy_to, directory + "-")) if copy_to is not None else None
         for path in paths:
             try:
                 if copy_to is None or folders is None:
                     part.entries[path] = _entry(bundle, path, now)[0]
                     continue
                 _read_concept(
-                    bundle, path, os.path.join(copy_to, path), now, folders, cache, stats, bodies, recent, part
+                    bundle, path, os.path.join(copy_to, path), now, folders, cache, stats, bodies, recent, part, folder
                 )
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")
@@ -469,6 +472,7 @@ def _read_concept(
     bodies: frozenset[str],
     recent: int,
     part: _Part,
+    folder: str | None = None,
 ) -> None:
     """One concept of an llms-txt export: its entry from the cache row when its file and its copy are as the
     row says (the file read only when its body is needed and the previous llms-full.txt does not hold it),
@@ -518,7 +522,7 @@ def _read_concept(
     # The copy is the text as okf reads it: the file's own bytes unless decoding changed them (a byte order
     # mark dropped, bad bytes replaced, CRLF made LF).
     exact = not problems and b"\r" not in data
-    part.copied[path], copy = copy_into(target, data if exact else text.encode("utf-8"), folders, copy)
+    part.copied[path], copy = copy_into(target, data if exact else text.encode("utf-8"), folders, copy, folder)
     part.entries[path] = parsed
     part.outputs[path] = copy.st_size, copy.st_mtime_ns
     if size_mtime[1] < recent:

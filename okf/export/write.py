@@ -146,12 +146,13 @@ class Folders:
 
 
 def copy_into(
-    target: str, data: bytes, folders: Folders, old: os.stat_result | None = None
+    target: str, data: bytes, folders: Folders, old: os.stat_result | None = None, folder: str | None = None
 ) -> tuple[bool, os.stat_result]:
     """Write ``data`` at ``target`` unless it already holds exactly these bytes: whether it wrote, and the
     file's stat after. In a folder this export created, one open, write and fstat; elsewhere the old copy is
-    looked at first (``old``: its lstat when the caller has it). A symlink at ``target`` is replaced."""
-    if folders.new(os.path.dirname(target)):
+    looked at first (``old``: its lstat when the caller has it). A symlink at ``target`` is replaced.
+    ``folder``: ``os.path.dirname(target)`` when the caller has it (one per folder, not per file)."""
+    if folders.new(os.path.dirname(target) if folder is None else folder):
         try:
             fd = os.open(target, _WRITE | os.O_EXCL, 0o666)
         except FileExistsError:
@@ -289,6 +290,13 @@ class ExportWriter:
         else:
             self.unchanged += 1
 
+    def done_all(self, copied: dict[str, bool]) -> None:
+        """:meth:`done` for each of ``copied`` (file -> written), at once."""
+        self.files.update(dict.fromkeys(copied))
+        written = sum(copied.values())
+        self.written += written
+        self.unchanged += len(copied) - written
+
     def manifest(self) -> dict[str, Any]:
         """The head of the manifest the previous export of this kind left in the folder (its kind, files and
         seal; ``{}`` when none). The manifest is two lines of JSON: this head, then what an export reuses (the
@@ -380,7 +388,7 @@ class ExportWriter:
     ) -> None:
         """Keep ``rows`` (for the bundle at ``source``) and its kept ``listings`` with the hash of its ``names``
         in the manifest this export writes."""
-        self._cache = {"bundle": source, "okf": __version__, "cache": {p: list(rows[p]) for p in sorted(rows)}}
+        self._cache = {"bundle": source, "okf": __version__, "cache": {p: rows[p] for p in sorted(rows)}}
         if names is not None and listings:
             self._cache.update(names=names, listings={d: listings[d] for d in sorted(listings)})
 
@@ -390,7 +398,8 @@ class ExportWriter:
             self.root.mkdir(parents=True, exist_ok=True)
             previous = self._previous()
             real = os.path.realpath(self.root)
-            for rel in sorted(self.files):
+            files = sorted(self.files)
+            for rel in files:
                 data = self.files[rel]
                 if data is None:
                     continue
@@ -418,7 +427,6 @@ class ExportWriter:
                     self.removed += 1
                 except OSError:
                     pass
-            files = sorted(self.files)
             content: dict[str, Any] = {"kind": self.kind, "files": files}
             rest = dict(self._cache)
             full = self.outputs.get("llms-full.txt")

@@ -158,3 +158,20 @@ def test_links_left_out_for_check_all_resolve(bundle: Bundle, picked: list[str],
     assert [link for link in every if link.external or link.path is None or not link.exists] == [
         link for link in unsure if link.external or link.path is None or not link.exists
     ]
+
+
+def test_a_plain_prefix_and_a_name_are_the_real_path(bundle: Bundle) -> None:
+    """Bundle.plain_prefix: the prefix and a listed name give real_path's answer for every file and folder but
+    a symlink (whose names it returns); None for what is not a directory the scans show."""
+    for directory in bundle.iter_directories():
+        plain = bundle.plain_prefix(directory)
+        assert plain is not None
+        prefix, symlinks = plain
+        scan = bundle._scan(directory)
+        assert scan is not None and symlinks == scan.symlinks
+        for name in (*scan.files, *scan.dirs):
+            if name not in symlinks:
+                assert prefix + name == bundle.real_path(directory + name)
+    assert "link.md" in bundle.plain_prefix("")[1]  # type: ignore[index]
+    for odd in ("sub", "/sub/", "sub//", "missing/", "linkdir/", "a.md/"):
+        assert bundle.plain_prefix(odd) is None

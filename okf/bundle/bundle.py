@@ -342,6 +342,18 @@ class Bundle:
                 return self._root_slash + rel  # os.path.join's answer for a relative path
         return ensure_inside(self._root_real, rel)
 
+    def plain_prefix(self, directory: str) -> tuple[str, frozenset[str]] | None:
+        """For a directory as :meth:`iter_directories` names it (``""`` or ``"a/b/"``): the filesystem path that
+        prefixes its entries and the names of its symlinks. ``prefix + name`` is what :meth:`real_path` gives for
+        ``directory + name``, for any file or folder the directory lists but a symlink, with no work per name;
+        None when the directory is not one the scans show is real (then ask :meth:`real_path`)."""
+        if directory and (
+            directory[-1] != "/" or directory[0] == "/" or "//" in directory or not self.is_dir(directory[:-1])
+        ):
+            return None
+        scan = self._scan(directory)
+        return None if scan is None else (self._root_slash + directory, scan.symlinks)
+
     def resolve(self, ref: str, base: str = "") -> str:
         """``ref`` (relative to directory ``base``; a leading "/" is the bundle root) as a safe bundle path.
 

@@ -76,6 +76,10 @@ def keep(
     digest = _files_hash(root, _read_files(directory, signposts), recent, stats)
     if digest is None:
         return None
+    if isinstance(signposts, list) and all(type(s) is Post for s in signposts):
+        # The listing's own list of Posts (tuples: JSON writes each as the list below): shared, not copied, so a
+        # worker pickles it once for the listing and its row.
+        return [digest, title, intro, signposts]
     return [digest, title, intro, [[s.path, s.title, s.description, s.is_dir] for s in signposts]]
 
 

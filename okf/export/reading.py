@@ -443,15 +443,30 @@ def _read_part(
                 row = keep(root, directory, title, text, signposts, recent, stats)
                 if row is not None:
                     part.listings[directory] = row
-        # The copies' folder, named once for the directory (as os.path.dirname names each copy's).
+        # The copies' folder, named once for the directory (as os.path.dirname names each copy's), and where its
+        # files are (a concept's real path, but a symlink's, is this prefix and its name).
         folder = os.path.dirname(os.path.join(copy_to, directory + "-")) if copy_to is not None else None
+        plain = bundle.plain_prefix(directory)
         for path in paths:
             try:
                 if copy_to is None or folders is None:
                     part.entries[path] = _entry(bundle, path, now)[0]
                     continue
+                name = path[len(directory) :]
+                source = plain[0] + name if plain is not None and name not in plain[1] else None
                 _read_concept(
-                    bundle, path, os.path.join(copy_to, path), now, folders, cache, stats, bodies, recent, part, folder
+                    bundle,
+                    path,
+                    os.path.join(copy_to, path),
+                    now,
+                    folders,
+                    cache,
+                    stats,
+                    bodies,
+                    recent,
+                    part,
+                    folder,
+                    source,
                 )
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")
@@ -473,10 +488,12 @@ def _read_concept(
     recent: int,
     part: _Part,
     folder: str | None = None,
+    source: str | None = None,
 ) -> None:
     """One concept of an llms-txt export: its entry from the cache row when its file and its copy are as the
     row says (the file read only when its body is needed and the previous llms-full.txt does not hold it),
-    else parsed and copied."""
+    else parsed and copied. ``folder``: the copy's folder; ``source``: the file's real path (both when the
+    caller has them)."""
     row = cache.get(path) if cache else None
     seen = stats.get(path) if stats is not None else None
     data: bytes | None = None
@@ -484,7 +501,7 @@ def _read_concept(
     if seen is not None:
         size_mtime = seen[0], seen[1]
     else:
-        data, info = read_file(bundle.real_path(path), path)
+        data, info = read_file(source or bundle.real_path(path), path)
         size_mtime = info.st_size, info.st_mtime_ns
     copy: os.stat_result | None = None
     if row is not None:
@@ -504,7 +521,7 @@ def _read_concept(
                     part.unread.append(path)
                 else:
                     if data is None:
-                        data = read_bytes(bundle.real_path(path), path)
+                        data = read_bytes(source or bundle.real_path(path), path)
                     entry = _cached(path, decode_text(data, path)[0], row, now)
             if entry is not None:
                 part.copied[path] = False
@@ -516,7 +533,7 @@ def _read_concept(
     if data is None:
         # Its size and times are the walk's, taken before this read (so no fstat here): had the file changed
         # since, the row kept for it would not match it next time, and the file would be parsed again.
-        data = read_bytes(bundle.real_path(path), path)
+        data = read_bytes(source or bundle.real_path(path), path)
     text, problems = decode_text(data, path)
     parsed = _summary_entry(path, text, now)
     # The copy is the text as okf reads it: the file's own bytes unless decoding changed them (a byte order

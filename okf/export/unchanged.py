@@ -54,7 +54,7 @@ def bundle_signature(root: str) -> Walk:
         dirs: list[str] = []
         try:
             with os.scandir(os.path.join(root, here) if here else root) as entries:
-                found = sorted((e.name, e) for e in entries if not e.name.startswith("."))
+                found = sorted([(e.name, e) for e in entries if e.name[:1] != "."])
         except OSError as exc:
             line = f"{here}\0!{exc.errno}\n".encode("utf-8", "surrogateescape")
             digest.update(line)

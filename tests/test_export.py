@@ -938,3 +938,38 @@ def test_new_files_are_written_in_pieces_and_match_the_joined_bytes(
     assert all((tmp_path / "short" / f).read_bytes() == (first / f).read_bytes() for f in files if f[0] != ".")
     manifest = (tmp_path / "short" / ".okf-export.json").read_text(encoding="utf-8").split("\n")
     assert [json.loads(line)["kind"] for line in manifest[:1]] == ["llms-txt"] and manifest[2] == ""
+
+
+def test_the_walk_hands_its_listings_to_the_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An export's walk (bundle_signature) lists every folder once: the bundle takes those listings as its
+    scans (not listing again), and they are the scans it would have made itself."""
+    from okf.bundle import Bundle
+    from okf.export.unchanged import bundle_signature
+
+    root = write_files(
+        tmp_path / "b",
+        {
+            "index.md": "# B\n",
+            "a.md": concept("A"),
+            ".hidden.md": concept("H"),
+            "sub/c.md": concept("C"),
+            "sub/deep/d.md": concept("D"),
+            "sub/notes.txt": "x",
+            "elsewhere/e.md": concept("E"),
+        },
+    )
+    os.symlink(root / "a.md", root / "sub" / "link.md")
+    os.symlink(root / "elsewhere", root / "dirlink")
+    os.symlink("/nonexistent", root / "broken.md")
+    walked = Bundle.open(root)
+    bundle_signature(str(walked.root), walked)
+    listed: list[str] = []
+    scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(path) or scandir(path))
+    directories = list(walked.iter_directories())
+    assert listed == []
+    monkeypatch.undo()
+    alone = Bundle.open(root)
+    assert directories == list(alone.iter_directories())
+    assert list(walked.iter_concepts()) == list(alone.iter_concepts())
+    assert walked._dirs == alone._dirs

@@ -180,45 +180,56 @@ class Bundle:
         if directory in self._dirs:
             return self._dirs[directory]
         real = os.path.join(self._root_real, directory) if directory else self._root_real
+        try:
+            with os.scandir(real) as entries:
+                return self._classify(directory, entries)
+        except OSError as exc:
+            self._unreadable[directory] = exc.strerror or type(exc).__name__
+            self._dirs[directory] = None
+            return None
+
+    def scanned(self, directory: str, entries: Iterable[os.DirEntry[str]]) -> None:
+        """Take ``entries``, a whole ``os.scandir`` of ``directory`` (``""`` or ``"a/b/"``) made by a caller that
+        listed it anyway, as this bundle's scan of it (unless it has one): the directory is then not listed
+        again. The caller's listing must be of the directory's real path (``root / directory``)."""
+        if directory not in self._dirs:
+            self._classify(directory, entries)
+
+    def _classify(self, directory: str, entries: Iterable[os.DirEntry[str]]) -> _Dir:
+        """The scan of ``directory`` from its entries, kept (OSError while listing is the caller's)."""
         files: list[str] = []
         dirs: list[str] = []
         links: list[str] = []
         odd: list[str] = []
         unlisted: list[str] = []
-        try:
-            with os.scandir(real) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if name[:1] == ".":
+        for entry in entries:
+            name = entry.name
+            if name[:1] == ".":
+                unlisted.append(name)
+                continue
+            # A printable name holds no control character: the search is for the others (and "\\").
+            if "\\" in name or (not name.isprintable() and _UNADDRESSABLE.search(name)):
+                odd.append(name)  # no bundle path can name it: reported, never listed
+                continue
+            try:
+                # Most entries are files: asked first (a symlink is neither a file nor a directory here).
+                if entry.is_file(follow_symlinks=False):
+                    files.append(name)
+                elif entry.is_dir(follow_symlinks=False):
+                    dirs.append(name)
+                elif entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    inside = target.startswith(self._root_real.rstrip(os.sep) + os.sep)
+                    if inside and os.path.isfile(target):
+                        files.append(name)
+                        links.append(name)
+                    else:
                         unlisted.append(name)
-                        continue
-                    # A printable name holds no control character: the search is for the others (and "\\").
-                    if "\\" in name or (not name.isprintable() and _UNADDRESSABLE.search(name)):
-                        odd.append(name)  # no bundle path can name it: reported, never listed
-                        continue
-                    try:
-                        # Most entries are files: asked first (a symlink is neither a file nor a directory here).
-                        if entry.is_file(follow_symlinks=False):
-                            files.append(name)
-                        elif entry.is_dir(follow_symlinks=False):
-                            dirs.append(name)
-                        elif entry.is_symlink():
-                            target = os.path.realpath(entry.path)
-                            inside = target.startswith(self._root_real.rstrip(os.sep) + os.sep)
-                            if inside and os.path.isfile(target):
-                                files.append(name)
-                                links.append(name)
-                            else:
-                                unlisted.append(name)
-                        else:
-                            unlisted.append(name)
-                    except OSError:
-                        unlisted.append(name)
-                        continue
-        except OSError as exc:
-            self._unreadable[directory] = exc.strerror or type(exc).__name__
-            self._dirs[directory] = None
-            return None
+                else:
+                    unlisted.append(name)
+            except OSError:
+                unlisted.append(name)
+                continue
         found = _Dir(
             tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links), tuple(sorted(odd)), frozenset(unlisted)
         )

@@ -126,7 +126,7 @@ def export_llms_txt(
     day = as_of or datetime.now(UTC).date()
     now = datetime(day.year, day.month, day.day, tzinfo=UTC)
     options = {"okf": __version__, "bundle": source, "base_url": base_url, "max_bytes": max_bytes, "title": title}
-    walk = bundle_signature(source)
+    walk = bundle_signature(source, opened)
     signature = walk.signature
     recorded = _replayed(replay(writer.manifest(), str(writer.root), signature, options, now), source, out, started)
     if recorded is not None:

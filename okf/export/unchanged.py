@@ -20,11 +20,14 @@ import stat
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from okf.export.listings import Stat
 from okf.export.reading import RACY_NS
 from okf.export.write import outputs_signature
+
+if TYPE_CHECKING:
+    from okf.bundle import Bundle
 
 
 @dataclass
@@ -40,8 +43,9 @@ class Walk:
     recent: int  # ns: a file whose times are at or after this was changed too recently to be trusted
 
 
-def bundle_signature(root: str) -> Walk:
-    """Walk the bundle at ``root``, hidden entries aside (:class:`Walk`)."""
+def bundle_signature(root: str, bundle: Bundle | None = None) -> Walk:
+    """Walk the bundle at ``root``, hidden entries aside (:class:`Walk`); ``bundle``: the bundle opened at
+    ``root``, which takes each listing made here as its scan of that directory (it is not listed twice)."""
     digest, names = hashlib.blake2b(digest_size=20), hashlib.blake2b(digest_size=20)
     recent = time.time_ns() - RACY_NS
     racy = False
@@ -54,12 +58,15 @@ def bundle_signature(root: str) -> Walk:
         dirs: list[str] = []
         try:
             with os.scandir(os.path.join(root, here) if here else root) as entries:
-                found = sorted([(e.name, e) for e in entries if e.name[:1] != "."])
+                scanned = list(entries)
         except OSError as exc:
             line = f"{here}\0!{exc.errno}\n".encode("utf-8", "surrogateescape")
             digest.update(line)
             names.update(line)
             continue
+        if bundle is not None:
+            bundle.scanned(here, scanned)
+        found = sorted([(e.name, e) for e in scanned if e.name[:1] != "."])
         for name, entry in found:
             try:
                 if entry.is_symlink():

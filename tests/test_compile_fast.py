@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from okf.compile.describe import CANDIDATES, candidate_scores
 from okf.compile.survey import SUMMARY_TERMS, DocumentSurvey
+from okf.compile.vocabulary import summed
+from okf.text.keyterms import _wordlike, idf, idf_table
 from okf.text.words import stem
 
 _terms = st.text(alphabet="abcdefgh", min_size=1, max_size=4)
@@ -282,3 +284,26 @@ def test_lead_sentence_cut_one_sentence_at_a_time_is_the_split_one(pieces: list[
         assert lead_sentence(lines, 1, len(lines), skip, title, named) == _lead_by_split(
             lines, 1, len(lines), skip, title, named
         )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_counts, max_size=8))
+def test_summed_tables_are_counter_update(tables: list[dict[str, int]]) -> None:
+    """The vocabulary's sum by C-level maps: the counts and the key order of ``Counter.update`` of each table."""
+    plain: Counter[str] = Counter()
+    for table in tables:
+        plain.update(table)
+    assert list(summed(tables).items()) == list(plain.items())
+
+
+_mixed_terms = st.text(alphabet="ab-.1²éΩ_", min_size=1, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_mixed_terms, st.integers(1, 9), max_size=40))
+def test_idf_table_keeps_the_wordlike_terms(df: dict[str, int]) -> None:
+    """Letters-only terms taken by ``str.isalpha`` first: the same terms, order and weights as the cached test
+    alone (digits of any script, superscripts and identifiers still go through it)."""
+    total = 10
+    plain = {t: idf(n, total) for t, n in df.items() if len(t) >= 3 and _wordlike(t)}
+    assert list(idf_table(df, total).items()) == list(plain.items())

@@ -228,6 +228,51 @@ def test_fanout_groups_wide_folders_by_topic(tmp_path: Path) -> None:
     check_clean(tmp_path / "out")
 
 
+# Four pairs of related subjects (the two of a pair share a few words of their own), eight groups' worth of
+# documents for four groups: each group has to hold two subjects. "cell" is the term of art of the first
+# subject (each of its documents says it twice) and a word three documents of the third use in another sense.
+SENSES = [
+    (("biology", "membrane nucleus protein enzyme mitosis"), ("genetics", "gene allele chromosome mutation genome")),
+    (("prison", "inmate warden parole convict jailer"), ("police", "officer patrol detective precinct badge")),
+    (("ships", "boat sail mast anchor hull"), ("fishing", "trawler net cod catch bait")),
+    (("bread", "oven flour dough yeast crust"), ("cheese", "milk curd rennet cheddar cellar")),
+]
+KIN = ["organism tissue molecule", "crime arrest murder", "sea harbour wave", "kitchen recipe taste"]
+
+
+@pytest.mark.parametrize("per, repeats", [(4, 2), (5, 3)])
+def test_topic_groups_do_not_join_two_senses_of_one_word(tmp_path: Path, per: int, repeats: int) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    documents = []
+    for p, (pair, kin) in enumerate(zip(SENSES, KIN)):
+        for s, (subject, pool) in enumerate(pair):
+            words, shared = pool.split(), kin.split()
+            for n in range(per):
+                picked = [words[n % 5], words[(n + 1) % 5], shared[n % 3], shared[(n + 1) % 3]]
+                text = " ".join(f"The {w} was there." for w in picked)
+                if (p, s) == (0, 0):
+                    text += " The cell was there." * 2
+                elif (p, s) == (1, 0) and n < 3:
+                    text += " The cell was there." * repeats
+                documents.append((subject, text))
+    subject_of = {}
+    for k, j in enumerate(sorted(range(len(documents)), key=lambda i: (i * 7919) % len(documents))):
+        (src / f"note {k:02d}.txt").write_text(documents[j][1] + "\n")
+        subject_of[f"note {k:02d}"] = documents[j][0]
+    compile_bundle([src], tmp_path / "out", options=CompileOptions(fanout=2 * per))
+    root = parse_index((tmp_path / "out" / "index.md").read_text().split("---\n", 2)[2])
+    assert len(root.entries) == 4
+    groups = [
+        {subject_of[e.title] for e in parse_index((tmp_path / "out" / entry.target).read_text()).entries}
+        for entry in root.entries
+    ]
+    # The word's two senses never share a group: each subject sits with the subject it has words in common with.
+    assert not any({"biology", "prison"} <= g for g in groups), groups
+    assert sorted(sorted(g) for g in groups) == sorted(sorted(s for s, _ in pair) for pair in SENSES)
+    check_clean(tmp_path / "out")
+
+
 def test_fanout_range_groups_are_the_last_resort(tmp_path: Path) -> None:
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)

@@ -163,6 +163,57 @@ _words = st.sampled_from(["alpha", "beta", "gamma", "delta", "eps", "zeta", "the
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.dictionaries(_words, st.integers(min_value=1, max_value=40), max_size=11), min_size=1, max_size=9))
 def test_vectors_equal_the_first_written_ones(terms_of):
-    from okf.compile.topics import vectors
+    from okf.compile.topics import tfidf
 
-    assert [list(v.items()) for v in vectors(terms_of)] == [list(v.items()) for v in _vectors_reference(terms_of)]
+    assert [list(v.items()) for v in tfidf(terms_of)] == [list(v.items()) for v in _vectors_reference(terms_of)]
+
+
+def _in_sense_reference(vectors_):
+    """okf.compile.topics.in_sense as a plain loop over pairs of documents."""
+    import math
+
+    n = len(vectors_)
+    if n < 3:
+        return [dict(v) for v in vectors_]
+    out = []
+    for d, v in enumerate(vectors_):
+        scaled = {}
+        for t, w in v.items():
+            u = {s: x for s, x in v.items() if s != t}
+            sims = [sum(x * e.get(s, 0.0) for s, x in u.items()) for j, e in enumerate(vectors_) if j != d]
+            holders = [sim for sim, e in zip(sims, [e for j, e in enumerate(vectors_) if j != d]) if t in e]
+            alike = sum(holders) / max(1, len(holders))
+            anyone = sum(sims) / (n - 1)
+            scaled[t] = w * math.log1p(alike / anyone) if anyone > 0 else 0.0
+        norm = math.sqrt(sum(x * x for x in scaled.values()))
+        if not norm:
+            out.append(dict(v))
+            continue
+        out.append({t: x / norm for t, x in sorted(scaled.items(), key=lambda kv: (-kv[1], kv[0])) if x > 0})
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(_words, st.integers(min_value=1, max_value=40), max_size=11), min_size=1, max_size=9))
+def test_in_sense_equals_the_pairwise_loop(terms_of):
+    from okf.compile.topics import in_sense, tfidf
+
+    plain = tfidf(terms_of)
+    got, want = in_sense(plain), _in_sense_reference(plain)
+    assert [sorted(v) for v in got] == [sorted(v) for v in want]
+    for a, b in zip(got, want):
+        assert all(abs(a[t] - b[t]) < 1e-9 for t in a)
+
+
+def test_in_sense_lowers_a_word_where_its_other_holders_share_nothing_else():
+    """A word every document of one subject uses, and one document of another subject uses in another
+    sense: in that document it weighs less than the words it shares with its own subject."""
+    from okf.compile.topics import in_sense
+
+    plants = [{"cell": 0.5, "leaf": 0.5, "root": 0.5, "seed": 0.5} for _ in range(4)]
+    ships = [{"sail": 0.5, "hull": 0.5, "mast": 0.5, "crew": 0.5} for _ in range(3)]
+    prison = {"cell": 0.5, "sail": 0.5, "hull": 0.5, "mast": 0.5}  # shares "cell" with the plants alone
+    got = in_sense([*plants, *ships, prison])
+    assert got[-1].get("cell", 0.0) < min(got[-1][t] for t in ("sail", "hull", "mast"))
+    assert "cell" not in got[-1]  # its other holders share nothing else with it: no weight at all
+    assert got[0]["cell"] > 0.8 * got[0]["leaf"]  # among the plants it stays one of their words

@@ -2,7 +2,13 @@
 
 When a folder holds more documents than one index.md should list (the fan-out cap), its documents are
 split into groups of related documents: balanced k-means (cosine similarity of tf-idf vectors over the
-words each document opens with), applied level by level until every group fits the cap. Everything is
+words each document opens with), applied level by level until every group fits the cap.
+
+A word with several senses ("family" of plants, of a crime syndicate, of rifles) joins documents that share
+nothing else, and a group's centroid, summed over its members, makes such a word heavy enough to draw more
+documents in on it alone. So each term's weight in a document is scaled by the evidence that the document
+uses it in the sense its other holders do (:func:`in_sense`): how much more the document resembles the
+term's other holders, on their other terms, than it resembles the folder's documents at large. Everything is
 deterministic: seeds are picked farthest-first from the first document in path order, ties go to the
 earlier group, and no randomness is involved, so the same sources always give the same groups.
 
@@ -34,6 +40,11 @@ Vector = dict[str, float]
 
 
 def vectors(terms_of: Sequence[Mapping[str, int]]) -> list[Vector]:
+    """The documents' grouping vectors: :func:`tfidf` weighed by :func:`in_sense`."""
+    return in_sense(tfidf(terms_of))
+
+
+def tfidf(terms_of: Sequence[Mapping[str, int]]) -> list[Vector]:
     """Unit tf-idf vectors (the ``VECTOR_TERMS`` heaviest terms) of documents given their term counts."""
     df: Counter[str] = Counter()
     for counts in terms_of:
@@ -48,6 +59,83 @@ def vectors(terms_of: Sequence[Mapping[str, int]]) -> list[Vector]:
         scored = sorted(zip(map(mul, map(neg, tf), map(weights.__getitem__, keys)), keys))[:VECTOR_TERMS]
         norm = math.sqrt(sum(s * s for s, _ in scored)) or 1.0
         out.append({t: -s / norm for s, t in scored})
+    return out
+
+
+def in_sense(vectors_: Sequence[Vector]) -> list[Vector]:
+    """Each document's term weights scaled by how much the document shares with the term's other holders.
+
+    For document ``d`` and a term ``t`` of its vector ``v``, with ``u`` the vector without ``t``: ``a`` is the
+    mean of ``u . v_e`` over the other documents ``e`` holding ``t`` (how much ``d`` resembles them on other
+    terms), ``b`` the mean of ``u . v_e`` over every other document (how much it resembles any document); the
+    weight is multiplied by ``ln(1 + a / b)``: 0 when the holders share nothing else with ``d`` (another sense,
+    or a word everything uses), ``ln 2`` at the folder's average, more the closer they are. Then each vector is
+    scaled to unit length again, terms heaviest first (ties by term). A document none of whose terms has
+    support keeps its vector: there is nothing to tell its senses apart by. Nothing here is tuned: ``b`` is
+    the folder's own, so the same holds for any folder.
+
+    Cost: per term, the sum of its holders' vectors restricted to their terms, ``n * w * w`` products for
+    ``n`` vectors of ``w`` terms, in blocks of terms so the temporaries stay bounded."""
+    import numpy as np
+
+    n = len(vectors_)
+    if n < 3:
+        return [dict(v) for v in vectors_]
+    ids: dict[str, int] = {}
+    setdefault = ids.setdefault
+    lengths = np.fromiter(map(len, vectors_), dtype=np.intp, count=n)
+    terms = np.fromiter((setdefault(t, len(ids)) for v in vectors_ for t in v), dtype=np.intp, count=int(lengths.sum()))
+    weights = np.fromiter(chain.from_iterable(v.values() for v in vectors_), dtype=np.float64, count=len(terms))
+    docs = np.repeat(np.arange(n, dtype=np.intp), lengths)
+    size = len(ids)
+    total = np.bincount(terms, weights, minlength=size)  # the sum of every vector
+    holders = np.bincount(terms, minlength=size)
+    # Each position's document's positions, padded with -1: the partners of a term in its document.
+    width = int(lengths.max()) if n else 0
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    offsets = np.arange(width)
+    rows = starts[:, None] + offsets
+    rows[offsets >= lengths[:, None]] = -1
+    # Per position (d, t): the sum over d's other terms s of w_d(s) * (the weight of s in the other documents
+    # holding t, summed). Each product is taken against the others' sum alone, so a term no other holder of t
+    # has adds exactly 0: no cancellation leaves a trace of support where there is none.
+    alike = np.zeros(len(terms))
+    order = np.argsort(terms, kind="stable")
+    bounds = np.searchsorted(terms[order], np.arange(size + 1))
+    step = max(1, 4_000_000 // max(1, width))  # positions per block: bounded temporaries on big folders
+    lo = 0
+    while lo < len(order):
+        # A block ends on a term's last holder, so every (term, partner) sum is complete within it.
+        hi = int(bounds[min(size, int(np.searchsorted(bounds, lo + step, side="right")) - 1)])
+        hi = max(hi, int(bounds[terms[order[lo]] + 1]))
+        block = order[lo:hi]
+        partners = rows[docs[block]]
+        valid = (partners >= 0) & (partners != block[:, None])
+        owner = np.broadcast_to(np.arange(len(block))[:, None], partners.shape)[valid]
+        partners = partners[valid]
+        keys = terms[block][owner] * size + terms[partners]
+        values = weights[partners]
+        unique_keys, inverse = np.unique(keys, return_inverse=True)
+        others = np.bincount(inverse, values, minlength=len(unique_keys))[inverse] - values
+        alike[block] = np.bincount(owner, values * others, minlength=len(block))
+        lo = hi
+    alike /= np.maximum(holders[terms] - 1, 1)
+    # The same against every other document: w_d(s) * (total[s] - w_d(s)) over d's terms s other than t.
+    each = weights * (total[terms] - weights)
+    anyone = (np.bincount(docs, each, minlength=n)[docs] - each) / (n - 1)
+    ratio = np.divide(alike, anyone, out=np.zeros(len(terms)), where=anyone > 0)
+    scaled = weights * np.log1p(ratio)
+    out: list[Vector] = []
+    names = list(ids)
+    for d, v in enumerate(vectors_):
+        at = int(starts[d])
+        row = scaled[at : at + len(v)].tolist()
+        norm = math.sqrt(sum(x * x for x in row))
+        if not norm:
+            out.append(dict(v))
+            continue
+        kept = sorted((-x / norm, names[t]) for x, t in zip(row, terms[at : at + len(v)].tolist()) if x > 0)
+        out.append({t: -x for x, t in kept})
     return out
 
 

@@ -50,7 +50,7 @@ def main() -> None:
         shown = f"{same / pairs:.3f}" if pairs else "-"
         shown_top = f"{top / pairs:.3f}" if pairs else "-"
         print(
-            f"{str(bundle):40} {len(set(group.values())):>6} {shown:>21} {shown_top:>6} "
+            f"{bundle!s:40} {len(set(group.values())):>6} {shown:>21} {shown_top:>6} "
             f"{f'{gold_same}/{gold}':>18} {gold_top:>5}"
         )
 

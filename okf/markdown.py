@@ -251,7 +251,6 @@ _ASCII_CONTROLS = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])  # _DECLINE_CH
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 _PUNCTUATION = r"[!-/:-@\[-`{-~]"  # CommonMark's ASCII punctuation: what a backslash escapes
 _ESCAPE = re.compile(r"\\(" + _PUNCTUATION + ")")
-_BAD_ESCAPE = re.compile(r"\\(?!" + _PUNCTUATION + ")")
 # A backslash that escapes nothing, searched in text whose escapes are masked (what is left are backslashes before
 # anything but ASCII punctuation), when it is not before an ASCII letter or digit. markdown-it reads a backslash
 # and the letter or digit after it as the two characters of text they are (a file name ``US-DOCS\105216871.19``:
@@ -264,9 +263,11 @@ def _declined(text: str, *, escapes: bool = False) -> bool:
     """Whether ``text`` holds a construct the scanners leave to markdown-it (``escapes``: the caller reads
     backslash escapes of punctuation; the characters they escape are then plain text)."""
     if "\\" in text:
-        if not escapes or _BAD_ESCAPE.search(text):
+        if not escapes:
             return True
         text = _ESCAPE.sub("a", text)
+        if "\\" in text:  # a backslash escaping nothing (read left to right: "\\\\s" is an escaped "\\", then "s")
+            return True
     return _declined_unescaped(text, text)
 
 
@@ -555,10 +556,11 @@ _SEPARATOR = re.compile(r"^\s*(?:[-\u2013\u2014:|]+\s*)?")
 _INDEX_HEADING = re.compile(r" {0,3}(#{1,6})(?:(?: +((?:[^#\\]|\\" + _PUNCTUATION + r")*))|$)")
 # One to four spaces after the marker: five would open an indented code block inside the item.
 _INDEX_BULLET = re.compile(r" {0,3}[*+-] {1,4}(?=\[)")
-# A paragraph line: starts like plain text (not a list, quote, heading or setext underline), or with an
+# A paragraph line: starts like plain text (a letter, digit, quote or parenthesis: not a list, quote, heading,
+# setext underline, fence, table, HTML or link definition), or with an
 # escaped punctuation character (okf's compiler escapes a leading "-" or "5."). One right after a bullet
 # would continue that bullet's text, so it is accepted only after a blank line, heading or paragraph.
-_INDEX_PROSE = re.compile(r" {0,3}(?:(?![0-9]+[.)])[A-Za-z0-9]|\\" + _PUNCTUATION + ")")
+_INDEX_PROSE = re.compile(r" {0,3}(?:(?![0-9]+[.)])[A-Za-z0-9\"'(]|\\" + _PUNCTUATION + ")")
 
 
 def _plain(text: str) -> str:

@@ -332,7 +332,7 @@ def index_documents(draw: st.DrawFn) -> str:
                             st.sampled_from(
                                 WORDS
                                 + ESCAPES
-                                + ["\\- x", "5\\. y", "a    b", "&"]
+                                + ["\\- x", "5\\. y", "a    b", "&", '"Quoted" (2 parts)', "(aside)", "'single'"]
                                 + (["===", "---", "*", "1)", "[x]"] if not clean else [])
                             ),
                             min_size=1,
@@ -452,6 +452,11 @@ def test_fast_index_reads_generated_index_and_declines_prose() -> None:
     assert quick is not None and quick == parse_index(text, 4, fast=False)
     assert [e.line for e in quick.entries] == [9, 10, 11, 15]
     assert quick.sections == ["Concepts", "More"]
+    # A paragraph opened by a quote or a parenthesis; a backslash escaped before a letter ("\\\\s": "\\" then "s").
+    text = "\"Mrbr\" (2 parts); (see) 'x'.\n\n* [W](w.md) - By: \\\\s\\\\ Rick\n"
+    quick = _fast_index(text, 0)
+    assert quick is not None and quick == parse_index(text, 0, fast=False)
+    assert quick.entries[0].description == "By: \\s\\ Rick"
     for declined in [
         "* [a](a.md)\nlazy continuation",
         "Setext\n===\n* [a](a.md)",

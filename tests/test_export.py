@@ -697,6 +697,39 @@ def test_the_manifest_encoder_falls_back_to_the_json_module() -> None:
     assert json.loads(write._json(odd)) == odd
 
 
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(_JSON_VALUES)
+@example({"a": {"b": {"c": {}}}, "": [], "d": {}})
+def test_the_manifest_in_pieces_is_the_same_bytes(value: Any) -> None:
+    """The manifest's lines are encoded in pieces (its mappings key by key, two levels down), giving the very
+    bytes one call of the encoder gives."""
+    write = sys.modules["okf.export.write"]
+    assert b"".join(write.json_pieces(value)) == write._json(value)
+
+
+def test_a_manifest_pydantic_core_refuses_is_written_the_json_module_way(tmp_path: Path) -> None:
+    """A lone surrogate (a bundle folder whose name is not UTF-8) makes the pieces fail part-way through the
+    manifest: the file begun is replaced by the whole manifest as the json module encodes it."""
+    raw = os.fsencode(tmp_path) + b"/k\xe9b"
+    try:
+        os.mkdir(raw)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    bundle = write_files(Path(os.fsdecode(raw)), {"x.md": concept("X")})
+    out = tmp_path / "llms"
+    first = export_llms_txt(bundle, out, as_of=AS_OF)
+    head, rest, end = (out / ".okf-export.json").read_bytes().split(b"\n")
+    assert end == b"" and json.loads(rest)["bundle"] == os.fsdecode(raw) and b"\\udce9" in rest
+    assert json.loads(head)["kind"] == "llms-txt" and first.written == 3
+    assert export_llms_txt(bundle, out, as_of=AS_OF).unchanged == first.files  # read back: the seal holds
+
+
 def _with_names_not_utf8(root: Path) -> Path:
     """small_bundle plus a concept whose file name is Latin-1 (``finance/caf\\xe9.md``) and a folder whose name
     is (``r\\xe9sum\\xe9s/``, one concept in it), written through bytes paths as an old archive leaves them."""

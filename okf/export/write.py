@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -194,14 +194,33 @@ def outputs_signature(out: str, files: list[str], known: dict[str, tuple[int, in
     return hashlib.blake2b("".join(lines).encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
+_REFUSED = (pydantic_core.PydanticSerializationError, UnicodeError, ValueError)  # what pydantic-core may raise
+
+
 def _json(value: Any) -> bytes:
     """``value`` as one line of compact JSON in UTF-8: pydantic-core's encoder (in Rust, about twice as fast as
     the json module's on a manifest of cuad's 13,786 rows), or the json module's where that one refuses (a
     path holding a lone surrogate, from a file name that is not UTF-8)."""
     try:
         return pydantic_core.to_json(value)
-    except (pydantic_core.PydanticSerializationError, UnicodeError, ValueError):
+    except _REFUSED:
         return json.dumps(value, separators=(",", ":")).encode("utf-8")
+
+
+def json_pieces(value: Any, depth: int = 0) -> Iterator[bytes]:
+    """The bytes of ``pydantic_core.to_json(value)`` in pieces: a mapping's keys and values one by one, two
+    levels down (the manifest's lines, then their rows by kind), each value below encoded by one call. The same
+    bytes as one call gives (the encoder is compact and encodes a key or value the same wherever it stands),
+    but no buffer of the whole line is grown and copied: cuad's 21 MB manifest line took about 10,000 page
+    faults of fresh memory that way, its pieces about 2,000 (docs/benchmarks.md, stop 41). Raises what
+    ``to_json`` raises (a lone surrogate): the caller then encodes the whole value as :func:`_json` does."""
+    if isinstance(value, dict) and value and depth < 2:
+        for number, (key, item) in enumerate(value.items()):
+            yield (b"{" if number == 0 else b",") + pydantic_core.to_json(key) + b":"
+            yield from json_pieces(item, depth + 1)
+        yield b"}"
+    else:
+        yield pydantic_core.to_json(value)
 
 
 _IOV_MAX = 1024  # buffers per writev (Linux's limit; POSIX guarantees at least 16)
@@ -436,10 +455,33 @@ class ExportWriter:
                 outputs = outputs_signature(str(self.root), files, self.outputs)
                 if outputs is not None:
                     content["seal"] = {**self.sealed, "outputs": outputs}
-            manifest = [_json(content), b"\n"] + ([_json(rest), b"\n"] if rest else [])
-            if write_pieces(os.path.join(self.root, MANIFEST), manifest) is None:  # one there: compared
-                write_if_changed(self.root / MANIFEST, b"".join(manifest), root=real)
+            target = os.path.join(self.root, MANIFEST)
+            try:
+                created = write_pieces(target, _manifest_pieces(content, rest))
+            except _REFUSED:  # created here and partly written: encoded the json module's way instead
+                os.unlink(target)
+                created = write_pieces(target, _manifest_whole(content, rest))
+            if created is None:  # one there: compared
+                try:
+                    data = b"".join(_manifest_pieces(content, rest))
+                except _REFUSED:
+                    data = b"".join(_manifest_whole(content, rest))
+                write_if_changed(self.root / MANIFEST, data, root=real)
         except OSError as exc:
             raise ConfigError(
                 f"cannot write the export into {self.root}: {exc.strerror or exc}", fix="pass -o a writable folder"
             ) from None
+
+
+def _manifest_pieces(content: dict[str, Any], rest: dict[str, Any]) -> Iterator[bytes]:
+    """The manifest's two lines (the second only when ``rest`` holds anything), piece by piece: :func:`json_pieces`."""
+    yield from json_pieces(content)
+    yield b"\n"
+    if rest:
+        yield from json_pieces(rest)
+        yield b"\n"
+
+
+def _manifest_whole(content: dict[str, Any], rest: dict[str, Any]) -> list[bytes]:
+    """The manifest's lines as :func:`_json` encodes them (the json module's way where pydantic-core refuses)."""
+    return [_json(content), b"\n"] + ([_json(rest), b"\n"] if rest else [])

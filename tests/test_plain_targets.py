@@ -90,7 +90,7 @@ def test_plain_targets_resolve_as_the_long_way(
 def test_a_child_of_the_listed_directory_resolves_as_classify_does(bundle: Bundle, target: str, directory: str) -> None:
     """read_index's short way for an entry naming a concept or folder of its own directory (_child) gives what
     _classify gives, or leaves the entry to it."""
-    scan = bundle._scan(directory)
+    scan = bundle.directory_scan(directory)
     assert scan is not None
     child = listing_module._child(scan, target, directory)
     if child is not None:
@@ -98,14 +98,14 @@ def test_a_child_of_the_listed_directory_resolves_as_classify_does(bundle: Bundl
 
 
 def test_the_usual_index_entries_take_the_short_way(bundle: Bundle) -> None:
-    scan = bundle._scan("")
+    scan = bundle.directory_scan("")
     assert scan is not None
     assert listing_module._child(scan, "a.md", "") == ("concept", "a.md")
     assert listing_module._child(scan, "sub/", "") == ("directory", "sub/")
     assert listing_module._child(scan, "sub", "") == ("directory", "sub/")
     for other in ("link.md", "linkdir/", "log.md", "x.txt", "index.md", "sub/c.md", "missing.md", "a.md/"):
         assert listing_module._child(scan, other, "") is None
-    odd = bundle._scan("odd/")
+    odd = bundle.directory_scan("odd/")
     assert odd is not None and listing_module._child(odd, "index.md", "odd/") is None
 
 
@@ -167,7 +167,7 @@ def test_a_plain_prefix_and_a_name_are_the_real_path(bundle: Bundle) -> None:
         plain = bundle.plain_prefix(directory)
         assert plain is not None
         prefix, symlinks = plain
-        scan = bundle._scan(directory)
+        scan = bundle.directory_scan(directory)
         assert scan is not None and symlinks == scan.symlinks
         for name in (*scan.files, *scan.dirs):
             if name not in symlinks:

@@ -62,7 +62,7 @@ _CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True)
-class _Dir:
+class DirScan:
     """One directory's visible entries, sorted; the sets make membership tests O(1) in wide directories."""
 
     files: tuple[str, ...]
@@ -91,6 +91,21 @@ class _Dir:
     @cached_property
     def dir_set(self) -> frozenset[str]:
         return frozenset(self.dirs)
+
+    def child(
+        self, directory: str, name: str, slash: bool = False
+    ) -> tuple[Literal["concept", "directory"], str] | None:
+        """What ``name`` (one name, ``slash``: written with a trailing "/") is in this scan of ``directory`` (""
+        or "a/b/"): ("directory", its path + "/") for a folder, ("concept", its path) for a concept file (a
+        non-reserved ``.md`` file, named without a slash); None for anything else and for a symlink (then ask
+        the long way). What :meth:`Bundle.plain_entry` concludes once it has found the directory."""
+        if name in self.symlinks:
+            return None
+        if name in self.dir_set:
+            return "directory", f"{directory}{name}/"
+        if not slash and name in self.file_set and name.endswith(".md") and name not in RESERVED:
+            return "concept", directory + name
+        return None
 
 
 # Links and signposts are built here from values already typed, and a listing makes thousands of them.
@@ -134,7 +149,7 @@ class Bundle:
         self.root = root
         self._root_real = os.path.realpath(root)
         self._root_slash = self._root_real.rstrip("/") + "/"  # what os.path.join puts before a relative path
-        self._dirs: dict[str, _Dir | None] = {}
+        self._dirs: dict[str, DirScan | None] = {}
         self._listings: dict[str, Listing] = {}
         self._indexes: dict[str, IndexFile | None] = {}
         self._concepts: OrderedDict[str, Concept] = OrderedDict()
@@ -176,7 +191,7 @@ class Bundle:
 
     # -- the filesystem, as the bundle sees it ---------------------------------------------------------
 
-    def _scan(self, directory: str) -> _Dir | None:
+    def _scan(self, directory: str) -> DirScan | None:
         if directory in self._dirs:
             return self._dirs[directory]
         real = os.path.join(self._root_real, directory) if directory else self._root_real
@@ -188,6 +203,11 @@ class Bundle:
             self._dirs[directory] = None
             return None
 
+    def directory_scan(self, directory: str) -> DirScan | None:
+        """This bundle's scan of ``directory`` (``""`` or ``"a/b/"``, a directory :meth:`is_dir` finds): its
+        visible files, folders and symlinks, listed once and kept; None when it cannot be listed."""
+        return self._scan(directory)
+
     def scanned(self, directory: str, entries: Iterable[os.DirEntry[str]]) -> None:
         """Take ``entries``, a whole ``os.scandir`` of ``directory`` (``""`` or ``"a/b/"``) made by a caller that
         listed it anyway, as this bundle's scan of it (unless it has one): the directory is then not listed
@@ -195,7 +215,7 @@ class Bundle:
         if directory not in self._dirs:
             self._classify(directory, entries)
 
-    def _classify(self, directory: str, entries: Iterable[os.DirEntry[str]]) -> _Dir:
+    def _classify(self, directory: str, entries: Iterable[os.DirEntry[str]]) -> DirScan:
         """The scan of ``directory`` from its entries, kept (OSError while listing is the caller's)."""
         files: list[str] = []
         dirs: list[str] = []
@@ -230,7 +250,7 @@ class Bundle:
             except OSError:
                 unlisted.append(name)
                 continue
-        found = _Dir(
+        found = DirScan(
             tuple(sorted(files)), tuple(sorted(dirs)), frozenset(links), tuple(sorted(odd)), frozenset(unlisted)
         )
         self._dirs[directory] = found
@@ -333,14 +353,9 @@ class Bundle:
         parent, _, name = bare.rpartition("/")
         if not name or name == "index.md" or not self.is_dir(parent):
             return None
-        scan = self._scan(parent + "/" if parent else "")
-        if scan is None or name in scan.symlinks:
-            return None
-        if name in scan.dir_set:
-            return "directory", bare + "/"
-        if not slash and name in scan.file_set and name.endswith(".md") and name not in RESERVED:
-            return "concept", bare
-        return None
+        folder = parent + "/" if parent else ""
+        scan = self._scan(folder)
+        return None if scan is None else scan.child(folder, name, slash)
 
     def real_path(self, rel: str) -> str:
         """The filesystem path of bundle-relative ``rel``; PathEscapeError when it leads outside."""

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Literal
 from okf.bundle.codes import diagnostic
 from okf.bundle.documents import CodedBundleError, load_frontmatter, read_text
 from okf.bundle.model import Diagnostic
-from okf.bundle.paths import RESERVED, is_external, is_hidden, normalize, plain_target, split_target
+from okf.bundle.paths import is_external, is_hidden, normalize, plain_target, split_target
 from okf.errors import BundleError, PathEscapeError
 from okf.markdown import IndexEntry, parse_index
 
 if TYPE_CHECKING:
     from okf.bundle import Bundle
-    from okf.bundle.bundle import _Dir
+    from okf.bundle.bundle import DirScan
 
 EntryKind = Literal["concept", "directory", "other", "self", "external", "missing", "outside"]
 
@@ -80,20 +80,16 @@ def _classify(bundle: Bundle, target: str, directory: str) -> tuple[EntryKind, s
     return "missing", bare
 
 
-def _child(scan: _Dir, target: str, directory: str) -> tuple[EntryKind, str] | None:
+def _child(scan: DirScan, target: str, directory: str) -> tuple[EntryKind, str] | None:
     """What :func:`_classify` gives a plain target naming a concept (``name.md``) or folder (``name`` or
-    ``name/``) of ``directory`` itself, found in ``directory``'s ``scan`` (no symlink): as
-    :meth:`~okf.bundle.Bundle.plain_entry` concludes, without its path work or its cache. None for any other
-    target (then ask :func:`_classify`). tests/test_bundle.py compares the two."""
+    ``name/``) of ``directory`` itself, found in ``directory``'s ``scan`` (:meth:`~okf.bundle.bundle.DirScan.child`,
+    as :meth:`~okf.bundle.Bundle.plain_entry` concludes, without its path work or its cache). None for any other
+    target (then ask :func:`_classify`). tests/test_plain_targets.py compares the two."""
     slash = target[-1:] == "/"
     name = target[:-1] if slash else target
-    if not name or "/" in name or name == "index.md" or name in scan.symlinks or not plain_target(target):
+    if not name or "/" in name or name == "index.md" or not plain_target(target):
         return None
-    if name in scan.dir_set:
-        return "directory", f"{directory}{name}/"
-    if not slash and name in scan.file_set and name.endswith(".md") and name not in RESERVED:
-        return "concept", directory + name
-    return None
+    return scan.child(directory, name, slash)
 
 
 def read_index(bundle: Bundle, directory: str, read: tuple[str, list[Diagnostic]] | None = None) -> IndexFile | None:
@@ -136,7 +132,7 @@ def read_index(bundle: Bundle, directory: str, read: tuple[str, list[Diagnostic]
     for line, problem in listing.problems:
         index.diagnostics.append(diagnostic("E012", rel, line, problem))
     # The directory's own scan, for entries naming one of its children (most of them): see _child.
-    scan = bundle._scan(directory) if bundle.is_dir(directory.rstrip("/")) else None
+    scan = bundle.directory_scan(directory) if bundle.is_dir(directory.rstrip("/")) else None
     for entry in listing.entries:
         child = _child(scan, entry.target, directory) if scan is not None else None
         kind, path = child if child is not None else _classify(bundle, entry.target, directory)

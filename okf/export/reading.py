@@ -385,6 +385,24 @@ class _Part:
     error: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What reading the concepts of one directory shares (one per directory: :func:`_read_concept`'s context):
+    the bundle, the day staleness is judged on, the export folder's folders made so far, the previous export's
+    rows, the walk's stats, the concepts whose body the previous llms-full.txt holds, the time before which a
+    change is trusted (ns), the part being filled, and the copies' folder (None: each copy's own)."""
+
+    bundle: Bundle
+    now: datetime
+    folders: Folders
+    cache: dict[str, CacheRow] | None
+    stats: dict[str, Stat] | None
+    bodies: frozenset[str]
+    recent: int
+    part: _Part
+    folder: str | None = None
+
+
 def _read_part(
     root: str,
     work: list[tuple[str, list[str]]],
@@ -447,27 +465,17 @@ def _read_part(
         # files are (a concept's real path, but a symlink's, is this prefix and its name).
         folder = os.path.dirname(os.path.join(copy_to, directory + "-")) if copy_to is not None else None
         plain = bundle.plain_prefix(directory)
+        reading = (
+            _Reading(bundle, now, folders, cache, stats, bodies, recent, part, folder) if folders is not None else None
+        )
         for path in paths:
             try:
-                if copy_to is None or folders is None:
+                if copy_to is None or reading is None:
                     part.entries[path] = _entry(bundle, path, now)[0]
                     continue
                 name = path[len(directory) :]
                 source = plain[0] + name if plain is not None and name not in plain[1] else None
-                _read_concept(
-                    bundle,
-                    path,
-                    os.path.join(copy_to, path),
-                    now,
-                    folders,
-                    cache,
-                    stats,
-                    bodies,
-                    recent,
-                    part,
-                    folder,
-                    source,
-                )
+                _read_concept(reading, path, os.path.join(copy_to, path), source)
             except BundleError as exc:
                 part.warnings.append(f"{path}: skipped, could not be read: {exc}")
             except OSError as exc:
@@ -476,24 +484,12 @@ def _read_part(
     return part
 
 
-def _read_concept(
-    bundle: Bundle,
-    path: str,
-    target: str,
-    now: datetime,
-    folders: Folders,
-    cache: dict[str, CacheRow] | None,
-    stats: dict[str, Stat] | None,
-    bodies: frozenset[str],
-    recent: int,
-    part: _Part,
-    folder: str | None = None,
-    source: str | None = None,
-) -> None:
-    """One concept of an llms-txt export: its entry from the cache row when its file and its copy are as the
-    row says (the file read only when its body is needed and the previous llms-full.txt does not hold it),
-    else parsed and copied. ``folder``: the copy's folder; ``source``: the file's real path (both when the
-    caller has them)."""
+def _read_concept(reading: _Reading, path: str, target: str, source: str | None = None) -> None:
+    """One concept of an llms-txt export, copied to ``target``: its entry from the cache row when its file and
+    its copy are as the row says (the file read only when its body is needed and the previous llms-full.txt
+    does not hold it), else parsed and copied; into ``reading.part``. ``source``: the file's real path (when
+    the caller has it)."""
+    bundle, now, cache, stats, part = reading.bundle, reading.now, reading.cache, reading.stats, reading.part
     row = cache.get(path) if cache else None
     seen = stats.get(path) if stats is not None else None
     data: bytes | None = None
@@ -517,7 +513,7 @@ def _read_concept(
         ):
             entry: Entry | None = _from_row(path, row, now)
             if entry is not None and entry.current:
-                if path in bodies:
+                if path in reading.bodies:
                     part.unread.append(path)
                 else:
                     if data is None:
@@ -527,7 +523,7 @@ def _read_concept(
                 part.copied[path] = False
                 part.entries[path] = entry
                 part.outputs[path] = row[10], row[11]
-                if size_mtime[1] < recent:
+                if size_mtime[1] < reading.recent:
                     part.cache[path] = row
                 return
     if data is None:
@@ -539,10 +535,12 @@ def _read_concept(
     # The copy is the text as okf reads it: the file's own bytes unless decoding changed them (a byte order
     # mark dropped, bad bytes replaced, CRLF made LF).
     exact = not problems and b"\r" not in data
-    part.copied[path], copy = copy_into(target, data if exact else text.encode("utf-8"), folders, copy, folder)
+    part.copied[path], copy = copy_into(
+        target, data if exact else text.encode("utf-8"), reading.folders, copy, reading.folder
+    )
     part.entries[path] = parsed
     part.outputs[path] = copy.st_size, copy.st_mtime_ns
-    if size_mtime[1] < recent:
+    if size_mtime[1] < reading.recent:
         part.cache[path] = _row(parsed, size_mtime, copy)
 
 
@@ -690,13 +688,10 @@ def collect(
             else:
                 entry.body = body
         if again:  # read the long way: the file and its copy looked at again
-            folders = Folders(target)
-            recent = time.time_ns() - RACY_NS
+            reading = _Reading(bundle, now, Folders(target), cache, None, frozenset(), time.time_ns() - RACY_NS, part)
             for path in again:
                 try:
-                    _read_concept(
-                        bundle, path, os.path.join(target, path), now, folders, cache, None, frozenset(), recent, part
-                    )
+                    _read_concept(reading, path, os.path.join(target, path))
                 except BundleError as exc:
                     del part.entries[path]
                     part.cache.pop(path, None)

@@ -164,13 +164,31 @@ def _tree(root: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.parametrize("regions", ["shared", "too small", "none"])
 def test_worker_processes_match_one_process_through_first_repeat_and_edit(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, regions: str
 ) -> None:
     """With worker processes (which list, parse and copy their runs of directories, and pickle entries back
-    as their fields), the same files, report and cache rows as one process, through a first export, a repeat
+    as their fields: into shared memory, or through the pool's pipe when a part does not fit its region or
+    there is none), the same files, report and cache rows as one process, through a first export, a repeat
     and an edit; a concept that cannot be read is skipped and not copied either way."""
     reading = sys.modules["okf.export.reading"]
+    loaded: list[int] = []
+    made = reading._regions
+
+    def sized(work: Any, stats: Any) -> Any:
+        if regions == "none":
+            return None
+        out = made(work, stats)
+        return out if regions == "shared" else [reading.mmap.mmap(-1, 64) for _ in work]
+
+    def load(region: Any, length: int) -> Any:
+        loaded.append(length)
+        return reading_load(region, length)
+
+    reading_load = reading._load
+    monkeypatch.setattr(reading, "_regions", sized)
+    monkeypatch.setattr(reading, "_load", load)
     bundle = small_bundle(tmp_path / "b")
     (bundle / "people" / "broken.md").write_text("---\ntitle: [unclosed\n---\nBody.\n", encoding="utf-8")
     (bundle / "finance" / "broken.md").write_text("---\ntitle: [unclosed\n---\nBody.\n", encoding="utf-8")
@@ -203,6 +221,8 @@ def test_worker_processes_match_one_process_through_first_repeat_and_edit(
 
     first = both()
     assert pools == [1]  # the second export read in two processes: this one and one worker
+    if reading.start_method() == "fork":  # (regions are for a forked worker only)
+        assert bool(loaded) == (regions == "shared")
     assert [w.split(":")[0] for w in first.warnings] == ["finance/broken.md", "people/broken.md"]
     assert "people/broken.md" not in _tree(two) and any("people/broken.md" in w for w in first.warnings)
     assert (two / "people" / "crlf.md").read_bytes() == (bundle / "people" / "crlf.md").read_bytes().replace(b"\r", b"")

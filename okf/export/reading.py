@@ -14,8 +14,10 @@ has started it; the result does not depend on how the work was split.
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
+import pickle
 import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -367,9 +369,79 @@ _inherited: Known | None = None  # a worker's Known: set by _share from the pool
 _inherited_bundle: Bundle | None = None  # the parent's Bundle, its directories already scanned (fork only)
 
 
-def _share(known: Known | None, bundle: Bundle | None = None) -> None:
-    global _inherited, _inherited_bundle
-    _inherited, _inherited_bundle = known, bundle
+_inherited_regions: list[mmap.mmap] | None = None  # shared memory a forked worker leaves each run's part in
+
+
+def _share(known: Known | None, bundle: Bundle | None = None, regions: list[mmap.mmap] | None = None) -> None:
+    global _inherited, _inherited_bundle, _inherited_regions
+    _inherited, _inherited_bundle, _inherited_regions = known, bundle, regions
+
+
+class _Full(Exception):
+    """A run's part does not fit its region of shared memory."""
+
+
+class _RegionWriter:
+    """A file for :class:`pickle.Pickler` writing into a region of shared memory (raising :class:`_Full` at its end)."""
+
+    def __init__(self, region: mmap.mmap) -> None:
+        self.region = region
+        self.at = 0
+
+    def write(self, data: bytes) -> int:
+        end = self.at + len(data)
+        if end > len(self.region):
+            raise _Full
+        self.region[self.at : end] = data
+        self.at = end
+        return len(data)
+
+
+def _read_run(slot: int, *args: Any) -> _Part | int:
+    """:func:`_read_part` in a worker: the part pickled into the run's region of shared memory (made before the
+    fork) and its length returned, or, when it has no region or the part does not fit, the part itself (then
+    pickled back through the pool's pipe). Through the pipe, cuad's half (24.6 MB pickled) was written by the
+    worker into a buffer of its own, copied into and out of the pipe and gathered into another buffer before
+    being read: here it is written once, where the exporting process reads it."""
+    part = _read_part(*args)
+    if slot < 0 or _inherited_regions is None:
+        return part
+    out = _RegionWriter(_inherited_regions[slot])
+    try:
+        pickle.Pickler(out, protocol=5).dump(part)
+    except _Full:
+        return part
+    return out.at
+
+
+_REGION_SLACK = 1 << 20  # bytes: what a run's region holds beyond twice its files' sizes
+
+
+def _regions(work: list[list[tuple[str, list[str]]]], stats: dict[str, Stat] | None) -> list[mmap.mmap] | None:
+    """One region of shared memory per run (anonymous, so only the pages written are ever allocated), for a
+    worker to leave its part in: twice the run's markdown files' sizes (a part holds each body once, and titles
+    and descriptions), and a MiB. None without the walk's stats."""
+    if stats is None:
+        return None
+    regions: list[mmap.mmap] = []
+    try:
+        for run in work:
+            size = _REGION_SLACK
+            for directory, paths in run:
+                size += sum(stats.get(path, (0,))[0] for path in paths) + stats.get(directory + "index.md", (0,))[0]
+            regions.append(mmap.mmap(-1, 2 * size))
+    except (OSError, ValueError):
+        for region in regions:
+            region.close()
+        return None
+    return regions
+
+
+def _load(region: mmap.mmap, length: int) -> _Part:
+    """The part a worker left in ``region`` (``length`` bytes)."""
+    with memoryview(region) as view, view[:length] as data:
+        part: _Part = pickle.loads(data)
+    return part
 
 
 @dataclass
@@ -608,6 +680,7 @@ def _read(
     kept = [None if listings is None else {d: listings[d] for d, _ in run if d in listings} for run in runs]
     parts: list[_Part | None] = [None] * len(runs)
     done = 0
+    regions = _regions(runs, known.stats if known is not None else None) if method == "fork" else None
     # This process is one of the readers: it takes runs from the end while the workers take them from the
     # start (a run is read here only while no worker has started it), so one fewer process is forked and
     # the runs read here are not pickled back. The parts are merged in the runs' order whoever read them.
@@ -615,12 +688,12 @@ def _read(
         max_workers=workers - 1,
         mp_context=context,
         initializer=_share,
-        initargs=(known, bundle if method == "fork" else None),
+        initargs=(known, bundle if method == "fork" else None, regions),
     ) as pool:
         root = str(bundle.root)
         futures = [
-            pool.submit(_read_part, root, run, now, copy_to, share, None, kept_run)
-            for run, share, kept_run in zip(runs, shares, kept, strict=True)
+            pool.submit(_read_run, slot if regions is not None else -1, root, run, now, copy_to, share, None, kept_run)
+            for slot, (run, share, kept_run) in enumerate(zip(runs, shares, kept, strict=True))
         ]
         for i in reversed(range(len(runs))):
             if not futures[i].cancel():
@@ -631,10 +704,16 @@ def _read(
                 progress(done, total)
         for i, future in enumerate(futures):
             if parts[i] is None:
-                parts[i] = future.result()
+                got = future.result()
+                if isinstance(got, int):  # the part is in the run's region
+                    assert regions is not None
+                    got = _load(regions[i], got)
+                parts[i] = got
                 done += sum(len(paths) for _, paths in runs[i])
                 if progress is not None:
                     progress(done, total)
+    for region in regions or ():
+        region.close()
     merged = _Part(warnings=skipped)
     for read in parts:
         part = read if read is not None else _Part()  # (never None: every run is read here or by a worker)

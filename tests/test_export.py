@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from okf.bundle import Bundle
 from okf.cli import main
 from okf.errors import ConfigError
 from okf.export import export_llms_txt, export_site
@@ -715,6 +716,18 @@ def test_the_manifest_encoder_falls_back_to_the_json_module() -> None:
     odd = {"files": ["caf\udce9.md"]}
     assert write._json(odd) == json.dumps(odd, separators=(",", ":")).encode("ascii")
     assert json.loads(write._json(odd)) == odd
+
+
+@pytest.mark.parametrize("at_once", [1, 2, 3, 256])
+def test_llms_txt_in_pieces_is_its_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at_once: int) -> None:
+    """llms.txt is written from pieces of a few hundred lines: together, the bytes of the whole text."""
+    llms = sys.modules["okf.export.llms"]
+    collected = sys.modules["okf.export.reading"].collect(Bundle.open(small_bundle(tmp_path / "b")), as_of=AS_OF)
+    monkeypatch.setattr(llms, "_LINES_AT_ONCE", at_once)
+    for base_url in (None, "https://example.com/x"):
+        text = llms.llms_txt(collected, base_url=base_url)
+        assert b"".join(llms.llms_txt_pieces(collected, base_url=base_url)) == text.encode("utf-8")
+    assert text.endswith("\n") and (text.count("\n") > 3 * at_once or at_once == 256)  # several pieces
 
 
 _JSON_VALUES = st.recursive(

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 from okf._version import __version__
 from okf.bundle import Bundle
 from okf.collector import collector_paused
-from okf.export.llms import OldBodies, full_pieces, llms_txt
+from okf.export.llms import OldBodies, full_pieces, llms_txt_pieces
 from okf.export.reading import Collected, Known, collect
 from okf.export.unchanged import bundle_signature, replay, seal
 from okf.export.write import ExportWriter
@@ -149,7 +149,7 @@ def export_llms_txt(
     writer.remember(source, collected.cache, walk.names, collected.listings)
     writer.done_all(collected.copied)
     writer.outputs.update(collected.outputs)
-    writer.add("llms.txt", llms_txt(collected, base_url=base_url))
+    writer.add_pieces("llms.txt", llms_txt_pieces(collected, base_url=base_url))
     pieces, inlined, writer.full_spans = full_pieces(collected, max_bytes=max_bytes)
     writer.add_pieces("llms-full.txt", pieces)
     report = _report("llms-txt", opened, out, collected, writer, started, full_concepts=inlined)

@@ -62,6 +62,24 @@ def _trust_note(entry: Entry) -> str:
 
 def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
     """The llms.txt index."""
+    return "\n".join(_lines(collected, base_url))
+
+
+def llms_txt_pieces(collected: Collected, *, base_url: str | None = None) -> Iterator[bytes]:
+    """:func:`llms_txt`'s UTF-8 bytes, a few hundred lines at a time: a new file is written from them without
+    the whole text and its bytes being made at once (cuad's llms.txt is 4 MB: 8 MB of memory touched for the
+    first time, about 2,000 page faults)."""
+    lines = _lines(collected, base_url)
+    last = len(lines) - 1
+    for at in range(0, len(lines), _LINES_AT_ONCE):
+        end = at + _LINES_AT_ONCE
+        yield ("\n".join(lines[at:end]) + ("\n" if end <= last else "")).encode("utf-8")
+
+
+_LINES_AT_ONCE = 256
+
+
+def _lines(collected: Collected, base_url: str | None) -> list[str]:
     lines = [f"# {escape(collected.title)}", ""]
     if collected.summary:
         lines += [f"> {escape(collected.summary)}", ""]
@@ -91,7 +109,7 @@ def llms_txt(collected: Collected, *, base_url: str | None = None) -> str:
         lines += ["## Optional", ""]
         lines += [_item(e, base_url, _trust_note(e)) for e in optional]
         lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def llms_full(collected: Collected, *, max_bytes: int | None = None) -> tuple[bytes, int, dict[str, list[int]]]:

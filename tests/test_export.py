@@ -157,6 +157,57 @@ def test_worker_processes_give_the_same_output(tmp_path: Path, monkeypatch: pyte
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
 
 
+def test_reading_ahead_a_cold_bundle_gives_the_same_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With worker processes, a bundle whose files are not in the page cache is read ahead in a thread (in the
+    order the readers come to the files: a run from each end in turn); the output is the same, and the thread
+    has ended when the export returns."""
+    reading = sys.modules["okf.export.reading"]
+    bundle = small_bundle(tmp_path / "b")
+    export_llms_txt(bundle, tmp_path / "one", as_of=AS_OF)
+    asked: list[list[str]] = []
+    monkeypatch.setattr(reading, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(reading, "_workers", lambda n: 2)
+    monkeypatch.setattr(reading, "_cold", lambda files: asked.append(files) or True)
+    export_llms_txt(bundle, tmp_path / "two", as_of=AS_OF)
+    assert _tree(tmp_path / "one") == _tree(tmp_path / "two")
+    files = asked[0]
+    root = str(Bundle.open(bundle).root)
+    assert sorted(files) == sorted(str(p) for p in Path(root).rglob("*.md"))  # its index.md files and concepts
+    assert not any(t.name == "okf-read-ahead" for t in reading.threading.enumerate())
+    runs = [[("", ["a.md"])], [("x/", ["x/b.md"])], [("y/", [])]]
+    assert reading._ahead("/r", runs, {"index.md": (1, 1, 1, 1), "y/index.md": (1, 1, 1, 1)}) == [
+        "/r/index.md",
+        "/r/a.md",
+        "/r/y/index.md",
+        "/r/x/b.md",
+    ]
+
+
+def test_a_file_not_in_the_page_cache_is_told(tmp_path: Path) -> None:
+    """_cold says whether sampled files must be read from the disk (a file just written is in the page cache)."""
+    reading = sys.modules["okf.export.reading"]
+    path = tmp_path / "a.md"
+    path.write_bytes(b"x" * 8192)
+    assert reading._cold([str(path)]) is False
+    assert reading._cold([]) is False and reading._cold([str(tmp_path / "missing.md")]) is False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        try:
+            os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)
+            evicted = False
+        except BlockingIOError:
+            evicted = True
+    except (AttributeError, OSError):
+        pytest.skip("this platform cannot drop a file from the page cache or read without waiting")
+    finally:
+        os.close(fd)
+    if not evicted:
+        pytest.skip("this file system keeps its files in memory (tmpfs)")
+    assert reading._cold([str(path)]) is True
+
+
 def _tree(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import pickle
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -695,23 +696,36 @@ def _read(
             pool.submit(_read_run, slot if regions is not None else -1, root, run, now, copy_to, share, None, kept_run)
             for slot, (run, share, kept_run) in enumerate(zip(runs, shares, kept, strict=True))
         ]
-        for i in reversed(range(len(runs))):
-            if not futures[i].cancel():
-                break
-            parts[i] = _read_part(root, runs[i], now, copy_to, shares[i], None, kept[i], known, bundle)
-            done += sum(len(paths) for _, paths in runs[i])
-            if progress is not None:
-                progress(done, total)
-        for i, future in enumerate(futures):
-            if parts[i] is None:
-                got = future.result()
-                if isinstance(got, int):  # the part is in the run's region
-                    assert regions is not None
-                    got = _load(regions[i], got)
-                parts[i] = got
+        # A bundle whose files are not in the page cache (the first export after a boot): read ahead in a
+        # thread, started once the workers are forked (a process that forks holds one thread).
+        stop, ahead = threading.Event(), None
+        if hasattr(os, "posix_fadvise"):
+            files = _ahead(root, runs, known.stats if known is not None else None)
+            if _cold(files):
+                ahead = threading.Thread(target=_read_ahead, args=(files, stop), name="okf-read-ahead", daemon=True)
+                ahead.start()
+        try:
+            for i in reversed(range(len(runs))):
+                if not futures[i].cancel():
+                    break
+                parts[i] = _read_part(root, runs[i], now, copy_to, shares[i], None, kept[i], known, bundle)
                 done += sum(len(paths) for _, paths in runs[i])
                 if progress is not None:
                     progress(done, total)
+            for i, future in enumerate(futures):
+                if parts[i] is None:
+                    got = future.result()
+                    if isinstance(got, int):  # the part is in the run's region
+                        assert regions is not None
+                        got = _load(regions[i], got)
+                    parts[i] = got
+                    done += sum(len(paths) for _, paths in runs[i])
+                    if progress is not None:
+                        progress(done, total)
+        finally:
+            stop.set()
+            if ahead is not None:
+                ahead.join()
     for region in regions or ():
         region.close()
     merged = _Part(warnings=skipped)
@@ -727,6 +741,70 @@ def _read(
         merged.outputs.update(part.outputs)
         merged.error = merged.error or part.error
     return merged
+
+
+_SAMPLED = 8  # files looked at to tell whether a bundle's files are in the page cache
+
+
+def _cold(files: list[str]) -> bool:
+    """Whether some of ``files`` (a few, spread over them) are not in the page cache: a read of one byte that
+    must not wait for the disk (``RWF_NOWAIT``) finds its first page missing. False when this cannot be told."""
+    if not files or not hasattr(os, "preadv") or not hasattr(os, "RWF_NOWAIT"):
+        return False
+    byte = bytearray(1)
+    for path in files[:: max(1, len(files) // _SAMPLED)][:_SAMPLED]:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            os.preadv(fd, [byte], 0, os.RWF_NOWAIT)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False  # a file system that cannot say
+        finally:
+            os.close(fd)
+    return False
+
+
+def _read_ahead(files: list[str], stop: threading.Event) -> None:
+    """Ask the kernel to read ``files`` ahead, in order (``posix_fadvise`` ``WILLNEED`` starts reading a file
+    and does not wait), until ``stop`` is set: the readers then find their files in the page cache, or on
+    their way, instead of waiting for each in turn."""
+    for path in files:
+        if stop.is_set():
+            return
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def _ahead(root: str, runs: list[list[tuple[str, list[str]]]], stats: dict[str, Stat] | None) -> list[str]:
+    """The markdown files the readers will read (each directory's ``index.md``, then its concepts), in the order
+    they come to them: a run from the start (the workers' end), one from the end (this process's), and so on."""
+    order: list[list[tuple[str, list[str]]]] = []
+    low, high = 0, len(runs) - 1
+    while low <= high:
+        order.append(runs[low])
+        if high != low:
+            order.append(runs[high])
+        low, high = low + 1, high - 1
+    files: list[str] = []
+    prefix = root.rstrip(os.sep) + os.sep
+    for run in order:
+        for directory, paths in run:
+            if stats is None or directory + "index.md" in stats:
+                files.append(prefix + directory + "index.md")
+            files += [prefix + path for path in paths]
+    return files
 
 
 def _each(work: list[tuple[str, list[str]]]) -> Iterator[tuple[str, str]]:

@@ -797,19 +797,24 @@ def test_the_manifest_in_pieces_is_the_same_bytes(value: Any) -> None:
     assert b"".join(write.json_pieces(value)) == write._json(value)
 
 
-def test_a_manifest_pydantic_core_refuses_is_written_the_json_module_way(tmp_path: Path) -> None:
-    """A lone surrogate (a bundle folder whose name is not UTF-8) makes the pieces fail part-way through the
-    manifest: the file begun is replaced by the whole manifest as the json module encodes it."""
+def _bundle_named_not_utf8(tmp_path: Path) -> Path:
+    """A one-concept bundle in a folder whose name is Latin-1 (``k\\xe9b``); skips where the file system refuses it."""
     raw = os.fsencode(tmp_path) + b"/k\xe9b"
     try:
         os.mkdir(raw)
     except OSError:
         pytest.skip("this file system refuses names that are not UTF-8")
-    bundle = write_files(Path(os.fsdecode(raw)), {"x.md": concept("X")})
+    return write_files(Path(os.fsdecode(raw)), {"x.md": concept("X")})
+
+
+def test_a_manifest_pydantic_core_refuses_is_written_the_json_module_way(tmp_path: Path) -> None:
+    """A lone surrogate (a bundle folder whose name is not UTF-8) makes the pieces fail part-way through the
+    manifest: the file begun is replaced by the whole manifest as the json module encodes it."""
+    bundle = _bundle_named_not_utf8(tmp_path)
     out = tmp_path / "llms"
     first = export_llms_txt(bundle, out, as_of=AS_OF)
     head, rest, end = (out / ".okf-export.json").read_bytes().split(b"\n")
-    assert end == b"" and json.loads(rest)["bundle"] == os.fsdecode(raw) and b"\\udce9" in rest
+    assert end == b"" and json.loads(rest)["bundle"] == str(bundle) and b"\\udce9" in rest
     assert json.loads(head)["kind"] == "llms-txt" and first.written == 3
     assert export_llms_txt(bundle, out, as_of=AS_OF).unchanged == first.files  # read back: the seal holds
 
@@ -867,12 +872,7 @@ def test_a_name_that_is_not_utf8_is_skipped_with_a_warning_naming_it(
 def test_a_bundle_folder_whose_name_is_not_utf8_titles_the_export_with_u_fffd(tmp_path: Path) -> None:
     """With no heading in the root index.md the title is the bundle folder's name; one that is not UTF-8 is
     read with U+FFFD for its bad bytes (as okf reads them in a concept), not a crash writing llms.txt."""
-    raw = os.fsencode(tmp_path) + b"/k\xe9b"
-    try:
-        os.mkdir(raw)
-    except OSError:
-        pytest.skip("this file system refuses names that are not UTF-8")
-    bundle = write_files(Path(os.fsdecode(raw)), {"x.md": concept("X")})
+    bundle = _bundle_named_not_utf8(tmp_path)
     export_llms_txt(bundle, tmp_path / "llms", as_of=AS_OF)
     assert (tmp_path / "llms" / "llms.txt").read_text("utf-8").startswith("# k\ufffdb\n")
     export_site(bundle, tmp_path / "site", as_of=AS_OF)

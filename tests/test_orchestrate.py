@@ -578,6 +578,26 @@ def test_the_page_a_second_hop_walked_to_keeps_its_place_on_a_full_shortlist(tmp
     assert [f.entry.path for f in picked] == [kiss, temple, rope]
 
 
+def test_the_page_a_second_hop_walked_to_comes_first_of_what_that_walk_found(tmp_path: Path) -> None:
+    """A hop the question did not need keeps its pages after the question's own evidence; of them, the page
+    titled by the name the hop followed comes before the other pages its walk judged relevant on the way
+    (every other university, for "Columbia University"), not in the order the walk reached them."""
+    from okf.bundle import Bundle
+    from okf.orchestrate.result import shortlist
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+    kiss, rope, temple, stewart = FILM_PAGES
+    on_the_way = [
+        _found(bundle, p, "relevant", "second_hop", place=(k, 2), answers={"a2"}) for k, p in enumerate([rope, stewart])
+    ]
+    hop = _found(bundle, temple, "relevant", "second_hop", place=(2, 2), answers={"a2"})
+    merged = [*_answering(bundle, kiss), *on_the_way, hop]
+    walked_to = frozenset({(str(bundle.root), temple)})
+    assert [f.entry.path for f in shortlist(merged, {1: "a1"}, {"a1": 1, "a2": 1}, 2)] == [kiss, rope]
+    picked = shortlist(merged, {1: "a1"}, {"a1": 1, "a2": 1}, 2, walked_to=walked_to)
+    assert [f.entry.path for f in picked] == [kiss, temple]
+
+
 def test_a_hop_page_comes_first_only_while_the_question_needs_it(tmp_path: Path) -> None:
     """The page a second hop walked to is put forward while the evidence the question's own angles found
     leaves the question unanswered (the film's page never says the position), or when it bears on the

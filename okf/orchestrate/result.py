@@ -7,7 +7,7 @@ what those leave unsaid (``crosscheck.filling``); the others answering the quest
 those saying every word of the question the bundle knows first (``crosscheck.says_all``);
 partial concepts while fewer than three answer it as asked (as a lone walk keeps them); then concepts several
 angles agree on, then those one other angle found; each group in the order the rounds and walks found them,
-within ``max_shortlist``. An order of the readers' decisions, never a similarity. Receipts are numbered again
+within ``max_shortlist`` (of those one other angle found, the pages second hops walked to first). An order of the readers' decisions, never a similarity. Receipts are numbered again
 (c1, c2, ...) and, when several bundles were read, name the
 bundle. Counts and costs are summed over the walks; the planner's usage is its own role.
 """
@@ -59,13 +59,15 @@ def shortlist(
     fill: Callable[[list[Found], list[Found]], list[Found]] | None = None,
     bridged: frozenset[tuple[str, str]] = frozenset(),
     complete: Callable[[Found], bool] | None = None,
+    walked_to: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Found]:
     """The merged shortlist (see the module docstring). ``asked`` maps each part to the angle asking it as
     it is (the question itself for a one-part question), ``part_of`` angle ids to their part; ``named`` the
     concepts (bundle, path) whose title the question says; ``fill`` picks, of the partial evidence, what
     says what the first answers leave unsaid (okf.orchestrate.crosscheck.filling); ``bridged`` the pages
     second hops walked to; ``complete`` says whether evidence says every word of the question the bundle
-    knows (okf.orchestrate.crosscheck.says_all)."""
+    knows (okf.orchestrate.crosscheck.says_all); ``walked_to`` every page a second hop walked to, needed or
+    not."""
     relevant = [f for f in found if f.relevant]
     own = set(asked.values())
     first: list[Found] = []
@@ -91,7 +93,13 @@ def shortlist(
         # some of it: twelve pages on "helm chart" found first do not crowd out the one on its metrics.
         answering = first + sorted(answering[len(first) :], key=lambda f: not complete(f))  # stable
     agreed = [f for f in relevant if f not in answering and len(f.answers) >= 2]
-    others = [f for f in relevant if f not in answering and f not in agreed]
+    # Of what one other angle alone found, the page a second hop walked to (its title is the name the hop
+    # followed) before the other pages that walk judged relevant on the way ("Columbia University" before
+    # "British Columbia" and every other university).
+    others = sorted(
+        (f for f in relevant if f not in answering and f not in agreed),
+        key=lambda f: (f.bundle, f.entry.path) not in walked_to,
+    )
     # Partial evidence fills in as a lone walk's does: while the question's own walks found few concepts
     # answering it as asked (what other angles found besides does not crowd out what a lone walk keeps).
     # The question's own walks' partial entries first, then the others', each best first.
@@ -132,8 +140,9 @@ def assemble(run: Orchestrator, check: Check) -> NavigationResult:
         run.budgets.max_shortlist,
         run.named_apart(),
         fill,
-        run.bridges_needed(run.bridged()),
+        run.bridges_needed(walked_to := run.bridged()),
         says_all(run.question, vocabularies[0] if vocabularies else None),
+        walked_to,
     )
     several = len(run.sources) > 1
     entries: list[ShortlistEntry] = []

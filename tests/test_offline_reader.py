@@ -464,6 +464,21 @@ def test_judge_a_topical_folder_carrying_a_names_words_is_not_that_thing() -> No
     assert judge_one(Question.parse(asked), inside).grade == "no"
 
 
+def test_judge_a_topical_folder_spelling_a_one_word_name_is_not_that_thing() -> None:
+    """A topical group's key terms can spell a one-word name whole ("topic-britain-cypress-genus" holds
+    "cypress"): the page titled "Cypress" is still about what the question names, not the title page of a
+    folder of the cypress (it was judged to mention none of the question's words and the comparison lost its
+    other side)."""
+    asked = "Are both Cypress and Ajuga genera?"
+    text = "Cypress is a conifer tree or shrub of northern temperate regions that belongs to the family Cupressaceae."
+    grouped = doc("topic-footbal-team-park/topic-britain-cypress-genus/cypress", "Cypress", text)
+    verdict = judge_one(Question.parse(asked), grouped)
+    assert verdict.grade == "partial" and "cypress" in verdict.reason
+    # A folder named by the thing itself, even under a topical group, still is that thing.
+    inside = doc("topic-britain-cypress-genus/cypress-society/cypress", "Cypress", text)
+    assert judge_one(Question.parse(asked), inside).grade == "no"
+
+
 def test_judge_one_word_of_a_named_run_inside_another_title_names_nothing() -> None:
     """ "Remark" of "Remark Holdings" written into "Remarketing Agreement" is not the company the question names."""
     asked = "Does the Remark Holdings content license agreement restrict a party from competing?"

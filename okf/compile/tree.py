@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 
 from okf.compile.state import Node
 from okf.compile.topics import topical_tree, vectors
+from okf.limits import TOPIC_PREFIX
 
 _RESERVED = {
     "index",
@@ -126,7 +127,7 @@ def topical_groups(nodes: list[Node], vectors_: list[dict[str, float]], fanout: 
             name = "-".join(terms[:3]) or "documents"
             out.append(
                 Node(
-                    f"topic-{slugify(name, 'documents')}",
+                    f"{TOPIC_PREFIX}{slugify(name, 'documents')}",
                     ", ".join(terms[:3]).capitalize() or "Documents",
                     "Topic",
                     children=members,

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from okf.limits import TOPIC_PREFIX
 from okf.readers.base import Document, Grade, Verdict
 from okf.readers.matching import Body, Field, Question, Unit, read_body
 from okf.text.words import clip
@@ -46,6 +47,13 @@ def judge_all(question: Question, documents: Sequence[Document], bodies: Sequenc
 
 def _context(document: Document) -> Field:
     return Field.of(document.id.rpartition("/")[0].replace("/", " ").replace("-", " "))
+
+
+def _things(document: Document) -> Field:
+    """The folders above a concept that may be the folder of a thing: not a topical group okf compile named
+    by its key terms ("topic-britain-cypress-genus" holds "cypress" but is no folder of the cypress)."""
+    folders = [f for f in document.id.split("/")[:-1] if not f.startswith(TOPIC_PREFIX)]
+    return Field.of(" ".join(folders).replace("-", " "))
 
 
 def judge_one(question: Question, document: Document, body: Body | None = None) -> Verdict:
@@ -79,11 +87,12 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     # A concept titled by something the question names is about it, whatever words its folder shares with
     # the question; unless its folder already is that thing (a contract's folder and its title page): the
     # folder's name spells the same names out whole, not merely some of their words (a topical group named
-    # by key terms, "buffett psycholog warren", is no folder of Warren Buffett's).
+    # by key terms, "buffett psycholog warren", is no folder of Warren Buffett's, nor is
+    # "topic-britain-cypress-genus" the cypress's: ``_things``).
     context = _context(document)
     explained = question.explained(context)
     about = question.about(document.title)
-    if about and about <= explained and about <= question.spelled(context):
+    if about and about <= explained and about <= question.spelled(_things(document)):
         about = set()
     explained -= about
     topic = [u for u in question.units if u.key not in explained] or list(question.units)

@@ -217,3 +217,37 @@ def test_in_sense_lowers_a_word_where_its_other_holders_share_nothing_else():
     assert got[-1].get("cell", 0.0) < min(got[-1][t] for t in ("sail", "hull", "mast"))
     assert "cell" not in got[-1]  # its other holders share nothing else with it: no weight at all
     assert got[0]["cell"] > 0.8 * got[0]["leaf"]  # among the plants it stays one of their words
+
+
+def _shape(tree, keys):
+    """A topical tree with each document replaced by its content, each leaf group's contents sorted: what
+    must not change when the same documents come in another order."""
+    if all(isinstance(part, int) for part in tree):
+        return sorted(keys[i] for i in tree)
+    return [_shape(part, keys) if isinstance(part, list) else keys[part] for part in tree]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(_words, st.integers(min_value=1, max_value=40), min_size=1, max_size=11),
+        min_size=5,
+        max_size=40,
+    ),
+    st.randoms(use_true_random=False),
+    st.integers(min_value=2, max_value=6),
+)
+def test_topical_tree_does_not_depend_on_document_order(terms_of, rnd, fanout):
+    """The same documents in another order: the same vectors (to the bit) and the same groups (documents
+    with equal vectors are alike to the grouping, so only which of them sits where may differ)."""
+    from okf.compile.topics import topical_tree, vectors
+
+    order = list(range(len(terms_of)))
+    rnd.shuffle(order)
+    shuffled = [terms_of[i] for i in order]
+    first, second = vectors(terms_of), vectors(shuffled)
+    assert [list(second[at].items()) for at in range(len(order))] == [list(first[i].items()) for i in order]
+    keys = [tuple(sorted(v.items())) for v in first]
+    tree = topical_tree(len(terms_of), first, fanout)
+    again = topical_tree(len(shuffled), second, fanout)
+    assert _shape(tree, keys) == _shape(again, [keys[i] for i in order])

@@ -146,10 +146,11 @@ def _leaf_indices(branch: list) -> list[int]:
 
 
 def _shared_terms(members: list[dict[str, float]]) -> list[str]:
-    total: dict[str, float] = {}
+    weights: dict[str, list[float]] = {}
     for vector in members:
         for t, w in vector.items():
-            total[t] = total.get(t, 0.0) + w
+            weights.setdefault(t, []).append(w)
+    total = {t: math.fsum(ws) for t, ws in weights.items()}  # exactly rounded: the same in any order
     return [t for _, t in heapq.nsmallest(3, [(-w, t) for t, w in total.items()])]  # heaviest, ties by term
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -271,6 +272,51 @@ def test_topic_groups_do_not_join_two_senses_of_one_word(tmp_path: Path, per: in
     assert not any({"biology", "prison"} <= g for g in groups), groups
     assert sorted(sorted(g) for g in groups) == sorted(sorted(s for s, _ in pair) for pair in SENSES)
     check_clean(tmp_path / "out")
+
+
+def _subjects(seed: int, subjects: int, per: int) -> tuple[list[str], dict[str, dict[str, int]], dict[str, int]]:
+    """Grouping terms of ``subjects`` subjects of ``per`` documents (three of a subject's eight words each,
+    and two of six words every subject uses), drawn by a seeded generator, in a shuffled order."""
+    import random
+
+    rnd = random.Random(seed)
+    letters = "bcdfghklmnprstvz"
+
+    def word(i: int) -> str:
+        return "".join(letters[(i * 7 + k * 3) % 16] + "aeiou"[(i + k) % 5] for k in range(3)) + letters[i % 16]
+
+    docs = []
+    for s in range(subjects):
+        for _ in range(per):
+            counts = {word(s * 8 + j): rnd.randint(1, 3) for j in rnd.sample(range(8), 3)}
+            for j in rnd.sample(range(6), 2):
+                counts[word(1000 + j)] = rnd.randint(1, 3)
+            docs.append((s, counts))
+    rnd.shuffle(docs)
+    names = [f"doc{i:03d}.txt" for i in range(len(docs))]
+    return names, {n: d[1] for n, d in zip(names, docs)}, {n: d[0] for n, d in zip(names, docs)}
+
+
+@pytest.mark.parametrize("seed, subjects, per", [(4, 3, 10), (1, 4, 10), (11, 4, 5), (21, 6, 5)])
+def test_topic_groups_keep_subjects_whole_in_any_order(seed: int, subjects: int, per: int) -> None:
+    """Subjects of ``per`` documents, groups of at most 10: each subject fits in one group, and balanced
+    k-means alone split some (a document whose subject's group was full placed where it was least unwanted,
+    and which subjects moved with the order the documents came in). The local search moves them back to
+    their kin, and the groups are the same in path order, reversed and shuffled."""
+    import random
+
+    from okf.compile.tree import place_documents
+
+    names, terms_of, subject = _subjects(seed, subjects, per)
+    shuffled = list(names)
+    random.Random(1).shuffle(shuffled)
+    placements = [place_documents(order, 10, terms_of)[1] for order in (names, names[::-1], shuffled)]
+    assert placements[0] == placements[1] == placements[2]
+    groups: dict[str, set[int]] = {}
+    for name in names:
+        groups.setdefault(placements[0][name].rstrip("/").rpartition("/")[0], set()).add(subject[name])
+    assert len(groups) == math.ceil(subjects * per / 10)
+    assert all(sum(s in g for g in groups.values()) == 1 for s in range(subjects)), groups
 
 
 def test_fanout_range_groups_are_the_last_resort(tmp_path: Path) -> None:

@@ -118,9 +118,16 @@ _few_terms = st.sampled_from([f"t{i}" for i in range(5)])
     ),
     st.integers(min_value=2, max_value=6),
 )
-def test_partition_equals_reference(items, k):
-    """Same groups as the straightforward partition, ties included (repeated weights, identical vectors)."""
-    assert partition(items, k) == _partition_reference(items, k)
+def test_balanced_kmeans_equals_reference(items, k):
+    """Same groups as the straightforward balanced k-means, ties included (repeated weights, identical
+    vectors): the partition before its local search."""
+    import math
+
+    from okf.compile.topics import balanced_kmeans
+
+    want = _partition_reference(items, k)
+    if len(items) > k:
+        assert balanced_kmeans(_Items(items), k, math.ceil(len(items) / k)) == want
 
 
 def test_centroid_keeps_heaviest_terms_in_order():
@@ -217,6 +224,47 @@ def test_in_sense_lowers_a_word_where_its_other_holders_share_nothing_else():
     assert got[-1].get("cell", 0.0) < min(got[-1][t] for t in ("sail", "hull", "mast"))
     assert "cell" not in got[-1]  # its other holders share nothing else with it: no weight at all
     assert got[0]["cell"] > 0.8 * got[0]["leaf"]  # among the plants it stays one of their words
+
+
+def _objective(items, groups):
+    """k-means's own objective: the summed length of each group's summed vectors."""
+    import math
+
+    total = 0.0
+    for members in groups:
+        summed = {}
+        for i in members:
+            for t, w in items[i].items():
+                summed[t] = summed.get(t, 0.0) + w
+        total += math.sqrt(sum(w * w for w in summed.values()))
+    return total
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(_vectors, st.dictionaries(_few_terms, st.sampled_from([0.25, 0.5, 1.0]), max_size=3)),
+        min_size=3,
+        max_size=40,
+    ),
+    st.integers(min_value=2, max_value=6),
+)
+def test_partition_refines_kmeans_within_capacity(items, k):
+    """The local search keeps every item once, every group within capacity and none empty, and never
+    lowers the objective k-means reached."""
+    import math
+
+    from okf.compile.topics import balanced_kmeans
+
+    groups = partition(items, k)
+    assert sorted(i for g in groups for i in g) == list(range(len(items)))
+    assert all(g == sorted(g) for g in groups)
+    if len(items) > k:
+        capacity = math.ceil(len(items) / k)
+        assert all(0 < len(g) <= capacity for g in groups)
+        before = balanced_kmeans(_Items(items), k, capacity)
+        assert len(groups) == len(before)
+        assert _objective(items, groups) >= _objective(items, before) - 1e-9
 
 
 def _shape(tree, keys):

@@ -12,12 +12,13 @@ term's other holders, on their other terms, than it resembles the folder's docum
 
 Balanced k-means stops at a local optimum that moves with the order the documents come in (on hotpotqa-dev
 the held-out recall moved by 7 points between three orderings of the same documents). So the documents are
-taken in an order made of their content alone (:func:`canonical`: by a hash of their terms and weights), and
-k-means's groups are then improved by local search on k-means's own objective (:func:`_refine`: moves and
-swaps of documents between groups while the sum of the members' similarities to their groups' centroids
-rises, within the groups' capacity). The same documents in any order, under any names, give the same groups.
-Everything is deterministic: seeds are picked farthest-first from the first document in that order, ties go
-to the earlier group, and no randomness is involved.
+taken in an order made of their content alone (:func:`canonical`: by a hash of their terms and weights);
+k-means's groups are improved by local search on k-means's own objective (:func:`_refine`: moves and swaps
+of documents between groups while the sum of the members' similarities to their groups' centroids rises,
+within the groups' capacity); and k-means runs ``RESTARTS`` times, from seeds spread from different documents
+of that order, keeping the groups of highest objective, so that the arbitrary order decides less. The same
+documents in any order, under any names, give the same groups. Everything is deterministic: seeds are picked
+farthest-first, ties go to the earlier group, and no randomness is involved.
 
 The similarity sums run as numpy arrays, each sum in the same order as the plain loop over a dict
 (:func:`_dot`: the smaller vector's terms, left to right), so the floats and therefore the groups are
@@ -44,6 +45,8 @@ from okf.text.keyterms import idf_table
 VECTOR_TERMS = 24
 CENTROID_TERMS = 240
 ROUNDS = 8
+# K-means runs per partition, from seeds spread from as many documents; the one of highest objective is kept.
+RESTARTS = 3
 
 Vector = dict[str, float]
 
@@ -317,13 +320,13 @@ def _centroid(index: _Items, members: Sequence[int]) -> Vector:
     return {names[t]: w / norm for t, w in zip(top, values)}
 
 
-def _seeds(items: Sequence[Vector] | _Items, k: int) -> list[int]:
-    """Farthest-first seeds, starting from the first item: spread over the folder, deterministic."""
+def _seeds(items: Sequence[Vector] | _Items, k: int, first: int = 0) -> list[int]:
+    """Farthest-first seeds, starting from item ``first``: spread over the folder, deterministic."""
     import numpy as np
 
     index = items if isinstance(items, _Items) else _Items(items)
-    seeds = [0]
-    nearest = _dots_with(index, index.items[0])
+    seeds = [first]
+    nearest = _dots_with(index, index.items[first])
     while len(seeds) < k:
         candidate = int(np.argmin(nearest))  # the first of equals
         if candidate in seeds:
@@ -335,24 +338,30 @@ def _seeds(items: Sequence[Vector] | _Items, k: int) -> list[int]:
 
 def partition(items: Sequence[Vector], k: int) -> list[list[int]]:
     """``items`` split into ``k`` balanced groups of similar vectors (indices, each group in input order):
-    :func:`balanced_kmeans`, then :func:`_refine`."""
+    :func:`balanced_kmeans` from ``RESTARTS`` first seeds (items ``0``, ``n / RESTARTS``, ...), each run
+    improved by :func:`_refine`; the groups of highest objective are kept (the earlier run's on a tie)."""
     n = len(items)
     if k <= 1 or n <= k:
         return [list(range(n))] if k <= 1 else [[i] for i in range(n)]
     capacity = math.ceil(n / k)
     index = _Items(items)
-    return _refine(index, balanced_kmeans(index, k, capacity), capacity)
+    best: tuple[float, list[list[int]]] = (-math.inf, [])
+    for run in range(RESTARTS):
+        groups, value = _refine(index, balanced_kmeans(index, k, capacity, run * n // RESTARTS), capacity)
+        if value > best[0] + 1e-9:
+            best = (value, groups)
+    return best[1]
 
 
-def balanced_kmeans(index: _Items, k: int, capacity: int) -> list[list[int]]:
-    """Balanced k-means: seeds farthest-first from the first item; each round assigns the items, the most
+def balanced_kmeans(index: _Items, k: int, capacity: int, first: int = 0) -> list[list[int]]:
+    """Balanced k-means: seeds farthest-first from item ``first``; each round assigns the items, the most
     decided first (widest margin between their best and second-best group), to the most similar group with
     room (at most ``capacity``), then recomputes the changed groups' centroids; at most ``ROUNDS`` rounds."""
     import numpy as np
 
     n = len(index.items)
     items = index.items
-    centroids = [dict(items[i]) for i in _seeds(index, k)]
+    centroids = [dict(items[i]) for i in _seeds(index, k, first)]
     while len(centroids) < k:  # fewer distinct seeds than groups (identical documents): pad deterministically
         centroids.append({})
     assignment: list[int] = [-1] * n
@@ -391,8 +400,9 @@ def balanced_kmeans(index: _Items, k: int, capacity: int) -> list[list[int]]:
     return [g for g in members if g]
 
 
-def _refine(index: _Items, groups: list[list[int]], capacity: int) -> list[list[int]]:
-    """``groups`` improved by local search on k-means's own objective, within ``capacity``.
+def _refine(index: _Items, groups: list[list[int]], capacity: int) -> tuple[list[list[int]], float]:
+    """``groups`` improved by local search on k-means's own objective, within ``capacity``, and the
+    objective reached.
 
     The objective is the sum over groups of the length of their members' summed vectors ``S_g`` (for unit
     vectors, each member's similarity to its group's unit centroid, summed), what k-means raises but stops
@@ -485,7 +495,7 @@ def _refine(index: _Items, groups: list[list[int]], capacity: int) -> list[list[
     out: list[list[int]] = [[] for _ in range(k)]
     for item, group in enumerate(a.tolist()):
         out[group].append(item)
-    return [members for members in out if members]
+    return [members for members in out if members], float(np.sqrt(n2).sum())
 
 
 def topical_tree(count: int, vectors_: Sequence[Vector], fanout: int) -> list[list[int] | list]:

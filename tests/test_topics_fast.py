@@ -107,15 +107,17 @@ def _partition_reference(items, k):
 
 
 _few_terms = st.sampled_from([f"t{i}" for i in range(5)])
+# Vectors with repeated weights and identical vectors among them: the ties a partition must break alike.
+_item_lists = st.lists(
+    st.one_of(_vectors, st.dictionaries(_few_terms, st.sampled_from([0.25, 0.5, 1.0]), max_size=3)),
+    min_size=3,
+    max_size=40,
+)
 
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(
-        st.one_of(_vectors, st.dictionaries(_few_terms, st.sampled_from([0.25, 0.5, 1.0]), max_size=3)),
-        min_size=3,
-        max_size=40,
-    ),
+    _item_lists,
     st.integers(min_value=2, max_value=6),
 )
 def test_balanced_kmeans_equals_reference(items, k):
@@ -242,11 +244,7 @@ def _objective(items, groups):
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(
-        st.one_of(_vectors, st.dictionaries(_few_terms, st.sampled_from([0.25, 0.5, 1.0]), max_size=3)),
-        min_size=3,
-        max_size=40,
-    ),
+    _item_lists,
     st.integers(min_value=2, max_value=6),
 )
 def test_partition_refines_kmeans_within_capacity(items, k):

@@ -6,10 +6,10 @@ relevant or partial, while the question needs them (``Orchestrator.bridges_neede
 what those leave unsaid (``crosscheck.filling``); the others answering the question or a part as asked,
 those saying every word of the question the bundle knows first (``crosscheck.says_all``);
 partial concepts while fewer than three answer it as asked (as a lone walk keeps them); then concepts several
-angles agree on, then those one other angle found; each group in the order the rounds and walks found them,
-within ``max_shortlist`` (of those one other angle found, the pages second hops walked to first). An order of the readers' decisions, never a similarity. Receipts are numbered again
-(c1, c2, ...) and, when several bundles were read, name the
-bundle. Counts and costs are summed over the walks; the planner's usage is its own role.
+angles agree on, then those one other angle found (of these, the pages second hops walked to first); each
+group in the order the rounds and walks found them, within ``max_shortlist``. An order of the readers'
+decisions, never a similarity. Receipts are numbered again (c1, c2, ...) and, when several bundles were read,
+name the bundle. Counts and costs are summed over the walks; the planner's usage is its own role.
 """
 
 from __future__ import annotations

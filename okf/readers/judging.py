@@ -46,14 +46,18 @@ def judge_all(question: Question, documents: Sequence[Document], bodies: Sequenc
 
 
 def _context(document: Document) -> Field:
-    return Field.of(document.id.rpartition("/")[0].replace("/", " ").replace("-", " "))
+    """The words of the folders above a concept."""
+    return _folders(document.id.split("/")[:-1])
 
 
 def _things(document: Document) -> Field:
     """The folders above a concept that may be the folder of a thing: not a topical group okf compile named
     by its key terms ("topic-britain-cypress-genus" holds "cypress" but is no folder of the cypress)."""
-    folders = [f for f in document.id.split("/")[:-1] if not f.startswith(TOPIC_PREFIX)]
-    return Field.of(" ".join(folders).replace("-", " "))
+    return _folders([f for f in document.id.split("/")[:-1] if not f.startswith(TOPIC_PREFIX)])
+
+
+def _folders(names: list[str]) -> Field:
+    return Field.of(" ".join(names).replace("-", " "))
 
 
 def judge_one(question: Question, document: Document, body: Body | None = None) -> Verdict:

@@ -9,7 +9,7 @@ import okf
 from okf.bundle import Bundle
 from okf.orchestrate.crosscheck import Found
 from okf.orchestrate.hops import second_hops
-from okf.orchestrate.names import titles_said
+from okf.orchestrate.names import resolve, titles_said
 from okf.readers.matching import Question
 from okf.text.words import sentences
 from tests.builders import concept, write_files
@@ -74,6 +74,17 @@ def test_titles_said_finds_titles_a_question_spells_out_word_for_word(tmp_path: 
     assert said("What do the Terms say?") == []
     # Where each begins, in text order.
     assert [at for at, _ in titles_said(bundle, "Aubrieta or Psychopsis?")] == [0, 12]
+
+
+def test_a_name_many_concepts_bear_resolves_to_none_of_them(tmp_path: Path) -> None:
+    """A second hop's name is read as a link by title: "Catwoman" is two concepts' (the film, the game), but
+    a title four concepts bear is a common heading ("Recitals", "Definitions" of every contract), no name: a
+    hop to three of them picked by listing order led to other contracts than the one asked about, and
+    their pages went first on the shortlist as the other end of the bridge."""
+    bundle = Bundle.open(encyclopedia(tmp_path / "b"))
+    assert resolve(bundle, "Catwoman") == ["films/catwoman-film.md", "films/catwoman-video-game.md"]
+    assert resolve(bundle, "Terms") == []
+    assert resolve(bundle, "Out of Place") == ["films/out-of-place.md"]
 
 
 def test_a_title_the_question_spells_out_is_judged_first(tmp_path: Path) -> None:

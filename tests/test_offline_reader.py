@@ -479,6 +479,26 @@ def test_judge_a_topical_folder_spelling_a_one_word_name_is_not_that_thing() -> 
     assert judge_one(Question.parse(asked), inside).grade == "no"
 
 
+def test_judge_a_document_a_topical_group_holds_says_the_groups_words_itself() -> None:
+    """okf compile names a topical group by its members' key terms ("topic-festiv-documentari-film"): the
+    document it holds says them itself, so a body saying the question's festival, documentary and film in
+    its own words is partial evidence, not a body saying only "month, annual, presented" (it was judged
+    "no" and the two-hop question lost its first hop). Never relevant on those words alone; and a section
+    nested in a document's folder under the group is judged as before (the words may be its document's)."""
+    asked = (
+        "In what month is the annual documentary film festival, that is presented by the fortnightly "
+        "published British journal of literary essays, held?"
+    )
+    text = (
+        "The Harbour Documentary Festival is an annual documentary film festival that takes place in the "
+        "months of March and April every year. The event is presented in association with the Review."
+    )
+    grouped = doc("topic-film-magazin-seri/topic-festiv-documentari-film/harbour-festival", "Harbour Festival", text)
+    assert judge_one(Question.parse(asked), grouped).grade == "partial"
+    nested = doc("topic-festiv-documentari-film/harbour-festival/programme", "Programme", text)
+    assert judge_one(Question.parse(asked), nested).grade == "no"
+
+
 def test_judge_one_word_of_a_named_run_inside_another_title_names_nothing() -> None:
     """ "Remark" of "Remark Holdings" written into "Remarketing Agreement" is not the company the question names."""
     asked = "Does the Remark Holdings content license agreement restrict a party from competing?"

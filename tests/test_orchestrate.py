@@ -598,6 +598,29 @@ def test_the_page_a_second_hop_walked_to_comes_first_of_what_that_walk_found(tmp
     assert [f.entry.path for f in picked] == [kiss, temple]
 
 
+def test_evidence_relevant_to_another_angle_and_partial_to_the_question_is_partial_evidence_for_it(
+    tmp_path: Path,
+) -> None:
+    """A body relevant to another angle only (the hop "World War") and partial to the question as asked (it
+    says the civil war the question asks about) is ordered with the question's partial evidence, in the
+    order of the tree; it used to wait behind every partial entry, after the angles' agreed evidence, and a
+    full shortlist cut it. What bears on the other angle alone still comes last."""
+    from okf.orchestrate.result import shortlist
+
+    bundle = Bundle.open(film_bundle(tmp_path / "b"))
+    kiss, rope, temple, stewart = FILM_PAGES
+    found = [
+        _found(bundle, rope, "partial", "question", bears={"a1"}, key=(1,)),
+        _found(bundle, stewart, "partial", "question", bears={"a1"}, key=(2,)),
+        _found(bundle, kiss, "relevant", "second_hop", answers={"a2"}, bears={"a2"}, key=(3,)),
+        _found(bundle, temple, "relevant", "second_hop", answers={"a2"}, bears={"a1", "a2"}, key=(0,)),
+    ]
+    picked = shortlist(found, {1: "a1"}, {"a1": 1}, 3)  # room for two partial entries
+    assert [f.entry.path for f in picked] == [temple, rope, kiss]
+    picked = shortlist(found, {1: "a1"}, {"a1": 1}, 12)
+    assert [f.entry.path for f in picked] == [temple, rope, stewart, kiss]
+
+
 def test_a_hop_page_comes_first_only_while_the_question_needs_it(tmp_path: Path) -> None:
     """The page a second hop walked to is put forward while the evidence the question's own angles found
     leaves the question unanswered (the film's page never says the position), or when it bears on the

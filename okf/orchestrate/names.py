@@ -46,7 +46,9 @@ def title_index(bundle: Bundle) -> dict[str, list[str]]:
 
 
 def resolve(bundle: Bundle, name: str) -> list[str]:
-    """The concepts bearing ``name`` as their title or file name (at most MAX_TARGETS, in listing order); a
+    """The concepts bearing ``name`` as their title or file name (in listing order); none when more than
+    MAX_TARGETS bear it (a common heading, "Recitals" or "Definitions" of every contract, is no name: a hop
+    to three of them picked by listing order leads to other documents than the one the evidence is in). A
     name of two words or more also names a title it begins ("Harry Connick" for "Harry Connick Jr."), when
     at most MAX_TARGETS titles begin so (more is no name but a common start)."""
     key = compact(name)
@@ -54,8 +56,10 @@ def resolve(bundle: Bundle, name: str) -> list[str]:
         return []
     index = title_index(bundle)
     exact = index.get(key, [])
+    if len(exact) > MAX_TARGETS:
+        return []
     if exact or len(name.split()) < 2 or len(key) < PREFIX_MIN:
-        return exact[:MAX_TARGETS]
+        return exact
     found: list[str] = []
     for title in _sorted_keys(bundle, index)[_first(bundle, index, key) :]:
         if not title.startswith(key):

@@ -5,7 +5,8 @@ evidence); the concepts the question names by their title, then the pages second
 relevant or partial, while the question needs them (``Orchestrator.bridges_needed``); partial concepts saying
 what those leave unsaid (``crosscheck.filling``); the others answering the question or a part as asked,
 those saying every word of the question the bundle knows first (``crosscheck.says_all``);
-partial concepts while fewer than three answer it as asked (as a lone walk keeps them); then concepts several
+partial concepts while fewer than three answer it as asked (as a lone walk keeps them; a concept relevant to
+another angle only and bearing on the question as asked is one of them); then concepts several
 angles agree on, then those one other angle found (of these, the pages second hops walked to first); each
 group in the order the rounds and walks found them, within ``max_shortlist``. An order of the readers'
 decisions, never a similarity. Receipts are numbered again (c1, c2, ...) and, when several bundles were read,
@@ -93,13 +94,6 @@ def shortlist(
         # some of it: twelve pages on "helm chart" found first do not crowd out the one on its metrics.
         answering = first + sorted(answering[len(first) :], key=lambda f: not complete(f))  # stable
     agreed = [f for f in relevant if f not in answering and len(f.answers) >= 2]
-    # Of what one other angle alone found, the page a second hop walked to (its title is the name the hop
-    # followed) before the other pages that walk judged relevant on the way ("Columbia University" before
-    # "British Columbia" and every other university).
-    others = sorted(
-        (f for f in relevant if f not in answering and f not in agreed),
-        key=lambda f: (f.bundle, f.entry.path) not in walked_to,
-    )
     # Partial evidence fills in as a lone walk's does: while the question's own walks found few concepts
     # answering it as asked (what other angles found besides does not crowd out what a lone walk keeps).
     # The question's own walks' partial entries first, then the others', each best first.
@@ -107,8 +101,12 @@ def shortlist(
     # Partial evidence bearing on the question (or a part) as asked first, whichever walk judged it, from
     # the surest places, in the order of the tree, as a lone walk keeps it (a body bearing only on another
     # angle would have been "no" to it); then the rest, the question's own walks' first.
+    # A body relevant to another angle only, and partial to the question as asked ("Russian Civil War" to
+    # the hop "World War", and to the question about a civil war), is partial evidence for the question as
+    # much as any: it is ordered with it, never after everything the question's walks kept partial.
+    bearing = [f for f in relevant if f not in answering and f not in agreed and f.bears & own]
     partial = sorted(
-        (f for f in found if not f.relevant and f not in first),
+        (f for f in found if (not f.relevant or f in bearing) and f not in first),
         key=lambda f: (0, f.doubt, f.key, f.place) if f.bears & own else (1, f.by not in _OWN, f.place),
     )
     # Partial evidence saying what the first answers leave unsaid comes right after them, however much else
@@ -116,6 +114,13 @@ def shortlist(
     filled = fill(first, partial) if fill is not None else []
     partial = [f for f in partial if f not in filled][: partial_room(lone, max_shortlist)]
     answering = answering[: len(first)] + filled + answering[len(first) :]
+    # Of what one other angle alone found, the page a second hop walked to (its title is the name the hop
+    # followed) before the other pages that walk judged relevant on the way ("Columbia University" before
+    # "British Columbia" and every other university).
+    others = sorted(
+        (f for f in relevant if f not in answering and f not in agreed and f not in partial),
+        key=lambda f: (f.bundle, f.entry.path) not in walked_to,
+    )
     return (answering + partial + agreed + others)[:max_shortlist]
 
 

@@ -602,23 +602,23 @@ def test_evidence_relevant_to_another_angle_and_partial_to_the_question_is_parti
     tmp_path: Path,
 ) -> None:
     """A body relevant to another angle only (the hop "World War") and partial to the question as asked (it
-    says the civil war the question asks about) is ordered with the question's partial evidence, in the
-    order of the tree; it used to wait behind every partial entry, after the angles' agreed evidence, and a
-    full shortlist cut it. What bears on the other angle alone still comes last."""
+    says the civil war the question asks about) is partial evidence for the question: after the partial
+    evidence the question's walks kept for it, before what bears on other angles only. It used to wait
+    behind all of that and the angles' agreed evidence, and a full shortlist cut it."""
     from okf.orchestrate.result import shortlist
 
     bundle = Bundle.open(film_bundle(tmp_path / "b"))
     kiss, rope, temple, stewart = FILM_PAGES
     found = [
         _found(bundle, rope, "partial", "question", bears={"a1"}, key=(1,)),
-        _found(bundle, stewart, "partial", "question", bears={"a1"}, key=(2,)),
+        _found(bundle, stewart, "partial", "second_hop", bears={"a2"}, key=(2,)),
         _found(bundle, kiss, "relevant", "second_hop", answers={"a2"}, bears={"a2"}, key=(3,)),
         _found(bundle, temple, "relevant", "second_hop", answers={"a2"}, bears={"a1", "a2"}, key=(0,)),
     ]
     picked = shortlist(found, {1: "a1"}, {"a1": 1}, 3)  # room for two partial entries
-    assert [f.entry.path for f in picked] == [temple, rope, kiss]
+    assert [f.entry.path for f in picked] == [rope, temple, kiss]
     picked = shortlist(found, {1: "a1"}, {"a1": 1}, 12)
-    assert [f.entry.path for f in picked] == [temple, rope, stewart, kiss]
+    assert [f.entry.path for f in picked] == [rope, temple, stewart, kiss]
 
 
 def test_a_hop_page_comes_first_only_while_the_question_needs_it(tmp_path: Path) -> None:

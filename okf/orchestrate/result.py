@@ -102,12 +102,13 @@ def shortlist(
     # the surest places, in the order of the tree, as a lone walk keeps it (a body bearing only on another
     # angle would have been "no" to it); then the rest, the question's own walks' first.
     # A body relevant to another angle only, and partial to the question as asked ("Russian Civil War" to
-    # the hop "World War", and to the question about a civil war), is partial evidence for the question as
-    # much as any: it is ordered with it, never after everything the question's walks kept partial.
+    # the hop "World War", and to the question about a civil war), is partial evidence for the question: it
+    # comes after the partial evidence the question's walks kept for it, before what bears on other angles
+    # only (it used to come after all of that, and the agreed evidence too, and a full shortlist cut it).
     bearing = [f for f in relevant if f not in answering and f not in agreed and f.bears & own]
     partial = sorted(
         (f for f in found if (not f.relevant or f in bearing) and f not in first),
-        key=lambda f: (0, f.doubt, f.key, f.place) if f.bears & own else (1, f.by not in _OWN, f.place),
+        key=lambda f: (0, f.relevant, f.doubt, f.key, f.place) if f.bears & own else (1, f.by not in _OWN, f.place),
     )
     # Partial evidence saying what the first answers leave unsaid comes right after them, however much else
     # answers: the page of the lake the question names never says its county's population.

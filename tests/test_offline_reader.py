@@ -491,12 +491,16 @@ def test_judge_a_document_a_topical_group_holds_says_the_groups_words_itself() -
     )
     text = (
         "The Harbour Documentary Festival is an annual documentary film festival that takes place in the "
-        "months of March and April every year. The event is presented in association with the Review."
+        "months of March and April every year. The event is presented in association with a magazine."
     )
     grouped = doc("topic-film-magazin-seri/topic-festiv-documentari-film/harbour-festival", "Harbour Festival", text)
     assert judge_one(Question.parse(asked), grouped).grade == "partial"
     nested = doc("topic-festiv-documentari-film/harbour-festival/programme", "Programme", text)
     assert judge_one(Question.parse(asked), nested).grade == "no"
+    # A body saying none of the things the question names is about another one (another contract of the
+    # group than the one asked about), whatever words of the group it says.
+    named = asked.replace("British journal", "Kestrel Review")
+    assert judge_one(Question.parse(named), grouped).grade == "no"
 
 
 def test_judge_one_word_of_a_named_run_inside_another_title_names_nothing() -> None:

@@ -129,13 +129,15 @@ def _grouped(question: Question, document: Document, in_head: AbstractSet[str], 
     above it answers (okf compile named the group by its members' key terms, "topic-festiv-documentari-film":
     statistics, not a thing its members leave unsaid), else ``no``. Never ``relevant``: words every member of
     the group may say do not make one of them the answer."""
+    said = in_head | in_body
+    named = [set(question.run_terms.get(run, ())) for run in question.runs if question.identifies(run)]
+    if any(named) and not any(terms and terms <= said for terms in named):
+        return "no"  # it says none of the things the question names ("Remark Holdings"): about another one
     things = question.explained(_things(document))
     topic = [u for u in question.units if u.key not in things and u.known] or list(question.units)
     total = sum(u.weight for u in topic) or 1.0
-    said = sum(
-        u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in topic if u.key in in_head or u.key in in_body
-    )
-    return "partial" if said / total >= PARTIAL_COVERAGE else "no"
+    share = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in topic if u.key in said) / total
+    return "partial" if share >= PARTIAL_COVERAGE else "no"
 
 
 def grade_of(coverage: float, together: float, named: Callable[[], bool]) -> Grade:

@@ -494,7 +494,8 @@ def test_judge_a_document_a_topical_group_holds_says_the_groups_words_itself() -
         "months of March and April every year. The event is presented in association with a magazine."
     )
     grouped = doc("topic-film-magazin-seri/topic-festiv-documentari-film/harbour-festival", "Harbour Festival", text)
-    assert judge_one(Question.parse(asked), grouped).grade == "partial"
+    verdict = judge_one(Question.parse(asked), grouped)
+    assert verdict.grade == "partial" and "documentary, film, festival" in verdict.reason
     nested = doc("topic-festiv-documentari-film/harbour-festival/programme", "Programme", text)
     assert judge_one(Question.parse(asked), nested).grade == "no"
     # A body saying none of the things the question names is about another one (another contract of the

@@ -12,11 +12,11 @@ statistics that are the same for every body) and on whether it says them togethe
 
 ``relevant`` needs both high; ``partial`` needs a fair coverage; anything less is ``no``. Units the
 concept's folder already answers (the contract a question names, when the concept sits in that
-contract's folder) are context, not topic; a document a topical group holds says the group's key terms
-itself (compile named the group by them), and is partial when it says enough counting them. Inside the
-folder of a thing the question names (its path spells out a run of names the question identifies: the
-contract, not a numbered rule), where the evidence must be if the bundle holds it, a body saying less of
-the topic is already partial evidence. The verdict depends on
+contract's folder) are context, not topic; but a document a topical group holds says the group's key
+terms itself (compile named the group by them), and is partial when it says enough counting them and one
+of the things the question names. Inside the folder of a thing the question names (its path spells out a
+run of names the question identifies: the contract, not a numbered rule), where the evidence must be if
+the bundle holds it, a body saying less of the topic is already partial evidence. The verdict depends on
 the question, the body and the bundle's vocabulary only: never on the other bodies of a batch, so batching
 cannot change a shortlist.
 """
@@ -116,28 +116,47 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     best, best_units = _best_passage(body, [u for u in said if u.key not in in_head])
     together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
     grade = grade_of(coverage, together, lambda: bool(explained) and in_named_folder(question, context))
-    if grade == "no" and explained and document.id.rpartition("/")[0].rpartition("/")[2].startswith(TOPIC_PREFIX):
-        grade = _grouped(question, document, in_head, in_body)
+    if grade == "no" and explained and _grouped_document(document):
+        grouped = _grouped(question, document, in_head, in_body)
+        if grouped:
+            grade, said = "partial", grouped
     if grade == "no" and not about and question.identifiers:
         # A body saying a rare identifier the question writes as code is about what the question names.
         about = set((in_head | in_body) & question.identifiers)
     return Assessment(grade, coverage, best, tuple(said), tuple(headed), frozenset(about))
 
 
-def _grouped(question: Question, document: Document, in_head: AbstractSet[str], in_body: AbstractSet[str]) -> Grade:
-    """``partial`` when the body says a fair share of the question counting the words only a topical group
-    above it answers (okf compile named the group by its members' key terms, "topic-festiv-documentari-film":
-    statistics, not a thing its members leave unsaid), else ``no``. Never ``relevant``: words every member of
-    the group may say do not make one of them the answer."""
+def _grouped_document(document: Document) -> bool:
+    """Whether a topical group holds the concept directly (okf compile's ``topic-`` folders,
+    ``okf.limits.TOPIC_PREFIX``): a document grouped with others by its own words, not a section of one."""
+    folder = document.id.rpartition("/")[0]
+    return folder.rpartition("/")[2].startswith(TOPIC_PREFIX)
+
+
+def _grouped(
+    question: Question, document: Document, in_head: AbstractSet[str], in_body: AbstractSet[str]
+) -> list[Unit]:
+    """The units a document a topical group holds says, its group's words counted as its own (okf compile
+    named the group by its members' key terms, "topic-festiv-documentari-film": statistics, not a thing its
+    members leave unsaid), when they are a fair share of the question and take in one of the things the
+    question names, if it names any (another contract of the group than the "Remark Holdings" one asked
+    about is not evidence); else none. Partial at most: words every member of the group may say do not make
+    one of them the answer."""
     said = in_head | in_body
-    named = [set(question.run_terms.get(run, ())) for run in question.runs if question.identifies(run)]
-    if any(named) and not any(terms and terms <= said for terms in named):
-        return "no"  # it says none of the things the question names ("Remark Holdings"): about another one
+    index = question.unit_index
+    named = [
+        keys
+        for run in question.runs
+        if question.identifies(run) and (keys := {k for t in question.run_terms.get(run, ()) for k in index.get(t, ())})
+    ]
+    if named and not any(keys <= said for keys in named):
+        return []  # it says none of the things the question names: it is about another one
     things = question.explained(_things(document))
     topic = [u for u in question.units if u.key not in things and u.known] or list(question.units)
     total = sum(u.weight for u in topic) or 1.0
-    share = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in topic if u.key in said) / total
-    return "partial" if share >= PARTIAL_COVERAGE else "no"
+    units = [u for u in topic if u.key in said]
+    share = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in units) / total
+    return units if share >= PARTIAL_COVERAGE else []
 
 
 def grade_of(coverage: float, together: float, named: Callable[[], bool]) -> Grade:

@@ -502,6 +502,15 @@ def test_judge_a_document_a_topical_group_holds_says_the_groups_words_itself() -
     # group than the one asked about), whatever words of the group it says.
     named = asked.replace("British journal", "Kestrel Review")
     assert judge_one(Question.parse(named), grouped).grade == "no"
+    # Said together, in one passage (the bar a relevant body's best passage meets): words each member of the
+    # group may say somewhere, scattered over a body about something else, are no evidence.
+    scattered = (
+        "The documentary film programme opened in 1990. The town has a harbour. Boats arrive daily. Fishermen "
+        "sell their catch. It comes every month. The event is presented with a magazine. Visitors like it. "
+        "An annual prize is given."
+    )
+    apart = doc("topic-film-magazin-seri/topic-festiv-documentari-film/harbour-festival", "Harbour Festival", scattered)
+    assert judge_one(Question.parse(asked), apart).grade == "no"
 
 
 def test_judge_one_word_of_a_named_run_inside_another_title_names_nothing() -> None:

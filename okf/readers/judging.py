@@ -13,8 +13,8 @@ statistics that are the same for every body) and on whether it says them togethe
 ``relevant`` needs both high; ``partial`` needs a fair coverage; anything less is ``no``. Units the
 concept's folder already answers (the contract a question names, when the concept sits in that
 contract's folder) are context, not topic; but a document a topical group holds says the group's key
-terms itself (compile named the group by them), and is partial when it says enough counting them and one
-of the things the question names. Inside the folder of a thing the question names (its path spells out a
+terms itself (compile named the group by them), and is partial when it says enough counting them, together
+in one passage, and one of the things the question names. Inside the folder of a thing the question names (its path spells out a
 run of names the question identifies: the contract, not a numbered rule), where the evidence must be if
 the bundle holds it, a body saying less of the topic is already partial evidence. The verdict depends on
 the question, the body and the bundle's vocabulary only: never on the other bodies of a batch, so batching
@@ -117,7 +117,7 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
     grade = grade_of(coverage, together, lambda: bool(explained) and in_named_folder(question, context))
     if grade == "no" and explained and _grouped_document(document):
-        grouped = _grouped(question, document, in_head, in_body)
+        grouped = _grouped(question, document, body, in_head, in_body)
         if grouped:
             grade, said = "partial", grouped
     if grade == "no" and not about and question.identifiers:
@@ -134,13 +134,14 @@ def _grouped_document(document: Document) -> bool:
 
 
 def _grouped(
-    question: Question, document: Document, in_head: AbstractSet[str], in_body: AbstractSet[str]
+    question: Question, document: Document, body: Body, in_head: AbstractSet[str], in_body: AbstractSet[str]
 ) -> list[Unit]:
     """The units a document a topical group holds says, its group's words counted as its own (okf compile
     named the group by its members' key terms, "topic-festiv-documentari-film": statistics, not a thing its
-    members leave unsaid), when they are a fair share of the question and take in one of the things the
-    question names, if it names any (another contract of the group than the "Remark Holdings" one asked
-    about is not evidence); else none. Partial at most: words every member of the group may say do not make
+    members leave unsaid), when they are a fair share of the question, said together in one passage (the
+    bar a relevant body's best passage meets: words each member may say somewhere are no evidence scattered),
+    and take in one of the things the question names, if it names any (another contract of the group than
+    the "Remark Holdings" one asked about is not evidence); else none. Partial at most: words every member of the group may say do not make
     one of them the answer."""
     said = in_head | in_body
     index = question.unit_index
@@ -156,7 +157,11 @@ def _grouped(
     total = sum(u.weight for u in topic) or 1.0
     units = [u for u in topic if u.key in said]
     share = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in units) / total
-    return units if share >= PARTIAL_COVERAGE else []
+    if share < PARTIAL_COVERAGE:
+        return []
+    _, best = _best_passage(body, [u for u in units if u.key not in in_head])
+    together = (sum(u.weight for u in units if u.key in in_head) + sum(u.weight for u in best)) / total
+    return units if together >= RELEVANT_TOGETHER else []
 
 
 def grade_of(coverage: float, together: float, named: Callable[[], bool]) -> Grade:

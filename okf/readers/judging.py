@@ -144,16 +144,10 @@ def _grouped(
     the "Remark Holdings" one asked about is not evidence); else none. Partial at most: words every member of the group may say do not make
     one of them the answer."""
     said = in_head | in_body
-    index = question.unit_index
-    named = [
-        keys
-        for run in question.runs
-        if question.identifies(run) and (keys := {k for t in question.run_terms.get(run, ()) for k in index.get(t, ())})
-    ]
-    if named and not any(keys <= said for keys in named):
+    if question.things and not any(keys <= said for keys in question.things):
         return []  # it says none of the things the question names: it is about another one
-    things = question.explained(_things(document))
-    topic = [u for u in question.units if u.key not in things and u.known] or list(question.units)
+    answered = question.explained(_things(document))  # by a folder of a thing above the group, if any
+    topic = [u for u in question.units if u.key not in answered and u.known] or list(question.units)
     total = sum(u.weight for u in topic) or 1.0
     units = [u for u in topic if u.key in said]
     share = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in units) / total

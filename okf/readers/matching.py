@@ -366,6 +366,15 @@ class Question:
         return frozenset(out)
 
     @cached_property
+    def things(self) -> tuple[frozenset[str], ...]:
+        """Per run of names rare enough to name one thing ("Remark Holdings"), the keys of the units saying it:
+        a text saying all of one run's says a thing the question names."""
+        index = self.unit_index
+        runs = (self.run_terms.get(run, ()) for run in self.runs if self.identifies(run))
+        keys = (frozenset(k for t in terms for k in index.get(t, ())) for terms in runs)
+        return tuple(k for k in keys if k)
+
+    @cached_property
     def _in_runs(self) -> frozenset[str]:
         """Terms of the runs of names rare enough to name one thing: said alone, such a word names nothing."""
         return frozenset(t for run in self.runs if self.identifies(run) for t in self.run_terms.get(run, ()))

@@ -14,9 +14,9 @@ statistics that are the same for every body) and on whether it says them togethe
 concept's folder already answers (the contract a question names, when the concept sits in that
 contract's folder) are context, not topic; but a document a topical group holds says the group's key
 terms itself (compile named the group by them), and is partial when it says enough counting them, together
-in one passage, and one of the things the question names. Inside the folder of a thing the question names (its path spells out a
-run of names the question identifies: the contract, not a numbered rule), where the evidence must be if
-the bundle holds it, a body saying less of the topic is already partial evidence. The verdict depends on
+in one passage, and one of the things the question names. Inside the folder of a thing the question names
+(its path spells out a run of names the question identifies: the contract, not a numbered rule), where the
+evidence must be if the bundle holds it, a body saying less of the topic is already partial evidence. The verdict depends on
 the question, the body and the bundle's vocabulary only: never on the other bodies of a batch, so batching
 cannot change a shortlist.
 """
@@ -102,19 +102,14 @@ def assess(question: Question, document: Document, body: Body | None = None, hea
     if about and about <= explained and about <= question.spelled(_things(document)):
         about = set()
     explained -= about
-    topic = [u for u in question.units if u.key not in explained] or list(question.units)
-    # Units no concept of the bundle says (a word of the question's own phrasing) cannot tell bodies apart.
-    topic = [u for u in topic if u.known] or topic
-    total = sum(u.weight for u in topic) or 1.0
+    topic, total = _topic(question, explained)
     head = head or head_field(document)
     # The units the head and the body say, as key sets (``has_unit`` of each, looked up once per term).
     in_head = question.units_in(head)
     in_body = question.units_of(body)
     headed = [u for u in topic if u.key in in_head]
-    said = [u for u in topic if u.key in in_head or u.key in in_body]
-    coverage = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in said) / total
-    best, best_units = _best_passage(body, [u for u in said if u.key not in in_head])
-    together = (sum(u.weight for u in headed) + sum(u.weight for u in best_units)) / total
+    said, coverage = _coverage(topic, total, in_head, in_body)
+    best, together = _together(body, said, in_head, total)
     grade = grade_of(coverage, together, lambda: bool(explained) and in_named_folder(question, context))
     if grade == "no" and explained and _grouped_document(document):
         grouped = _grouped(question, document, body, in_head, in_body)
@@ -139,23 +134,41 @@ def _grouped(
     """The units a document a topical group holds says, its group's words counted as its own (okf compile
     named the group by its members' key terms, "topic-festiv-documentari-film": statistics, not a thing its
     members leave unsaid), when they are a fair share of the question, said together in one passage (the
-    bar a relevant body's best passage meets: words each member may say somewhere are no evidence scattered),
-    and take in one of the things the question names, if it names any (another contract of the group than
-    the "Remark Holdings" one asked about is not evidence); else none. Partial at most: words every member of the group may say do not make
-    one of them the answer."""
-    said = in_head | in_body
-    if question.things and not any(keys <= said for keys in question.things):
+    bar a relevant body's best passage meets: words each member may say somewhere are no evidence
+    scattered), and take in one of the things the question names, if it names any (another contract of the
+    group than the "Remark Holdings" one asked about is not evidence); else none. Partial at most: words
+    every member of the group may say do not make one of them the answer."""
+    if question.thing_keys and not any(keys <= in_head | in_body for keys in question.thing_keys):
         return []  # it says none of the things the question names: it is about another one
-    answered = question.explained(_things(document))  # by a folder of a thing above the group, if any
-    topic = [u for u in question.units if u.key not in answered and u.known] or list(question.units)
-    total = sum(u.weight for u in topic) or 1.0
-    units = [u for u in topic if u.key in said]
-    share = sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in units) / total
-    if share < PARTIAL_COVERAGE:
+    # Only what a folder of a thing above the group answers, if any, is context.
+    topic, total = _topic(question, question.explained(_things(document)))
+    said, coverage = _coverage(topic, total, in_head, in_body)
+    if coverage < PARTIAL_COVERAGE:
         return []
-    _, best = _best_passage(body, [u for u in units if u.key not in in_head])
-    together = (sum(u.weight for u in units if u.key in in_head) + sum(u.weight for u in best)) / total
-    return units if together >= RELEVANT_TOGETHER else []
+    return said if _together(body, said, in_head, total)[1] >= RELEVANT_TOGETHER else []
+
+
+def _topic(question: Question, explained: AbstractSet[str]) -> tuple[list[Unit], float]:
+    """The question's units a body is judged on (those its folders do not already answer), and their weight."""
+    topic = [u for u in question.units if u.key not in explained] or list(question.units)
+    # Units no concept of the bundle says (a word of the question's own phrasing) cannot tell bodies apart.
+    topic = [u for u in topic if u.known] or topic
+    return topic, sum(u.weight for u in topic) or 1.0
+
+
+def _coverage(
+    topic: list[Unit], total: float, in_head: AbstractSet[str], in_body: AbstractSet[str]
+) -> tuple[list[Unit], float]:
+    """The units of ``topic`` the head or the body says, and their weighed share (the body's at BODY_CREDIT)."""
+    said = [u for u in topic if u.key in in_head or u.key in in_body]
+    return said, sum(u.weight * (1.0 if u.key in in_head else BODY_CREDIT) for u in said) / total
+
+
+def _together(body: Body, said: list[Unit], in_head: AbstractSet[str], total: float) -> tuple[str, float]:
+    """The best passage of the body, and the share of the topic said together: the head's units (in every
+    passage) and those of that passage."""
+    best, best_units = _best_passage(body, [u for u in said if u.key not in in_head])
+    return best, (sum(u.weight for u in said if u.key in in_head) + sum(u.weight for u in best_units)) / total
 
 
 def grade_of(coverage: float, together: float, named: Callable[[], bool]) -> Grade:

@@ -366,7 +366,7 @@ class Question:
         return frozenset(out)
 
     @cached_property
-    def things(self) -> tuple[frozenset[str], ...]:
+    def thing_keys(self) -> tuple[frozenset[str], ...]:
         """Per run of names rare enough to name one thing ("Remark Holdings"), the keys of the units saying it:
         a text saying all of one run's says a thing the question names."""
         index = self.unit_index
